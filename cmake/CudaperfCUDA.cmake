@@ -1,0 +1,17 @@
+# The CUDA toolkit is optional for the analyzer (it has a built-in header mode) and needed by the
+# runtime. Looked up in -DCUDAToolkit_ROOT, $CUDA_PATH, then /usr/local/cuda.
+if(NOT CUDAToolkit_ROOT)
+  if(DEFINED ENV{CUDA_PATH} AND EXISTS "$ENV{CUDA_PATH}")
+    set(CUDAToolkit_ROOT "$ENV{CUDA_PATH}")
+  elseif(EXISTS "/usr/local/cuda")
+    set(CUDAToolkit_ROOT "/usr/local/cuda")
+  endif()
+endif()
+find_package(CUDAToolkit QUIET)
+if(CUDAToolkit_FOUND)
+  message(STATUS "cudaperf: CUDA toolkit ${CUDAToolkit_VERSION} at ${CUDAToolkit_LIBRARY_ROOT}")
+  set(CUDAPERF_CUDA_PATH "${CUDAToolkit_LIBRARY_ROOT}" CACHE PATH "Default CUDA toolkit for the analyzer")
+else()
+  message(STATUS "cudaperf: no CUDA toolkit found; the analyzer uses its built-in CUDA headers")
+  set(CUDAPERF_CUDA_PATH "" CACHE PATH "Default CUDA toolkit for the analyzer")
+endif()

@@ -1,0 +1,86 @@
+//===- AnalysisContext.h - What every kernel analysis gets -----*- C++ -*-===//
+//
+// An analysis is one class deriving from KernelAnalysis, in its own file under lib/Analysis. It is
+// run once per kernel, in registration order (Analyzer.cpp), after the launch configuration is
+// resolved, and adds its facts to the KernelReport. It does not print and does not decide what
+// deserves a diagnostic: checks (lib/Checks) do that from the facts.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAPERF_ANALYSIS_ANALYSISCONTEXT_H
+#define CUDAPERF_ANALYSIS_ANALYSISCONTEXT_H
+
+#include "cudaperf/Report/KernelReport.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/IR/PassManager.h"
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class Function;
+class Module;
+} // namespace llvm
+
+namespace cudaperf {
+
+/// A launch configuration given on the command line: --launch=KERNEL:GXxGYxGZ:BXxBYxBZ[:SMEM].
+struct LaunchOverride {
+  std::optional<Dim3> Grid;
+  std::optional<Dim3> Block;
+  std::optional<int64_t> DynamicSmemBytes;
+};
+
+struct AnalyzerOptions {
+  std::string Arch = "sm_90";
+  /// Keyed by kernel name (source name, with or without template arguments) or mangled name.
+  std::map<std::string, LaunchOverride> Launches;
+  /// --param KERNEL:NAME=VALUE, keyed like Launches.
+  std::map<std::string, std::map<std::string, ParamValue>> Params;
+  Dim3 AssumedBlock{256, 1, 1};
+};
+
+/// Per-module state shared by the analyses of one file: the device IR and LLVM's analysis
+/// managers (ScalarEvolution, loops, dominators ... are computed once per function and cached).
+class AnalysisContext {
+public:
+  AnalysisContext(llvm::Module &M, const AnalyzerOptions &Opts);
+  ~AnalysisContext();
+
+  llvm::Module &module() { return M; }
+  const AnalyzerOptions &options() const { return Opts; }
+  llvm::FunctionAnalysisManager &functionAnalyses() { return *FAM; }
+
+  /// The device function of a kernel, or null when clang emitted none.
+  llvm::Function *kernelFunction(const KernelReport &K) const;
+
+private:
+  llvm::Module &M;
+  const AnalyzerOptions &Opts;
+  std::unique_ptr<llvm::FunctionAnalysisManager> FAM;
+  std::unique_ptr<llvm::LoopAnalysisManager> LAM;
+  std::unique_ptr<llvm::CGSCCAnalysisManager> CGAM;
+  std::unique_ptr<llvm::ModuleAnalysisManager> MAM;
+};
+
+class KernelAnalysis {
+public:
+  virtual ~KernelAnalysis();
+  virtual llvm::StringRef name() const = 0;
+  /// \p F is the kernel's device function (null when it was not emitted).
+  virtual void run(AnalysisContext &Ctx, llvm::Function *F, KernelReport &K) = 0;
+};
+
+/// The analyses cudaperf-analyze runs, in order.
+std::vector<std::unique_ptr<KernelAnalysis>> createDefaultAnalyses();
+
+/// Resolves K.Launch from launch sites, command-line overrides, __launch_bounds__ or the default
+/// block, in that order of precedence, and records known scalar parameters.
+void resolveLaunchConfig(KernelReport &K, const AnalyzerOptions &Opts);
+
+/// Runs the launch resolution and every default analysis on every kernel of a parsed file.
+void analyzeModule(llvm::Module *M, std::vector<KernelReport> &Kernels, const AnalyzerOptions &Opts);
+
+} // namespace cudaperf
+
+#endif

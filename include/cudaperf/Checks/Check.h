@@ -1,0 +1,44 @@
+//===- Check.h - Diagnostics from kernel facts ------------------*- C++ -*-===//
+//
+// A check turns facts that the analyses recorded in a KernelReport into diagnostics. One check per
+// file in lib/Checks, a docs page docs/checks/<name>.md, and a registration line in
+// CheckRegistry.cpp. The name is stable kebab-case: the [name] of text diagnostics, the SARIF
+// ruleId and the docs page.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAPERF_CHECKS_CHECK_H
+#define CUDAPERF_CHECKS_CHECK_H
+
+#include "cudaperf/Report/KernelReport.h"
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cudaperf {
+
+struct CheckInfo {
+  std::string Name;        // cuda-uncoalesced-access
+  std::string Summary;     // one line, for SARIF shortDescription
+  std::string Description; // why it costs, for SARIF fullDescription
+  Severity DefaultSeverity = Severity::Warning;
+};
+
+class Check {
+public:
+  virtual ~Check();
+  virtual const CheckInfo &info() const = 0;
+  virtual void run(const KernelReport &K, std::vector<Diagnostic> &Out) const = 0;
+
+protected:
+  Diagnostic make(const KernelReport &K, const SourceLocation &Loc, std::string Message) const;
+};
+
+/// Every registered check.
+const std::vector<std::unique_ptr<Check>> &allChecks();
+
+/// Runs every check on every kernel of \p R, appending to R.Diagnostics in source order.
+void runChecks(FileReport &R);
+
+} // namespace cudaperf
+
+#endif

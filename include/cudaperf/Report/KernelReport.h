@@ -1,0 +1,141 @@
+//===- KernelReport.h - What cudaperf knows about one kernel ---*- C++ -*-===//
+//
+// The facts gathered for one __global__ kernel: what the front end read from the AST (parameters,
+// launch bounds, shared arrays, launch sites) and what each analysis adds. Report writers turn it
+// into text, JSON (schema v1, docs/json-schema.md) and SARIF. Keys of the JSON are never renamed or
+// repurposed; new facts go into new fields.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAPERF_REPORT_KERNELREPORT_H
+#define CUDAPERF_REPORT_KERNELREPORT_H
+
+#include "llvm/Support/JSON.h"
+#include <array>
+#include <variant>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudaperf {
+
+struct SourceLocation {
+  std::string File;
+  unsigned Line = 0;
+  unsigned Column = 0;
+  bool isValid() const { return Line != 0; }
+};
+
+struct Dim3 {
+  int64_t X = 1, Y = 1, Z = 1;
+  int64_t count() const { return X * Y * Z; }
+  bool operator==(const Dim3 &O) const { return X == O.X && Y == O.Y && Z == O.Z; }
+  std::string str() const; // "16x16x1"
+};
+
+/// Where a kernel's launch configuration came from, in order of precedence.
+enum class LaunchOrigin { LaunchSite, CommandLine, LaunchBounds, Assumed };
+const char *toString(LaunchOrigin O); // "launch-site", "cli", "launch-bounds", "assumed"
+
+/// A value known for a scalar kernel argument (launch site or --param).
+using ParamValue = std::variant<int64_t, double>;
+
+struct LaunchConfig {
+  std::optional<Dim3> Grid; // unknown unless a launch site or --launch gives it
+  Dim3 Block{256, 1, 1};
+  int64_t DynamicSmemBytes = 0;
+  LaunchOrigin Origin = LaunchOrigin::Assumed;
+  std::map<std::string, ParamValue> Params; // by parameter name
+};
+
+/// One `kernel<<<grid, block, smem, stream>>>(args)` in the analysed file. Each part is set when
+/// it evaluates to a constant.
+struct LaunchSite {
+  SourceLocation Loc;
+  std::optional<Dim3> Grid;
+  std::optional<Dim3> Block;
+  std::optional<int64_t> DynamicSmemBytes; // 0 when the launch omits it
+  std::vector<std::optional<ParamValue>> Args; // one per kernel parameter, scalars only
+  bool isConstant() const { return Grid && Block && DynamicSmemBytes; }
+};
+
+struct KernelParam {
+  std::string Name;
+  std::string Type;             // as written after template substitution, e.g. "const float *"
+  bool IsPointer = false;
+  bool PointeeIsConst = false;
+  std::string PointeeType;      // "float" for "const float *"
+  uint64_t PointeeBytes = 0;    // sizeof(pointee), 0 when incomplete or void
+  bool IsScalar = false;        // integer, floating or enum
+};
+
+/// A __shared__ variable declared in the kernel (or an extern __shared__ array it uses).
+struct SharedArrayDecl {
+  std::string Name;
+  std::string ElementType;
+  std::vector<uint64_t> Dims; // empty for a scalar; [0] for extern __shared__ T a[]
+  uint64_t ElementBytes = 0;
+  uint64_t Bytes = 0;         // 0 for dynamic (extern) arrays
+  bool IsDynamic = false;
+  SourceLocation Loc;
+};
+
+/// One memory instruction of the kernel's device code, mapped back to the source.
+struct MemoryAccess {
+  SourceLocation Loc;
+  std::string Space;   // global | shared | local | constant | generic
+  std::string Op;      // load | store | atomic
+  unsigned Bytes = 0;  // per-thread bytes of the access
+  std::string Pattern; // documented per analysis (docs/json-schema.md)
+  std::optional<double> SectorsPerRequest;
+  std::optional<double> BankConflictWays;
+  llvm::json::Object Extra; // further analysis-specific keys, written as they are
+};
+
+struct KernelReport {
+  // Identity, from the AST.
+  std::string Name;        // source name without parameters; template args for instantiations
+  std::string MangledName; // as in the device IR
+  SourceLocation Loc;
+  std::vector<KernelParam> Params;
+  std::optional<int64_t> LaunchBoundsMaxThreads;
+  std::optional<int64_t> LaunchBoundsMinBlocks;
+  std::vector<SharedArrayDecl> SharedArrays;
+  std::vector<LaunchSite> LaunchSites;
+
+  // Resolved by the launch-configuration pass.
+  LaunchConfig Launch;
+
+  // Filled by the analyses (empty objects are omitted from JSON).
+  std::vector<MemoryAccess> Accesses;
+  llvm::json::Object Sync;
+  llvm::json::Object Resources;
+  llvm::json::Object Occupancy;
+  llvm::json::Object Work;
+  llvm::json::Object Extra; // further per-kernel keys (e.g. coalescing_efficiency)
+  std::vector<std::string> Notes; // analysis remarks shown in the text summary
+};
+
+enum class Severity { Note, Warning, Error };
+const char *toString(Severity S);
+
+struct Diagnostic {
+  std::string Check; // kebab-case check name, also the SARIF ruleId
+  Severity Level = Severity::Warning;
+  std::string Message;
+  SourceLocation Loc;
+  std::string Kernel; // name of the kernel it concerns, may be empty
+};
+
+/// Everything cudaperf-analyze produced for one input file.
+struct FileReport {
+  std::string File;
+  bool Analysed = false; // false: the file could not be parsed (clang's messages were shown)
+  std::vector<KernelReport> Kernels;
+  std::vector<Diagnostic> Diagnostics;
+};
+
+} // namespace cudaperf
+
+#endif

@@ -1,0 +1,255 @@
+#include "ConstantEvaluator.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+
+using namespace clang;
+
+namespace cudaperf {
+
+namespace {
+constexpr unsigned MaxDepth = 16;
+
+/// Variables a function may change after their declaration: assigned, incremented, member-assigned
+/// (`grid.x = ...`), or whose address is taken or bound to a non-const reference.
+class ModificationFinder : public RecursiveASTVisitor<ModificationFinder> {
+public:
+  explicit ModificationFinder(llvm::DenseSet<const VarDecl *> &Out) : Out(Out) {}
+
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->isAssignmentOp())
+      noteTarget(B->getLHS());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
+      noteTarget(U->getSubExpr());
+    return true;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
+    if (C->isAssignmentOp() && C->getNumArgs() > 0)
+      noteTarget(C->getArg(0));
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *C) {
+    // Arguments bound to non-const reference parameters may be written by the callee.
+    const FunctionDecl *FD = C->getDirectCallee();
+    for (unsigned I = 0; I < C->getNumArgs(); ++I) {
+      if (!FD || I >= FD->getNumParams()) {
+        if (!FD)
+          noteTarget(C->getArg(I), /*OnlyIfReference=*/true);
+        continue;
+      }
+      QualType T = FD->getParamDecl(I)->getType();
+      if (T->isReferenceType() && !T.getNonReferenceType().isConstQualified())
+        noteTarget(C->getArg(I));
+    }
+    return true;
+  }
+
+private:
+  void noteTarget(const Expr *E, bool OnlyIfReference = false) {
+    if (OnlyIfReference)
+      return;
+    E = E->IgnoreParenImpCasts();
+    while (const auto *ME = dyn_cast<MemberExpr>(E))
+      E = ME->getBase()->IgnoreParenImpCasts();
+    while (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
+      E = AS->getBase()->IgnoreParenImpCasts();
+    if (const auto *DR = dyn_cast<DeclRefExpr>(E))
+      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
+        Out.insert(VD->getCanonicalDecl());
+  }
+  llvm::DenseSet<const VarDecl *> &Out;
+};
+
+const Expr *skipWrappers(const Expr *E) {
+  while (true) {
+    E = E->IgnoreParens();
+    if (const auto *C = dyn_cast<ImplicitCastExpr>(E)) E = C->getSubExpr();
+    else if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E)) E = M->getSubExpr();
+    else if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E)) E = B->getSubExpr();
+    else if (const auto *W = dyn_cast<ExprWithCleanups>(E)) E = W->getSubExpr();
+    else if (const auto *F = dyn_cast<CXXFunctionalCastExpr>(E)) E = F->getSubExpr();
+    else if (const auto *S = dyn_cast<CStyleCastExpr>(E)) E = S->getSubExpr();
+    else if (const auto *S = dyn_cast<CXXStaticCastExpr>(E)) E = S->getSubExpr();
+    else if (const auto *D = dyn_cast<CXXDefaultArgExpr>(E)) E = D->getExpr();
+    else return E;
+  }
+}
+} // namespace
+
+const llvm::DenseSet<const VarDecl *> &
+ConstantEvaluator::modifiedVars(const FunctionDecl *Scope) {
+  auto It = Modified.find(Scope);
+  if (It != Modified.end())
+    return It->second;
+  auto &Set = Modified[Scope];
+  if (Scope && Scope->hasBody())
+    ModificationFinder(Set).TraverseStmt(Scope->getBody());
+  return Set;
+}
+
+const VarDecl *ConstantEvaluator::unmodifiedLocal(const Expr *E, const FunctionDecl *Scope) {
+  const auto *DR = dyn_cast<DeclRefExpr>(skipWrappers(E));
+  if (!DR)
+    return nullptr;
+  const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+  if (!VD || !VD->hasInit() || VD->getType()->isReferenceType())
+    return nullptr;
+  if (VD->getType().isConstQualified())
+    return VD; // a const variable never changes
+  if (!Scope || !VD->isLocalVarDecl() || VD->isStaticLocal())
+    return nullptr;
+  if (modifiedVars(Scope).contains(VD->getCanonicalDecl()))
+    return nullptr;
+  return VD;
+}
+
+std::optional<int64_t> ConstantEvaluator::evaluateInt(const Expr *E, const FunctionDecl *Scope) {
+  return evaluateIntImpl(E, Scope, 0);
+}
+
+std::optional<int64_t> ConstantEvaluator::evaluateIntImpl(const Expr *E, const FunctionDecl *Scope,
+                                                          unsigned Depth) {
+  if (!E || Depth > MaxDepth || E->isValueDependent() || E->isTypeDependent())
+    return std::nullopt;
+  Expr::EvalResult R;
+  if (E->EvaluateAsInt(R, Ctx))
+    return R.Val.getInt().getExtValue();
+  const Expr *S = skipWrappers(E);
+  if (const VarDecl *VD = unmodifiedLocal(S, Scope))
+    return evaluateIntImpl(VD->getInit(), Scope, Depth + 1);
+  if (const auto *U = dyn_cast<UnaryOperator>(S)) {
+    auto V = evaluateIntImpl(U->getSubExpr(), Scope, Depth + 1);
+    if (!V)
+      return std::nullopt;
+    switch (U->getOpcode()) {
+    case UO_Minus: return -*V;
+    case UO_Plus: return *V;
+    case UO_Not: return ~*V;
+    default: return std::nullopt;
+    }
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(S)) {
+    auto L = evaluateIntImpl(B->getLHS(), Scope, Depth + 1);
+    auto Rv = evaluateIntImpl(B->getRHS(), Scope, Depth + 1);
+    if (!L || !Rv)
+      return std::nullopt;
+    int64_t A = *L, C = *Rv;
+    switch (B->getOpcode()) {
+    case BO_Add: return A + C;
+    case BO_Sub: return A - C;
+    case BO_Mul: return A * C;
+    case BO_Div: return C ? std::optional<int64_t>(A / C) : std::nullopt;
+    case BO_Rem: return C ? std::optional<int64_t>(A % C) : std::nullopt;
+    case BO_Shl: return (C >= 0 && C < 63) ? std::optional<int64_t>(A << C) : std::nullopt;
+    case BO_Shr: return (C >= 0 && C < 63) ? std::optional<int64_t>(A >> C) : std::nullopt;
+    case BO_And: return A & C;
+    case BO_Or: return A | C;
+    case BO_Xor: return A ^ C;
+    case BO_LT: return A < C;
+    case BO_GT: return A > C;
+    case BO_LE: return A <= C;
+    case BO_GE: return A >= C;
+    case BO_EQ: return A == C;
+    case BO_NE: return A != C;
+    default: return std::nullopt;
+    }
+  }
+  if (const auto *C = dyn_cast<ConditionalOperator>(S)) {
+    auto Cond = evaluateIntImpl(C->getCond(), Scope, Depth + 1);
+    if (!Cond)
+      return std::nullopt;
+    return evaluateIntImpl(*Cond ? C->getTrueExpr() : C->getFalseExpr(), Scope, Depth + 1);
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(S)) {
+    // min/max helpers, as in `std::min(n, 1024)`.
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (FD && Call->getNumArgs() == 2 && FD->getIdentifier()) {
+      StringRef Name = FD->getName();
+      auto A = evaluateIntImpl(Call->getArg(0), Scope, Depth + 1);
+      auto B = evaluateIntImpl(Call->getArg(1), Scope, Depth + 1);
+      if (A && B && (Name == "min" || Name == "max"))
+        return Name == "min" ? std::min(*A, *B) : std::max(*A, *B);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<double> ConstantEvaluator::evaluateFloat(const Expr *E, const FunctionDecl *Scope) {
+  if (!E || E->isValueDependent())
+    return std::nullopt;
+  llvm::APFloat F(0.0);
+  if (E->EvaluateAsFloat(F, Ctx)) {
+    bool LosesInfo;
+    F.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &LosesInfo);
+    return F.convertToDouble();
+  }
+  if (const VarDecl *VD = unmodifiedLocal(E, Scope))
+    return evaluateFloat(VD->getInit(), nullptr);
+  return std::nullopt;
+}
+
+std::optional<ParamValue> ConstantEvaluator::evaluateScalar(const Expr *E,
+                                                            const FunctionDecl *Scope) {
+  if (!E)
+    return std::nullopt;
+  QualType T = E->getType();
+  if (T->isRealFloatingType()) {
+    if (auto F = evaluateFloat(E, Scope))
+      return ParamValue(*F);
+    return std::nullopt;
+  }
+  if (T->isIntegralOrEnumerationType())
+    if (auto I = evaluateInt(E, Scope))
+      return ParamValue(*I);
+  return std::nullopt;
+}
+
+std::optional<Dim3> ConstantEvaluator::evaluateDim3(const Expr *E, const FunctionDecl *Scope) {
+  for (unsigned Depth = 0; E && Depth < MaxDepth; ++Depth) {
+    const Expr *S = skipWrappers(E);
+    if (S->getType()->isIntegralOrEnumerationType()) {
+      auto X = evaluateInt(S, Scope);
+      if (!X)
+        return std::nullopt;
+      return Dim3{*X, 1, 1};
+    }
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(S)) {
+      const CXXConstructorDecl *Ctor = CE->getConstructor();
+      if (Ctor && (Ctor->isCopyOrMoveConstructor() ||
+                   (CE->getNumArgs() == 1 && !CE->getArg(0)->getType()->isIntegralOrEnumerationType()))) {
+        E = CE->getArg(0);
+        continue;
+      }
+      int64_t V[3] = {1, 1, 1};
+      if (CE->getNumArgs() > 3)
+        return std::nullopt;
+      for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
+        auto X = evaluateInt(skipWrappers(CE->getArg(I)), Scope);
+        if (!X)
+          return std::nullopt;
+        V[I] = *X;
+      }
+      return Dim3{V[0], V[1], V[2]};
+    }
+    if (const auto *IL = dyn_cast<InitListExpr>(S)) {
+      int64_t V[3] = {1, 1, 1};
+      for (unsigned I = 0; I < IL->getNumInits() && I < 3; ++I) {
+        auto X = evaluateInt(IL->getInit(I), Scope);
+        if (!X)
+          return std::nullopt;
+        V[I] = *X;
+      }
+      return Dim3{V[0], V[1], V[2]};
+    }
+    if (const VarDecl *VD = unmodifiedLocal(S, Scope)) {
+      E = VD->getInit();
+      continue;
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+} // namespace cudaperf

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs, with apt, what cudaperf needs on Debian 12 and is missing. Does nothing when all is present.
+# Usage: scripts/install-deps.sh [--with-torch]
+set -euo pipefail
+pkgs=(cmake make g++ python3 llvm-19-dev libclang-19-dev clang-19 llvm-19-tools libfmt-dev libgtest-dev zlib1g-dev libzstd-dev)
+[ "${1:-}" = "--with-torch" ] && pkgs+=(libtorch-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+$SUDO apt-get update -q
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
