@@ -22,7 +22,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/VirtualFileSystem.h"
 
 using namespace clang;
 
@@ -42,11 +44,12 @@ public:
 protected:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  StringRef InFile) override {
+    // The collector reads the AST before code generation, which may free it.
     std::vector<std::unique_ptr<ASTConsumer>> Consumers;
+    Consumers.push_back(std::make_unique<KernelCollector>(Kernels));
     Consumers.push_back(EmitLLVMOnlyAction::CreateASTConsumer(CI, InFile));
     if (!Consumers.back())
       return nullptr;
-    Consumers.push_back(std::make_unique<KernelCollector>(Kernels));
     return std::make_unique<MultiplexConsumer>(std::move(Consumers));
   }
 
@@ -68,6 +71,7 @@ public:
       PF.File = Inputs.front().getFile().str();
     PF.Context = std::make_unique<llvm::LLVMContext>();
 
+    Invocation->getCodeGenOpts().ClearASTBeforeBackend = false;
     CompilerInstance Compiler(std::move(PCHOps));
     Compiler.setInvocation(std::move(Invocation));
     Compiler.setFileManager(Files);
@@ -119,9 +123,14 @@ std::vector<ParsedFile> parseFiles(const tooling::CompilationDatabase &DB,
   std::string Root = EmbeddedHeaderRoot.str();
   std::string ResourceDir = Opts.ResourceDir.empty() ? CUDAPERF_DEFAULT_RESOURCE_DIR : Opts.ResourceDir;
 
-  tooling::ClangTool Tool(DB, Files);
+  // The embedded headers live in memory, overlaid on the real file system.
+  llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> Memory(new llvm::vfs::InMemoryFileSystem);
   for (const EmbeddedHeader &H : embeddedHeaders())
-    Tool.mapVirtualFile(Root + "/" + H.Path, H.Contents);
+    Memory->addFile(Root + "/" + H.Path, 0, llvm::MemoryBuffer::getMemBuffer(H.Contents, H.Path));
+  llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> Overlay(
+      new llvm::vfs::OverlayFileSystem(llvm::vfs::getRealFileSystem()));
+  Overlay->pushOverlay(Memory);
+  tooling::ClangTool Tool(DB, Files, std::make_shared<PCHContainerOperations>(), Overlay);
 
   Tool.clearArgumentsAdjusters();
   Tool.appendArgumentsAdjuster(

@@ -106,6 +106,13 @@ std::vector<std::string> translateNvccArgs(const std::vector<std::string> &Args)
         Out.push_back("-std=" + Value);
       continue;
     }
+    // nvcc's "-Werror kind[,kind]" takes a value; a following word that is no option and no file
+    // is that value.
+    if ((A == "-Werror" || A == "--Werror") && I + 1 < Args.size() &&
+        !StringRef(Args[I + 1]).starts_with("-") && StringRef(Args[I + 1]).find('.') == StringRef::npos) {
+      ++I;
+      continue;
+    }
     bool Dropped = false;
     for (const char *Opt : DropWithValue) {
       if (matchesValueOption(A, Opt, Next)) {

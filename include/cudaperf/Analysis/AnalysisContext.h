@@ -11,6 +11,8 @@
 
 #include "cudaperf/Report/KernelReport.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/IR/PassManager.h"
 #include <map>
 #include <memory>

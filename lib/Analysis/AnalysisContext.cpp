@@ -1,0 +1,35 @@
+#include "cudaperf/Analysis/AnalysisContext.h"
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/PassBuilder.h"
+
+namespace cudaperf {
+
+KernelAnalysis::~KernelAnalysis() = default;
+
+AnalysisContext::AnalysisContext(llvm::Module &M, const AnalyzerOptions &Opts)
+    : M(M), Opts(Opts), FAM(std::make_unique<llvm::FunctionAnalysisManager>()),
+      LAM(std::make_unique<llvm::LoopAnalysisManager>()),
+      CGAM(std::make_unique<llvm::CGSCCAnalysisManager>()),
+      MAM(std::make_unique<llvm::ModuleAnalysisManager>()) {
+  llvm::PassBuilder PB;
+  PB.registerModuleAnalyses(*MAM);
+  PB.registerCGSCCAnalyses(*CGAM);
+  PB.registerFunctionAnalyses(*FAM);
+  PB.registerLoopAnalyses(*LAM);
+  PB.crossRegisterProxies(*LAM, *FAM, *CGAM, *MAM);
+}
+
+AnalysisContext::~AnalysisContext() {
+  // Analysis results refer to each other through the proxies; clear before destruction.
+  FAM->clear();
+  MAM->clear();
+}
+
+llvm::Function *AnalysisContext::kernelFunction(const KernelReport &K) const {
+  llvm::Function *F = M.getFunction(K.MangledName);
+  return F && !F->isDeclaration() ? F : nullptr;
+}
+
+} // namespace cudaperf

@@ -1,0 +1,37 @@
+//===- Analyzer.cpp - The analyses cudaperf-analyze runs, in order --------===//
+//
+// To add an analysis: write lib/Analysis/<Name>.cpp with a KernelAnalysis subclass and a
+// `std::unique_ptr<KernelAnalysis> create<Name>Analysis()` factory, declare the factory below and
+// add it to createDefaultAnalyses in the order its inputs require.
+//
+//===----------------------------------------------------------------------===//
+#include "cudaperf/Analysis/AnalysisContext.h"
+#include "llvm/IR/Module.h"
+
+namespace cudaperf {
+
+// Factories of the analyses (one per file in lib/Analysis).
+
+std::vector<std::unique_ptr<KernelAnalysis>> createDefaultAnalyses() {
+  std::vector<std::unique_ptr<KernelAnalysis>> A;
+  return A;
+}
+
+void analyzeModule(llvm::Module *M, std::vector<KernelReport> &Kernels,
+                   const AnalyzerOptions &Opts) {
+  for (KernelReport &K : Kernels)
+    resolveLaunchConfig(K, Opts);
+  if (!M)
+    return;
+  AnalysisContext Ctx(*M, Opts);
+  auto Analyses = createDefaultAnalyses();
+  for (KernelReport &K : Kernels) {
+    llvm::Function *F = Ctx.kernelFunction(K);
+    if (!F)
+      K.Notes.push_back("no device code was generated for this kernel");
+    for (auto &A : Analyses)
+      A->run(Ctx, F, K);
+  }
+}
+
+} // namespace cudaperf

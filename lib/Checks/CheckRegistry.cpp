@@ -1,0 +1,22 @@
+//===- CheckRegistry.cpp - Every check cudaperf-analyze runs ---------------===//
+//
+// To add a check: lib/Checks/<Name>Check.cpp with a Check subclass and a factory
+// `std::unique_ptr<Check> create<Name>Check()`, declared and listed below, plus
+// docs/checks/<check-name>.md.
+//
+//===----------------------------------------------------------------------===//
+#include "cudaperf/Checks/Check.h"
+
+namespace cudaperf {
+
+// Factories (one per file in lib/Checks).
+
+const std::vector<std::unique_ptr<Check>> &allChecks() {
+  static const std::vector<std::unique_ptr<Check>> Checks = [] {
+    std::vector<std::unique_ptr<Check>> C;
+    return C;
+  }();
+  return Checks;
+}
+
+} // namespace cudaperf

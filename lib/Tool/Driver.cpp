@@ -1,0 +1,222 @@
+//===- Driver.cpp - cudaperf-analyze ---------------------------------------===//
+//
+// cudaperf-analyze [options] FILE... [-- compiler flags]
+// Exit codes: 0 analysed (findings or not); 1 an input could not be analysed; 2 bad usage.
+//
+//===----------------------------------------------------------------------===//
+#include "cudaperf/Tool/Driver.h"
+#include "cudaperf/Checks/Check.h"
+#include "cudaperf/Frontend/Frontend.h"
+#include "cudaperf/Report/Writers.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+namespace cl = llvm::cl;
+
+namespace cudaperf {
+
+namespace {
+
+cl::OptionCategory Category("cudaperf-analyze options");
+
+struct Options {
+  cl::list<std::string> Files{cl::Positional, cl::desc("<file.cu>..."), cl::cat(Category)};
+  cl::opt<std::string> BuildPath{"p", cl::desc("Directory with compile_commands.json"),
+                                 cl::value_desc("dir"), cl::cat(Category)};
+  cl::opt<std::string> Arch{"arch", cl::desc("Target GPU architecture (default sm_90)"),
+                            cl::init("sm_90"), cl::value_desc("sm_XX"), cl::cat(Category)};
+  cl::opt<std::string> Format{"format", cl::desc("Output on stdout: text (default) or json"),
+                              cl::init("text"), cl::value_desc("text|json"), cl::cat(Category)};
+  cl::opt<std::string> Sarif{"sarif", cl::desc("Also write SARIF 2.1.0 to this file"),
+                             cl::value_desc("file"), cl::cat(Category)};
+  cl::opt<std::string> SourceRoot{
+      "source-root", cl::desc("Paths in the output are relative to this directory (default: cwd)"),
+      cl::value_desc("dir"), cl::cat(Category)};
+  cl::list<std::string> Launch{
+      "launch", cl::desc("Launch configuration of a kernel: KERNEL:GRID:BLOCK[:SMEM], dims as "
+                         "N, NxM or NxMxK; GRID may be empty (KERNEL::256)"),
+      cl::value_desc("spec"), cl::cat(Category)};
+  cl::list<std::string> Param{"param",
+                              cl::desc("Value of a scalar kernel parameter: KERNEL:NAME=VALUE"),
+                              cl::value_desc("spec"), cl::cat(Category)};
+  cl::opt<std::string> Headers{
+      "cuda-headers",
+      cl::desc("CUDA headers: auto (toolkit if found), sdk (toolkit), builtin (no toolkit)"),
+      cl::init("auto"), cl::value_desc("auto|sdk|builtin"), cl::cat(Category)};
+  cl::opt<std::string> CudaPath{"cuda-path", cl::desc("CUDA toolkit root (default: $CUDA_PATH, "
+                                                      "then /usr/local/cuda)"),
+                                cl::value_desc("dir"), cl::cat(Category)};
+  cl::opt<std::string> ResourceDir{"resource-dir", cl::desc("Clang resource directory"),
+                                   cl::value_desc("dir"), cl::cat(Category)};
+  cl::list<std::string> ExtraArgs{"extra-arg", cl::desc("Extra compiler argument"),
+                                  cl::value_desc("arg"), cl::cat(Category)};
+  cl::opt<bool> ListChecks{"list-checks", cl::desc("List the checks and exit"), cl::cat(Category)};
+};
+
+/// Rejects inputs clang would choke on with unhelpful output: missing, directories, unreadable,
+/// binary data. Returns an error message or "".
+std::string checkInputFile(const std::string &File) {
+  if (!llvm::sys::fs::exists(File))
+    return "no such file: '" + File + "'";
+  if (llvm::sys::fs::is_directory(File))
+    return "'" + File + "' is a directory, not a source file";
+  auto Buf = llvm::MemoryBuffer::getFile(File, /*IsText=*/false);
+  if (!Buf)
+    return "cannot read '" + File + "': " + Buf.getError().message();
+  llvm::StringRef Head = (*Buf)->getBuffer().take_front(8192);
+  if (Head.find('\0') != llvm::StringRef::npos)
+    return "'" + File + "' contains binary data; expected CUDA or C++ source";
+  return "";
+}
+
+bool validArch(llvm::StringRef A) {
+  unsigned N;
+  if (!A.consume_front("sm_"))
+    return false;
+  A.consume_back("a");
+  return !A.getAsInteger(10, N) && N >= 30 && N < 200;
+}
+
+} // namespace
+
+int runAnalyzeTool(int Argc, const char **Argv) {
+  // Split off the compiler flags after "--".
+  std::string DbError;
+  std::unique_ptr<clang::tooling::CompilationDatabase> DB =
+      clang::tooling::FixedCompilationDatabase::loadFromCommandLine(Argc, Argv, DbError);
+  if (!DbError.empty()) {
+    llvm::WithColor::error(llvm::errs(), "cudaperf-analyze") << DbError << "\n";
+    return ExitUsage;
+  }
+
+  Options O;
+  cl::HideUnrelatedOptions(Category);
+  cl::SetVersionPrinter([](llvm::raw_ostream &OS) {
+    OS << "cudaperf-analyze " << toolVersion() << " (LLVM " << LLVM_VERSION_STRING << ")\n";
+  });
+  if (!cl::ParseCommandLineOptions(Argc, Argv,
+                                   "cudaperf-analyze: why a CUDA kernel will be slow, before it runs\n",
+                                   &llvm::errs()))
+    return ExitUsage;
+  auto usage = [](const std::string &Msg) {
+    llvm::WithColor::error(llvm::errs(), "cudaperf-analyze") << Msg << "\n";
+    return ExitUsage;
+  };
+
+  if (O.ListChecks) {
+    for (const auto &C : allChecks())
+      llvm::outs() << C->info().Name << " (" << toString(C->info().DefaultSeverity) << "): "
+                   << C->info().Summary << "\n";
+    return ExitAnalysed;
+  }
+  if (O.Files.empty())
+    return usage("no input files (usage: cudaperf-analyze [options] FILE... [-- flags])");
+  if (O.Format != "text" && O.Format != "json")
+    return usage("--format must be 'text' or 'json', not '" + O.Format + "'");
+  if (!validArch(O.Arch))
+    return usage("--arch must look like sm_90, not '" + O.Arch + "'");
+
+  FrontendOptions FO;
+  FO.Arch = O.Arch;
+  if (O.Headers == "auto") FO.Headers = HeaderMode::Auto;
+  else if (O.Headers == "sdk") FO.Headers = HeaderMode::SDK;
+  else if (O.Headers == "builtin") FO.Headers = HeaderMode::Builtin;
+  else return usage("--cuda-headers must be auto, sdk or builtin, not '" + O.Headers + "'");
+  FO.CudaPath = O.CudaPath;
+  FO.ResourceDir = O.ResourceDir;
+  FO.ExtraArgs.assign(O.ExtraArgs.begin(), O.ExtraArgs.end());
+  if (FO.Headers == HeaderMode::SDK && resolveCudaPath(FO).empty())
+    return usage("--cuda-headers=sdk but no CUDA toolkit was found (set --cuda-path or CUDA_PATH)");
+  if (!FO.ResourceDir.empty() && !llvm::sys::fs::is_directory(FO.ResourceDir))
+    return usage("--resource-dir '" + FO.ResourceDir + "' is not a directory");
+
+  AnalyzerOptions AO;
+  AO.Arch = O.Arch;
+  for (const std::string &Spec : O.Launch) {
+    LaunchOverride L;
+    std::string Err;
+    auto Kernel = parseLaunchOption(Spec, L, Err);
+    if (!Kernel)
+      return usage(Err);
+    AO.Launches[*Kernel] = L;
+  }
+  for (const std::string &Spec : O.Param) {
+    std::string Name, Err;
+    ParamValue V;
+    auto Kernel = parseParamOption(Spec, Name, V, Err);
+    if (!Kernel)
+      return usage(Err);
+    AO.Params[*Kernel][Name] = V;
+  }
+
+  if (!O.BuildPath.empty()) {
+    std::string Err;
+    DB = clang::tooling::CompilationDatabase::loadFromDirectory(O.BuildPath, Err);
+    if (!DB)
+      return usage("cannot load compile_commands.json from '" + O.BuildPath + "': " + Err);
+  }
+  if (!DB)
+    DB = std::make_unique<clang::tooling::FixedCompilationDatabase>(".", std::vector<std::string>{});
+  // Files missing from a compile database borrow the flags of their nearest neighbour.
+  DB = clang::tooling::inferMissingCompileCommands(std::move(DB));
+
+  ReportOptions RO;
+  RO.Arch = O.Arch;
+  RO.SourceRoot = O.SourceRoot;
+
+  int Exit = ExitAnalysed;
+  std::vector<FileReport> Reports;
+  for (const std::string &File : O.Files) {
+    FileReport R;
+    R.File = File;
+    if (std::string Err = checkInputFile(File); !Err.empty()) {
+      llvm::WithColor::error(llvm::errs(), "cudaperf-analyze") << Err << "\n";
+      Exit = ExitInputError;
+      Reports.push_back(std::move(R));
+      continue;
+    }
+    std::vector<ParsedFile> Parsed = parseFiles(*DB, {File}, FO);
+    if (Parsed.empty() || !Parsed.front().Success) {
+      llvm::WithColor::error(llvm::errs(), "cudaperf-analyze")
+          << "'" << File << "' could not be analysed (see clang's messages above)\n";
+      Exit = ExitInputError;
+      Reports.push_back(std::move(R));
+      continue;
+    }
+    ParsedFile &PF = Parsed.front();
+    R.Analysed = true;
+    R.Kernels = std::move(PF.Kernels);
+    analyzeModule(PF.DeviceModule.get(), R.Kernels, AO);
+    runChecks(R);
+    Reports.push_back(std::move(R));
+  }
+
+  if (!O.Sarif.empty()) {
+    std::vector<const CheckInfo *> Rules;
+    for (const auto &C : allChecks())
+      Rules.push_back(&C->info());
+    std::error_code EC;
+    llvm::ToolOutputFile Out(O.Sarif, EC, llvm::sys::fs::OF_Text);
+    if (EC) {
+      llvm::WithColor::error(llvm::errs(), "cudaperf-analyze")
+          << "cannot write SARIF to '" << O.Sarif << "': " << EC.message() << "\n";
+      return ExitInputError;
+    }
+    Out.os() << llvm::formatv("{0:2}", reportToSARIF(Reports, Rules, RO)) << "\n";
+    Out.keep();
+  }
+  if (O.Format == "json") {
+    llvm::outs() << llvm::formatv("{0:2}", reportToJSON(Reports, RO)) << "\n";
+  } else {
+    writeTextDiagnostics(Reports, RO, llvm::errs());
+    writeTextSummary(Reports, RO, llvm::outs());
+  }
+  return Exit;
+}
+
+} // namespace cudaperf
