@@ -19,12 +19,17 @@ struct ProcessOptions {
   // ignored in the child) instead of filling the disk.
   int64_t fileSizeLimit = 0;
   std::vector<std::string> extraEnv; // "NAME=value", added to (or replacing in) the environment
+  // When set, the child is also killed (as timed out, with `stalled`) once this file has not
+  // grown for stallSeconds: the worker appends a line before every step.
+  std::string progressPath;
+  double stallSeconds = 0;
 };
 
 struct ProcessResult {
   bool started = false;
   std::string startError; // when !started
   bool timedOut = false;
+  bool stalled = false;   // timed out because progressPath stopped growing
   bool exited = false;    // exited normally: exitCode is valid
   int exitCode = -1;
   int signal = 0;         // killed by this signal (SIGKILL after a timeout)

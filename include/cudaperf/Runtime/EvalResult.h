@@ -1,0 +1,42 @@
+// Turns what happened to one candidate (its build, the worker's event lines, how the worker
+// process ended) into the result document of docs/eval-result.md. A pure function of its
+// inputs, so every outcome rule is unit-tested without a GPU.
+#pragma once
+
+#include "cudaperf/Runtime/Build.h"
+#include "cudaperf/Runtime/Json.h"
+#include "cudaperf/Runtime/Outcome.h"
+#include "cudaperf/Runtime/Subprocess.h"
+#include "cudaperf/Runtime/Task.h"
+
+#include <string>
+#include <vector>
+
+namespace cudaperf::runtime {
+
+constexpr const char *kResultSchema = "cudaperf-eval-result/1";
+constexpr const char *kEvalVersion = "0.1.0";
+
+struct EvalRecord {
+  const Task *task = nullptr;
+  std::string candidatePath;
+  std::string candidateSha256;
+  std::string arch;
+  BuildResult candidateBuild;
+  bool compileOnly = false;
+  bool workerRan = false;
+  ProcessResult worker;           // when workerRan
+  std::string events;             // the worker's event file, JSON lines
+  uint64_t seed = 0;
+  int sets = 0;
+  double stallSeconds = 0;
+  const Toolchain *toolchain = nullptr;
+  double evaluationSeconds = 0;
+};
+
+json::Value assembleResult(const EvalRecord &record);
+
+// The outcome a result document carries (InternalError if it has none).
+Outcome resultOutcome(const json::Value &result);
+
+} // namespace cudaperf::runtime

@@ -1,0 +1,63 @@
+// The evaluation loop: build (cached, optionally several at once), then one fresh worker
+// process per candidate, one at a time so timings never overlap on the GPU.
+#pragma once
+
+#include "cudaperf/Runtime/Build.h"
+#include "cudaperf/Runtime/EvalResult.h"
+#include "cudaperf/Runtime/Task.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cudaperf::runtime {
+
+struct EvalOptions {
+  std::string arch;          // empty: the GPU's (probed), or sm_90 with --compile-only and no GPU
+  BuildOptions build;
+  std::string workerPath;    // default: cudaperf-eval-worker beside the running executable
+  std::string workDir;       // scratch for worker logs; default: a fresh directory under /tmp
+  bool compileOnly = false;
+  bool timing = true;
+  uint64_t seed = 1;
+  int sets = 3;
+  int warmup = 3, minRuns = 20, maxRuns = 1000;
+  double budgetMs = 100;
+  double timeoutSeconds = 120; // whole worker
+  double stallSeconds = 10;    // no new event line for this long: killed as a timeout
+  int64_t outputLimitBytes = 1 << 20; // worker stdout+stderr (RLIMIT_FSIZE)
+  int jobs = 1;                // parallel builds
+};
+
+struct EvalJob {
+  std::string taskDir;
+  std::string candidatePath;
+};
+
+class Evaluator {
+public:
+  Evaluator(EvalOptions options, Toolchain toolchain);
+
+  // Probes the GPU through the worker unless an arch is given or only compiling. Returns "" or
+  // why evaluation cannot proceed.
+  std::string prepare();
+  const json::Value &device() const { return device_; }
+  const std::string &arch() const { return options_.arch; }
+
+  // Results in job order; onResult is called as each finishes (for streaming output).
+  std::vector<json::Value> run(const std::vector<EvalJob> &jobs,
+                               const std::function<void(size_t, const json::Value &)> &onResult = {});
+
+private:
+  struct TaskEntry;
+  EvalOptions options_;
+  Toolchain toolchain_;
+  json::Value device_;
+  std::vector<std::shared_ptr<TaskEntry>> tasks_;
+  std::shared_ptr<TaskEntry> taskFor(const std::string &dir, std::string &error);
+  json::Value runWorker(const TaskEntry &task, const EvalJob &job, const BuildResult &build, size_t index);
+  json::Value taskFailure(const EvalJob &job, Outcome outcome, const std::string &detail);
+};
+
+} // namespace cudaperf::runtime

@@ -1,0 +1,226 @@
+#include "cudaperf/Runtime/Evaluator.h"
+#include "cudaperf/Runtime/Sha256.h"
+#include "cudaperf/Runtime/Subprocess.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <unistd.h>
+
+namespace cudaperf::runtime {
+
+struct Evaluator::TaskEntry {
+  std::string dir;
+  Task task;
+  std::string loadError; // "" when the task is usable
+  BuildResult reference;
+  BuildResult baseline;
+  std::once_flag built;
+};
+
+Evaluator::Evaluator(EvalOptions options, Toolchain toolchain)
+    : options_(std::move(options)), toolchain_(std::move(toolchain)) {
+  if (options_.workerPath.empty())
+    options_.workerPath = executableDir() + "/cudaperf-eval-worker";
+  if (options_.build.cacheDir.empty())
+    options_.build.cacheDir = defaultCacheDir();
+  if (options_.workDir.empty()) {
+    char tmpl[] = "/tmp/cudaperf-eval-XXXXXX";
+    if (mkdtemp(tmpl))
+      options_.workDir = tmpl;
+    else
+      options_.workDir = "/tmp";
+  }
+  options_.jobs = std::max(1, options_.jobs);
+}
+
+std::string Evaluator::prepare() {
+  if (!options_.arch.empty() && options_.compileOnly)
+    return "";
+  if (access(options_.workerPath.c_str(), X_OK) != 0) {
+    if (options_.compileOnly) {
+      options_.arch = options_.arch.empty() ? "sm_90" : options_.arch;
+      return "";
+    }
+    return "worker not found at " + options_.workerPath + " (use --worker)";
+  }
+  std::string events = options_.workDir + "/probe.events";
+  unlink(events.c_str());
+  ProcessOptions po;
+  po.timeoutSeconds = 60;
+  ProcessResult r = runProcess({options_.workerPath, "--probe", "--events", events}, po);
+  std::string text;
+  readFile(events, text);
+  std::string error = r.output;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    start = end == std::string::npos ? text.size() : end + 1;
+    try {
+      json::Value v = json::parse(line);
+      if (v.get("event") && v.get("event")->asString() == "device")
+        device_ = v;
+      else if (v.get("event") && v.get("event")->asString() == "error")
+        error = v.get("detail")->asString();
+    } catch (const std::exception &) {
+    }
+  }
+  if (device_.isObject()) {
+    if (options_.arch.empty())
+      options_.arch = device_.get("arch")->asString();
+    return "";
+  }
+  if (options_.compileOnly) {
+    if (options_.arch.empty())
+      options_.arch = "sm_90";
+    return "";
+  }
+  return "no GPU to evaluate on: " + (error.empty() ? r.describe() : error);
+}
+
+std::shared_ptr<Evaluator::TaskEntry> Evaluator::taskFor(const std::string &dir, std::string &error) {
+  for (auto &t : tasks_)
+    if (t->dir == dir) {
+      error = t->loadError;
+      return t;
+    }
+  auto entry = std::make_shared<TaskEntry>();
+  entry->dir = dir;
+  try {
+    entry->task = loadTask(dir);
+  } catch (const TaskError &e) {
+    entry->loadError = e.what();
+  }
+  tasks_.push_back(entry);
+  error = entry->loadError;
+  return entry;
+}
+
+json::Value Evaluator::taskFailure(const EvalJob &job, Outcome outcome, const std::string &detail) {
+  json::Object doc;
+  doc["schema"] = kResultSchema;
+  doc["task_dir"] = job.taskDir;
+  doc["candidate"] = job.candidatePath;
+  doc["outcome"] = outcomeName(outcome);
+  doc["detail"] = detail;
+  return json::Value(std::move(doc));
+}
+
+json::Value Evaluator::runWorker(const TaskEntry &t, const EvalJob &job, const BuildResult &build, size_t index) {
+  auto start = std::chrono::steady_clock::now();
+  EvalRecord rec;
+  rec.task = &t.task;
+  rec.candidatePath = job.candidatePath;
+  std::string source;
+  readFile(job.candidatePath, source);
+  rec.candidateSha256 = sha256Hex(source);
+  rec.arch = options_.arch;
+  rec.candidateBuild = build;
+  rec.compileOnly = options_.compileOnly;
+  rec.seed = options_.seed;
+  rec.sets = options_.sets;
+  rec.stallSeconds = options_.stallSeconds;
+  rec.toolchain = &toolchain_;
+  if (build.ok && !options_.compileOnly) {
+    std::string events = options_.workDir + "/worker-" + std::to_string(index) + ".events";
+    std::string log = options_.workDir + "/worker-" + std::to_string(index) + ".log";
+    unlink(events.c_str());
+    std::vector<std::string> argv = {options_.workerPath, "--events", events, "--task", t.task.dir,
+                                     "--reference", t.reference.objectPath, "--baseline", t.baseline.objectPath,
+                                     "--candidate", build.objectPath,
+                                     "--seed", std::to_string(options_.seed), "--sets", std::to_string(options_.sets),
+                                     "--warmup", std::to_string(options_.warmup),
+                                     "--min-runs", std::to_string(options_.minRuns),
+                                     "--max-runs", std::to_string(options_.maxRuns),
+                                     "--budget-ms", std::to_string(options_.budgetMs)};
+    if (!options_.timing)
+      argv.push_back("--no-timing");
+    ProcessOptions po;
+    po.timeoutSeconds = options_.timeoutSeconds;
+    po.outputPath = log;
+    po.maxCapturedBytes = 4096;
+    po.fileSizeLimit = options_.outputLimitBytes;
+    po.progressPath = events;
+    po.stallSeconds = options_.stallSeconds;
+    // The candidate must not find a JIT cache or a debugger-friendly mode that changes timing.
+    po.extraEnv = {"CUDA_LAUNCH_BLOCKING=0", "CUDA_DEVICE_MAX_CONNECTIONS=8"};
+    rec.worker = runProcess(argv, po);
+    rec.workerRan = rec.worker.started;
+    if (!rec.worker.started)
+      rec.worker.output = rec.worker.startError;
+    readFile(events, rec.events);
+    unlink(events.c_str());
+    unlink(log.c_str());
+  }
+  rec.evaluationSeconds =
+      build.seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return assembleResult(rec);
+}
+
+std::vector<json::Value> Evaluator::run(const std::vector<EvalJob> &jobs,
+                                        const std::function<void(size_t, const json::Value &)> &onResult) {
+  std::vector<json::Value> results(jobs.size());
+  // Task loading is cheap and single-threaded; builds are spread over `jobs` threads; the worker
+  // runs on this thread, in order, as soon as each candidate's build is done.
+  std::vector<std::shared_ptr<TaskEntry>> entries(jobs.size());
+  std::vector<std::string> taskErrors(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i)
+    entries[i] = taskFor(jobs[i].taskDir, taskErrors[i]);
+
+  std::vector<BuildResult> builds(jobs.size());
+  std::vector<char> ready(jobs.size(), 0);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::atomic<size_t> next{0};
+  BuildOptions bo = options_.build;
+  bo.arch = options_.arch;
+
+  auto buildOne = [&](size_t i) {
+    TaskEntry &t = *entries[i];
+    if (taskErrors[i].empty()) {
+      std::call_once(t.built, [&] {
+        t.reference = buildReference(t.task, toolchain_, bo);
+        t.baseline = buildImplementation(t.task, t.task.baselinePath(), toolchain_, bo);
+      });
+      builds[i] = buildImplementation(t.task, jobs[i].candidatePath, toolchain_, bo);
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    ready[i] = 1;
+    cv.notify_all();
+  };
+  std::vector<std::thread> builders;
+  for (int w = 0; w < options_.jobs; ++w)
+    builders.emplace_back([&] {
+      for (size_t i; (i = next++) < jobs.size();)
+        buildOne(i);
+    });
+
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return ready[i] != 0; });
+    }
+    const TaskEntry &t = *entries[i];
+    if (!taskErrors[i].empty()) {
+      results[i] = taskFailure(jobs[i], Outcome::InternalError, taskErrors[i]);
+    } else if (access(jobs[i].candidatePath.c_str(), R_OK) != 0) {
+      results[i] = taskFailure(jobs[i], Outcome::InternalError, jobs[i].candidatePath + ": cannot be read");
+    } else if (!t.reference.ok) {
+      results[i] = taskFailure(jobs[i], Outcome::InternalError, "reference.c does not build:\n" + t.reference.log);
+    } else if (!t.baseline.ok) {
+      results[i] = taskFailure(jobs[i], Outcome::InternalError, "impls/baseline.cu does not build:\n" + t.baseline.log);
+    } else {
+      results[i] = runWorker(t, jobs[i], builds[i], i);
+    }
+    if (onResult)
+      onResult(i, results[i]);
+  }
+  for (auto &b : builders)
+    b.join();
+  return results;
+}
+
+} // namespace cudaperf::runtime

@@ -1,0 +1,33 @@
+#include "cudaperf/Runtime/Outcome.h"
+
+namespace cudaperf::runtime {
+
+static const struct {
+  Outcome outcome;
+  const char *name;
+} kNames[] = {
+    {Outcome::Ok, "ok"},
+    {Outcome::CompileError, "compile_error"},
+    {Outcome::LaunchError, "launch_error"},
+    {Outcome::RuntimeFault, "runtime_fault"},
+    {Outcome::Timeout, "timeout"},
+    {Outcome::WrongAnswer, "wrong_answer"},
+    {Outcome::TimingViolation, "timing_violation"},
+    {Outcome::InternalError, "internal_error"},
+};
+
+const char *outcomeName(Outcome o) {
+  for (const auto &n : kNames)
+    if (n.outcome == o)
+      return n.name;
+  return "internal_error";
+}
+
+std::optional<Outcome> parseOutcome(const std::string &name) {
+  for (const auto &n : kNames)
+    if (name == n.name)
+      return n.outcome;
+  return std::nullopt;
+}
+
+} // namespace cudaperf::runtime

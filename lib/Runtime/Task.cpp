@@ -1,0 +1,440 @@
+#include "cudaperf/Runtime/Task.h"
+#include "cudaperf/Runtime/Json.h"
+
+#include <algorithm>
+#include <cmath>
+#include <dirent.h>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace cudaperf::runtime {
+
+Tolerance defaultTolerance(Dtype d) {
+  switch (d) {
+  case Dtype::F32: return {1e-4, 1e-4};
+  case Dtype::F64: return {1e-8, 1e-8};
+  default: return {0, 0};
+  }
+}
+
+Tolerance Task::toleranceFor(const Argument &a) const {
+  if (a.tolerance)
+    return *a.tolerance;
+  auto it = tolerances.find(a.dtype);
+  return it != tolerances.end() ? it->second : defaultTolerance(a.dtype);
+}
+
+std::vector<std::string> Task::implNames() const {
+  std::vector<std::string> names;
+  if (DIR *d = opendir((dir + "/impls").c_str())) {
+    while (dirent *e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n.size() > 3 && n.compare(n.size() - 3, 3, ".cu") == 0)
+        names.push_back(n.substr(0, n.size() - 3));
+    }
+    closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<int64_t> Task::counts(const Config &c) const {
+  std::vector<int64_t> out;
+  for (const Argument &a : args)
+    out.push_back(a.isPointer() ? a.count.evaluate(c.params) : 0);
+  return out;
+}
+
+double Task::scalarValue(const Argument &a, const Config &c) const {
+  auto it = c.params.find(a.name);
+  if (it != c.params.end())
+    return it->second;
+  return a.value.value_or(0);
+}
+
+static std::string joinProblems(const std::vector<std::string> &problems) {
+  std::string s = "invalid task";
+  for (const auto &p : problems)
+    s += "\n  " + p;
+  return s;
+}
+
+TaskError::TaskError(const std::vector<std::string> &problems)
+    : std::runtime_error(joinProblems(problems)), problems(problems) {}
+
+namespace {
+
+bool isIdentifier(const std::string &s) {
+  if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_'))
+    return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum((unsigned char)c) || c == '_'; });
+}
+
+bool fileExists(const std::string &p) {
+  struct stat st;
+  return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// Collects problems instead of stopping at the first, so a task author fixes them in one pass.
+class TaskParser {
+public:
+  std::vector<std::string> problems;
+
+  void problem(const std::string &where, const std::string &what) {
+    problems.push_back("task.json: " + where + ": " + what);
+  }
+
+  const json::Value *require(const json::Value &obj, const std::string &key, const std::string &where,
+                             json::Value::Kind kind, const char *kindName) {
+    const json::Value *v = obj.get(key);
+    if (!v) {
+      problem(where, "missing \"" + key + "\"");
+      return nullptr;
+    }
+    if (v->kind() != kind) {
+      problem(where + "." + key, std::string("must be ") + kindName);
+      return nullptr;
+    }
+    return v;
+  }
+
+  std::optional<Tolerance> parseTolerance(const json::Value &v, const std::string &where) {
+    if (!v.isObject()) {
+      problem(where, "must be an object {\"atol\": x, \"rtol\": y}");
+      return std::nullopt;
+    }
+    Tolerance t;
+    for (const auto &kv : v.asObject().items()) {
+      if ((kv.first != "atol" && kv.first != "rtol") || !kv.second.isNumber() ||
+          kv.second.asNumber() < 0) {
+        problem(where + "." + kv.first, "expected \"atol\" or \"rtol\" with a number >= 0");
+        continue;
+      }
+      (kv.first == "atol" ? t.atol : t.rtol) = kv.second.asNumber();
+    }
+    return t;
+  }
+
+  Distribution parseDistribution(const json::Value &v, const std::string &where, Dtype dtype) {
+    Distribution d;
+    if (!dtypeIsFloat(dtype)) { d.a = 0; d.b = 99; }
+    if (!v.isObject()) {
+      problem(where, "must be an object");
+      return d;
+    }
+    const json::Value *kind = v.get("dist");
+    std::string k = kind && kind->isString() ? kind->asString() : "";
+    auto num = [&](const char *key, double &out) {
+      const json::Value *x = v.get(key);
+      if (!x || !x->isNumber()) {
+        problem(where, std::string("distribution \"") + k + "\" needs a number \"" + key + "\"");
+        return;
+      }
+      out = x->asNumber();
+    };
+    if (k == "uniform") {
+      d.kind = Distribution::Kind::Uniform;
+      num("min", d.a);
+      num("max", d.b);
+      if (d.a > d.b)
+        problem(where, "min > max");
+      if (!dtypeIsFloat(dtype) && (d.a != std::floor(d.a) || d.b != std::floor(d.b)))
+        problem(where, "integer argument needs integer min and max");
+    } else if (k == "normal") {
+      d.kind = Distribution::Kind::Normal;
+      num("mean", d.a);
+      num("std", d.b);
+      if (!dtypeIsFloat(dtype))
+        problem(where, "\"normal\" is for floating-point arguments");
+    } else if (k == "constant") {
+      d.kind = Distribution::Kind::Constant;
+      num("value", d.a);
+    } else {
+      problem(where + ".dist", "expected \"uniform\", \"normal\" or \"constant\"");
+    }
+    return d;
+  }
+
+  Argument parseArgument(const json::Value &v, const std::string &where) {
+    Argument a;
+    if (!v.isObject()) {
+      problem(where, "must be an object");
+      return a;
+    }
+    static const std::set<std::string> known = {"name", "type", "dtype", "access", "count", "value",
+                                                "tolerance"};
+    for (const auto &kv : v.asObject().items())
+      if (!known.count(kv.first))
+        problem(where, "unknown key \"" + kv.first + "\"");
+    if (const json::Value *n = require(v, "name", where, json::Value::Kind::String, "a string")) {
+      a.name = n->asString();
+      if (!isIdentifier(a.name))
+        problem(where + ".name", "\"" + a.name + "\" is not a C identifier");
+      if (a.name == "stream")
+        problem(where + ".name", "\"stream\" is reserved for the trailing cudaStream_t");
+    }
+    // "type" is "pointer" or "scalar"; "dtype" the element type.
+    std::string type = "scalar";
+    if (const json::Value *t = require(v, "type", where, json::Value::Kind::String, "a string")) {
+      type = t->asString();
+      if (type != "pointer" && type != "scalar")
+        problem(where + ".type", "expected \"pointer\" or \"scalar\"");
+    }
+    a.kind = type == "pointer" ? Argument::Kind::Pointer : Argument::Kind::Scalar;
+    if (const json::Value *d = require(v, "dtype", where, json::Value::Kind::String, "a string")) {
+      if (auto dt = parseDtype(d->asString()))
+        a.dtype = *dt;
+      else
+        problem(where + ".dtype", "unknown dtype \"" + d->asString() + "\" (f32 f64 i32 i64 u32 u8)");
+    }
+    if (a.isPointer()) {
+      if (const json::Value *acc = require(v, "access", where, json::Value::Kind::String, "a string")) {
+        const std::string &s = acc->asString();
+        if (s == "in") a.access = Argument::Access::In;
+        else if (s == "out") a.access = Argument::Access::Out;
+        else if (s == "inout") a.access = Argument::Access::InOut;
+        else problem(where + ".access", "expected \"in\", \"out\" or \"inout\"");
+      }
+      if (const json::Value *c = v.get("count")) {
+        std::string text = c->isString() ? c->asString()
+                           : c->isInteger() ? std::to_string(c->asInteger()) : "";
+        if (text.empty()) {
+          problem(where + ".count", "must be a size expression string or an integer");
+        } else {
+          try {
+            a.count = SizeExpr::parse(text);
+          } catch (const SizeExprError &e) {
+            problem(where + ".count", e.what());
+          }
+        }
+      } else {
+        problem(where, "pointer argument needs \"count\"");
+      }
+      if (v.get("value"))
+        problem(where + ".value", "only scalars have a fixed value");
+    } else {
+      if (v.get("access") || v.get("count"))
+        problem(where, "scalars take neither \"access\" nor \"count\"");
+      if (const json::Value *x = v.get("value")) {
+        if (x->isNumber()) a.value = x->asNumber();
+        else problem(where + ".value", "must be a number");
+      }
+    }
+    if (const json::Value *t = v.get("tolerance"))
+      a.tolerance = parseTolerance(*t, where + ".tolerance");
+    return a;
+  }
+
+  Task parse(const json::Value &doc, const std::string &dir, bool checkFiles) {
+    Task task;
+    task.dir = dir;
+    if (!doc.isObject()) {
+      problem("top level", "must be an object");
+      return task;
+    }
+    static const std::set<std::string> known = {"name", "kind", "description", "entry", "args", "configs",
+                                                "inputs", "tolerances", "flags", "reference_flags"};
+    for (const auto &kv : doc.asObject().items())
+      if (!known.count(kv.first))
+        problem("top level", "unknown key \"" + kv.first + "\"");
+    if (const json::Value *n = require(doc, "name", "top level", json::Value::Kind::String, "a string"))
+      task.name = n->asString();
+    if (const json::Value *d = doc.get("description"); d && d->isString())
+      task.description = d->asString();
+    if (const json::Value *k = require(doc, "kind", "top level", json::Value::Kind::String, "a string")) {
+      if (k->asString() == "c-to-cuda") task.kind = TaskKind::CToCuda;
+      else if (k->asString() == "pytorch-to-cuda") task.kind = TaskKind::PyTorchToCuda;
+      else problem("kind", "expected \"c-to-cuda\" or \"pytorch-to-cuda\"");
+    }
+    if (const json::Value *e = require(doc, "entry", "top level", json::Value::Kind::String, "a string")) {
+      task.entry = e->asString();
+      if (!isIdentifier(task.entry))
+        problem("entry", "\"" + task.entry + "\" is not a C identifier");
+    }
+    std::set<std::string> argNames;
+    if (const json::Value *args = require(doc, "args", "top level", json::Value::Kind::Array, "an array")) {
+      for (size_t i = 0; i < args->asArray().size(); ++i) {
+        std::string where = "args[" + std::to_string(i) + "]";
+        Argument a = parseArgument(args->asArray()[i], where);
+        if (!a.name.empty() && !argNames.insert(a.name).second)
+          problem(where + ".name", "duplicate argument \"" + a.name + "\"");
+        task.args.push_back(std::move(a));
+      }
+      bool anyOutput = std::any_of(task.args.begin(), task.args.end(),
+                                   [](const Argument &a) { return a.isOutput(); });
+      if (!anyOutput)
+        problem("args", "no output argument (a pointer with access \"out\" or \"inout\")");
+    }
+    // Input distributions, keyed by argument name.
+    if (const json::Value *inputs = doc.get("inputs")) {
+      if (!inputs->isObject()) {
+        problem("inputs", "must be an object keyed by argument name");
+      } else {
+        for (const auto &kv : inputs->asObject().items()) {
+          auto it = std::find_if(task.args.begin(), task.args.end(),
+                                 [&](const Argument &a) { return a.name == kv.first; });
+          if (it == task.args.end() || !it->isPointer() || it->access == Argument::Access::Out) {
+            problem("inputs." + kv.first, "not a pointer argument the entry reads");
+            continue;
+          }
+          it->distribution = parseDistribution(kv.second, "inputs." + kv.first, it->dtype);
+        }
+      }
+    }
+    for (Argument &a : task.args)
+      if (a.isPointer() && !dtypeIsFloat(a.dtype) && !(doc.get("inputs") && doc.get("inputs")->get(a.name))) {
+        a.distribution.a = 0;
+        a.distribution.b = 99;
+      }
+    if (const json::Value *tols = doc.get("tolerances")) {
+      if (!tols->isObject()) {
+        problem("tolerances", "must be an object keyed by dtype");
+      } else {
+        for (const auto &kv : tols->asObject().items()) {
+          auto dt = parseDtype(kv.first);
+          if (!dt) {
+            problem("tolerances." + kv.first, "unknown dtype");
+            continue;
+          }
+          if (auto t = parseTolerance(kv.second, "tolerances." + kv.first))
+            task.tolerances[*dt] = *t;
+        }
+      }
+    }
+    auto stringList = [&](const char *key, std::vector<std::string> &out) {
+      const json::Value *v = doc.get(key);
+      if (!v)
+        return;
+      if (!v->isArray()) {
+        problem(key, "must be an array of strings");
+        return;
+      }
+      for (const auto &f : v->asArray()) {
+        if (!f.isString() || f.asString().empty() || f.asString()[0] != '-')
+          problem(key, "each flag must be a string starting with '-'");
+        else
+          out.push_back(f.asString());
+      }
+    };
+    stringList("flags", task.flags);
+    stringList("reference_flags", task.referenceFlags);
+
+    // Configurations: every size parameter and every scalar without a fixed value must be set.
+    std::set<std::string> needed;
+    for (const Argument &a : task.args) {
+      if (a.isPointer())
+        needed.insert(a.count.names().begin(), a.count.names().end());
+      else if (!a.value)
+        needed.insert(a.name);
+    }
+    if (const json::Value *cfgs = require(doc, "configs", "top level", json::Value::Kind::Array, "an array")) {
+      if (cfgs->asArray().empty())
+        problem("configs", "needs at least one configuration");
+      std::set<std::string> cfgNames;
+      for (size_t i = 0; i < cfgs->asArray().size(); ++i) {
+        const json::Value &c = cfgs->asArray()[i];
+        std::string where = "configs[" + std::to_string(i) + "]";
+        if (!c.isObject()) {
+          problem(where, "must be an object");
+          continue;
+        }
+        Config cfg;
+        for (const auto &kv : c.asObject().items()) {
+          if (kv.first == "name") {
+            if (kv.second.isString()) cfg.name = kv.second.asString();
+            else problem(where + ".name", "must be a string");
+          } else if (kv.second.isNumber()) {
+            cfg.params[kv.first] = kv.second.asNumber();
+          } else {
+            problem(where + "." + kv.first, "parameter values must be numbers");
+          }
+        }
+        if (cfg.name.empty())
+          cfg.name = "config" + std::to_string(i);
+        if (!cfgNames.insert(cfg.name).second)
+          problem(where + ".name", "duplicate configuration \"" + cfg.name + "\"");
+        for (const std::string &n : needed)
+          if (!cfg.params.count(n))
+            problem(where, "does not set \"" + n + "\"");
+        for (const auto &kv : cfg.params)
+          if (!needed.count(kv.first) && !argNames.count(kv.first))
+            problem(where + "." + kv.first, "is neither a size parameter nor a scalar argument");
+        bool complete = std::all_of(needed.begin(), needed.end(),
+                                    [&](const std::string &n) { return cfg.params.count(n) > 0; });
+        if (complete) {
+          for (const Argument &a : task.args) {
+            if (a.isPointer()) {
+              try {
+                int64_t n = a.count.evaluate(cfg.params);
+                if (n <= 0)
+                  problem(where, "\"" + a.name + "\" has " + std::to_string(n) + " elements");
+                else if (n > kMaxArgumentBytes / int64_t(dtypeSize(a.dtype)))
+                  problem(where, "\"" + a.name + "\" is larger than 16 GiB");
+              } catch (const SizeExprError &e) {
+                problem(where, e.what());
+              }
+            } else if (!dtypeIsFloat(a.dtype)) {
+              double v = task.scalarValue(a, cfg);
+              if (v != std::floor(v))
+                problem(where + "." + a.name, "integer scalar needs an integer value");
+            }
+          }
+        }
+        task.configs.push_back(std::move(cfg));
+      }
+    }
+    if (checkFiles) {
+      if (task.kind == TaskKind::PyTorchToCuda)
+        problem("kind", "pytorch-to-cuda tasks are not supported by this version of cudaperf-eval");
+      if (task.kind == TaskKind::CToCuda && !fileExists(task.referencePath()))
+        problems.push_back(task.referencePath() + ": missing (a c-to-cuda task needs reference.c)");
+      if (!fileExists(task.baselinePath()))
+        problems.push_back(task.baselinePath() + ": missing (every task needs impls/baseline.cu)");
+    }
+    return task;
+  }
+};
+
+std::string absolutePath(const std::string &p) {
+  if (!p.empty() && p[0] == '/')
+    return p;
+  char buf[4096];
+  if (!getcwd(buf, sizeof buf))
+    return p;
+  return std::string(buf) + "/" + p;
+}
+
+} // namespace
+
+Task parseTask(const std::string &jsonText, const std::string &dir, bool checkFiles) {
+  TaskParser parser;
+  json::Value doc;
+  try {
+    doc = json::parse(jsonText);
+  } catch (const json::ParseError &e) {
+    throw TaskError({"task.json:" + std::to_string(e.line) + ":" + std::to_string(e.column) + ": " +
+                     e.what()});
+  }
+  Task task = parser.parse(doc, dir, checkFiles);
+  if (!parser.problems.empty())
+    throw TaskError(parser.problems);
+  return task;
+}
+
+Task loadTask(const std::string &taskDir) {
+  std::string dir = absolutePath(taskDir);
+  while (dir.size() > 1 && dir.back() == '/')
+    dir.pop_back();
+  std::ifstream in(dir + "/task.json");
+  if (!in)
+    throw TaskError({dir + "/task.json: cannot be read"});
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parseTask(ss.str(), dir, true);
+}
+
+} // namespace cudaperf::runtime

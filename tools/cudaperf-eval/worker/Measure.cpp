@@ -1,0 +1,189 @@
+#include "Measure.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <dirent.h>
+
+namespace cudaperf::worker {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+double percentile(const std::vector<double> &sorted, double q) {
+  if (sorted.empty())
+    return 0;
+  double pos = q * double(sorted.size() - 1);
+  size_t lo = size_t(pos);
+  size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - double(lo));
+}
+} // namespace
+
+CallActivity callEntry(EntryFn fn, void *const *args, cudaStream_t stream) {
+  beginCandidateCall(stream);
+  fn(args, stream);
+  return endCandidateCall();
+}
+
+L2Flusher::~L2Flusher() {
+  if (buffer_)
+    cudaFree(buffer_);
+}
+
+cudaError_t L2Flusher::allocate(size_t l2Bytes) {
+  bytes_ = std::max<size_t>(2 * l2Bytes, size_t(64) << 20);
+  return cudaMalloc(&buffer_, bytes_);
+}
+
+cudaError_t L2Flusher::flush(cudaStream_t stream) {
+  // A different value each time, so no layer can elide the write as redundant.
+  return cudaMemsetAsync(buffer_, ++value_, bytes_, stream);
+}
+
+int countThreads() {
+  int n = 0;
+  if (DIR *d = opendir("/proc/self/task")) {
+    while (dirent *e = readdir(d))
+      if (e->d_name[0] != '.')
+        ++n;
+    closedir(d);
+  }
+  return n;
+}
+
+cudaError_t timeEntry(EntryFn fn, void *const *args, cudaStream_t stream, L2Flusher &flusher,
+                      const TimingOptions &options, TimingStats &stats) {
+  for (int i = 0; i < options.warmup; ++i) {
+    if (cudaError_t e = flusher.flush(stream))
+      return e;
+    callEntry(fn, args, stream);
+  }
+  if (cudaError_t e = cudaStreamSynchronize(stream))
+    return e;
+  if (cudaError_t e = cudaGetLastError())
+    return e;
+
+  constexpr int kBatch = 10;
+  cudaEvent_t start[kBatch], stop[kBatch];
+  for (int i = 0; i < kBatch; ++i) {
+    cudaEventCreate(&start[i]);
+    cudaEventCreate(&stop[i]);
+  }
+  std::vector<double> samples;
+  double lastMedian = -1;
+  auto began = Clock::now();
+  cudaError_t err = cudaSuccess;
+  while (int(samples.size()) < options.maxRuns) {
+    int n = std::min(kBatch, options.maxRuns - int(samples.size()));
+    for (int i = 0; i < n; ++i) {
+      flusher.flush(stream);
+      cudaEventRecord(start[i], stream);
+      callEntry(fn, args, stream);
+      cudaEventRecord(stop[i], stream);
+    }
+    if ((err = cudaEventSynchronize(stop[n - 1])) || (err = cudaGetLastError()))
+      break;
+    for (int i = 0; i < n; ++i) {
+      float ms = 0;
+      cudaEventElapsedTime(&ms, start[i], stop[i]);
+      samples.push_back(ms);
+    }
+    if (int(samples.size()) < options.minRuns)
+      continue;
+    std::vector<double> sorted = samples;
+    std::sort(sorted.begin(), sorted.end());
+    double median = percentile(sorted, 0.5);
+    if (lastMedian > 0 && std::fabs(median - lastMedian) <= 0.005 * lastMedian) {
+      stats.stable = true;
+      break;
+    }
+    lastMedian = median;
+    if (msSince(began) >= options.budgetMs)
+      break;
+  }
+  for (int i = 0; i < kBatch; ++i) {
+    cudaEventDestroy(start[i]);
+    cudaEventDestroy(stop[i]);
+  }
+  if (err)
+    return err;
+  std::vector<double> sorted = samples;
+  std::sort(sorted.begin(), sorted.end());
+  stats.runs = int(sorted.size());
+  if (!sorted.empty()) {
+    stats.medianMs = percentile(sorted, 0.5);
+    stats.minMs = sorted.front();
+    stats.maxMs = sorted.back();
+    double sum = 0;
+    for (double s : sorted)
+      sum += s;
+    stats.meanMs = sum / double(sorted.size());
+    stats.p10Ms = percentile(sorted, 0.1);
+    stats.p90Ms = percentile(sorted, 0.9);
+    stats.spread = stats.medianMs > 0 ? (stats.p90Ms - stats.p10Ms) / stats.medianMs : 0;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t auditCall(EntryFn fn, void *const *args, cudaStream_t stream, AuditResult &audit) {
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  if (cudaError_t e = cudaDeviceSynchronize())
+    return e;
+  int threadsBefore = countThreads();
+  auto t0 = Clock::now();
+  cudaEventRecord(start, stream);
+  audit.activity = callEntry(fn, args, stream);
+  cudaEventRecord(stop, stream);
+  audit.hostReturnMs = msSince(t0);
+  cudaError_t err = cudaEventSynchronize(stop);
+  // Work still queued elsewhere once the timed stream is done was not timed.
+  for (int i = 0; i < audit.activity.otherStreamCount; ++i) {
+    cudaError_t q = cudaStreamQuery(audit.activity.otherStreams[i]);
+    if (q == cudaErrorNotReady)
+      ++audit.pendingStreams;
+    else if (q != cudaSuccess)
+      cudaGetLastError(); // a stream the candidate destroyed: the drain check still applies
+  }
+  auto t1 = Clock::now();
+  cudaError_t syncErr = cudaDeviceSynchronize();
+  audit.drainMs = msSince(t1);
+  if (!err)
+    err = syncErr;
+  if (!err)
+    err = cudaGetLastError();
+  float span = 0;
+  if (!err)
+    cudaEventElapsedTime(&span, start, stop);
+  audit.streamSpanMs = span;
+  audit.threadsLeft = std::max(0, countThreads() - threadsBefore);
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  if (err)
+    return err;
+
+  const CallActivity &a = audit.activity;
+  auto fmt = [](double v) { char b[32]; snprintf(b, sizeof b, "%.3f", v); return std::string(b); };
+  if (a.hostCopies > 0)
+    audit.violation = std::to_string(a.hostCopies) +
+                      " host<->device copies inside the entry point: the work must be done by kernels on the stream argument";
+  else if (a.kernelsOnDefaultStream > 0)
+    audit.violation = std::to_string(a.kernelsOnDefaultStream) +
+                      " kernels launched on the default stream instead of the stream argument: they are not timed";
+  else if (audit.pendingStreams > 0)
+    audit.violation = "work on " + std::to_string(audit.pendingStreams) +
+                      " other streams was still running when the stream argument finished (returned early)";
+  else if (audit.drainMs > std::max(0.05, 0.1 * audit.streamSpanMs))
+    audit.violation = "the device kept working " + fmt(audit.drainMs) + " ms after the stream argument finished (" +
+                      fmt(audit.streamSpanMs) + " ms): work hidden from the timed stream";
+  else if (audit.threadsLeft > 0)
+    audit.violation = std::to_string(audit.threadsLeft) + " host threads started by the entry point were still running";
+  return cudaSuccess;
+}
+
+} // namespace cudaperf::worker

@@ -1,0 +1,65 @@
+// Timing of an entry point with CUDA events, and the audit call that checks the timed stream
+// saw all of the call's work.
+#pragma once
+
+#include "Interpose.h"
+
+#include <cuda_runtime_api.h>
+#include <string>
+#include <vector>
+
+namespace cudaperf::worker {
+
+using EntryFn = void (*)(void *const *args, cudaStream_t stream);
+
+// Runs the entry with interposition counting on; the activity is returned.
+CallActivity callEntry(EntryFn fn, void *const *args, cudaStream_t stream);
+
+// Evicts the previous run's data from L2 by writing a buffer twice its size.
+class L2Flusher {
+public:
+  ~L2Flusher();
+  cudaError_t allocate(size_t l2Bytes);
+  cudaError_t flush(cudaStream_t stream);
+  size_t bytes() const { return bytes_; }
+
+private:
+  void *buffer_ = nullptr;
+  size_t bytes_ = 0;
+  unsigned char value_ = 0;
+};
+
+struct TimingOptions {
+  int warmup = 3;
+  int minRuns = 20;
+  int maxRuns = 1000;
+  double budgetMs = 100; // wall time for runs beyond minRuns
+};
+
+struct TimingStats {
+  int runs = 0;
+  double medianMs = 0, minMs = 0, maxMs = 0, meanMs = 0, p10Ms = 0, p90Ms = 0;
+  double spread = 0; // (p90 - p10) / median
+  bool stable = false; // stopped because the median settled, not because of the budget
+};
+
+// Warm-up, then batches of (flush L2, event, call, event) until minRuns and then until the
+// median settles, the budget is spent or maxRuns is reached.
+cudaError_t timeEntry(EntryFn fn, void *const *args, cudaStream_t stream, L2Flusher &flusher,
+                      const TimingOptions &options, TimingStats &stats);
+
+struct AuditResult {
+  double streamSpanMs = 0; // events on the timed stream around the call
+  double hostReturnMs = 0; // how long the call took to return on the host
+  double drainMs = 0;      // device-wide synchronize after the timed stream was done
+  int pendingStreams = 0;  // other streams still busy when the timed stream was done
+  int threadsLeft = 0;     // host threads created by the call and still alive
+  CallActivity activity;
+  std::string violation;   // "" when the timed stream saw all the work
+};
+
+cudaError_t auditCall(EntryFn fn, void *const *args, cudaStream_t stream, AuditResult &audit);
+
+int countThreads();
+
+} // namespace cudaperf::worker

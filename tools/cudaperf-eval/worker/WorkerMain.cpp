@@ -1,0 +1,494 @@
+// cudaperf-eval-worker: evaluates the baseline and one candidate of a task in this process,
+// which the evaluator starts fresh for every candidate and kills on a stall. It reports through
+// an append-only file of JSON lines (docs/eval-result.md, "worker protocol"): a "phase" line
+// before every step that runs candidate code, so whoever reads the file after a crash knows
+// what was running; results as they are known; a "verdict" per implementation; then "done".
+#include "DeviceArgs.h"
+#include "Measure.h"
+
+#include "cudaperf/Runtime/Build.h"
+#include "cudaperf/Runtime/Inputs.h"
+#include "cudaperf/Runtime/Json.h"
+#include "cudaperf/Runtime/Outcome.h"
+#include "cudaperf/Runtime/Reference.h"
+#include "cudaperf/Runtime/Task.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace cudaperf;
+using namespace cudaperf::runtime;
+using namespace cudaperf::worker;
+
+namespace {
+
+int gEventsFd = -1;
+auto gStart = std::chrono::steady_clock::now();
+
+void emit(json::Object o) {
+  o["t"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - gStart).count();
+  std::string line = json::write(json::Value(std::move(o))) + "\n";
+  const char *p = line.data();
+  size_t left = line.size();
+  while (left > 0) {
+    ssize_t n = write(gEventsFd, p, left);
+    if (n <= 0)
+      break;
+    p += n;
+    left -= size_t(n);
+  }
+}
+
+json::Object event(const char *type) {
+  json::Object o;
+  o["event"] = type;
+  return o;
+}
+
+void phase(const std::string &impl, const std::string &config, const std::string &step, int set = -1) {
+  json::Object o = event("phase");
+  o["impl"] = impl;
+  if (!config.empty())
+    o["config"] = config;
+  o["step"] = step;
+  if (set >= 0)
+    o["set"] = set;
+  emit(std::move(o));
+}
+
+[[noreturn]] void finish(int code) {
+  emit(event("done"));
+  // _exit: no atexit handlers or static destructors of candidate code run after the verdict.
+  _exit(code);
+}
+
+[[noreturn]] void setupError(const std::string &detail) {
+  json::Object o = event("error");
+  o["detail"] = detail;
+  emit(std::move(o));
+  finish(3);
+}
+
+bool isStickyError(cudaError_t e) {
+  switch (e) {
+  case cudaErrorIllegalAddress:
+  case cudaErrorLaunchFailure:
+  case cudaErrorAssert:
+  case cudaErrorIllegalInstruction:
+  case cudaErrorMisalignedAddress:
+  case cudaErrorInvalidAddressSpace:
+  case cudaErrorInvalidPc:
+  case cudaErrorHardwareStackError:
+  case cudaErrorLaunchTimeout:
+  case cudaErrorUnknown:
+    return true;
+  default:
+    return false;
+  }
+}
+
+std::string cudaErrorText(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+}
+
+struct Verdict {
+  Outcome outcome = Outcome::Ok;
+  std::string detail;
+  std::string config;
+  bool fatal = false; // the CUDA context is unusable: stop the process after reporting
+};
+
+struct Options {
+  std::string taskDir, referenceSo, baselineSo, candidateSo, eventsPath;
+  uint64_t seed = 1;
+  int sets = 3;
+  bool timing = true;
+  bool probe = false;
+  TimingOptions timingOptions;
+  double leakLimitMiB = 1024;
+};
+
+class Worker {
+public:
+  Worker(const Options &opt, const Task &task) : opt_(opt), task_(task) {}
+
+  void setUp() {
+    if (cudaError_t e = cudaSetDevice(0))
+      setupError("no usable CUDA device: " + cudaErrorText(e));
+    if (cudaError_t e = cudaFree(nullptr))
+      setupError("CUDA context creation failed: " + cudaErrorText(e));
+    cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    int driver = 0, runtimeVersion = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtimeVersion);
+    size_t freeB = 0, totalB = 0;
+    cudaMemGetInfo(&freeB, &totalB);
+    json::Object o = event("device");
+    o["name"] = prop.name;
+    o["compute_capability"] = std::to_string(prop.major) + "." + std::to_string(prop.minor);
+    o["arch"] = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+    o["multiprocessors"] = prop.multiProcessorCount;
+    o["l2_bytes"] = prop.l2CacheSize;
+    o["memory_bytes"] = (long long)totalB;
+    o["driver_version"] = driver;
+    o["runtime_version"] = runtimeVersion;
+    emit(std::move(o));
+    if (opt_.probe)
+      finish(0);
+    if (cudaError_t e = cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking))
+      setupError("cudaStreamCreate: " + cudaErrorText(e));
+    if (cudaError_t e = flusher_.allocate(size_t(prop.l2CacheSize)))
+      setupError("L2 flush buffer: " + cudaErrorText(e));
+    totalMemory_ = totalB;
+  }
+
+  void computeReferences() {
+    ReferenceLibrary ref;
+    std::string err;
+    if (!ref.load(opt_.referenceSo, err))
+      setupError("reference: " + err);
+    for (size_t c = 0; c < task_.configs.size(); ++c) {
+      expected_.emplace_back();
+      for (int s = 0; s < opt_.sets; ++s) {
+        phase("reference", task_.configs[c].name, "reference", s);
+        uint64_t seed = inputSeed(opt_.seed, c, size_t(s));
+        expected_[c].push_back(computeExpected(task_, task_.configs[c], seed, ref));
+        json::Object o = event("reference");
+        o["config"] = task_.configs[c].name;
+        o["set"] = s;
+        o["seed"] = (long long)seed;
+        o["ms"] = expected_[c].back().referenceMs;
+        emit(std::move(o));
+      }
+    }
+  }
+
+  EntryFn load(const std::string &impl, const std::string &path, Verdict &v) {
+    phase(impl, "", "load");
+    void *h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      // Unresolved symbols surface here: a link problem of the candidate, not of the GPU.
+      v.outcome = Outcome::CompileError;
+      v.detail = std::string("loading the built object failed: ") + dlerror();
+      return nullptr;
+    }
+    auto fn = reinterpret_cast<EntryFn>(dlsym(h, kEntryShimSymbol));
+    if (!fn) {
+      v.outcome = Outcome::CompileError;
+      v.detail = std::string("built object has no ") + kEntryShimSymbol;
+    }
+    return fn;
+  }
+
+  Verdict evaluate(const std::string &impl, EntryFn fn) {
+    Verdict v = checkCorrectness(impl, fn);
+    if (v.outcome == Outcome::Ok && opt_.timing)
+      v = measure(impl, fn);
+    return v;
+  }
+
+private:
+  const Options &opt_;
+  const Task &task_;
+  cudaStream_t stream_ = nullptr;
+  L2Flusher flusher_;
+  size_t totalMemory_ = 0;
+  std::vector<std::vector<ExpectedSet>> expected_;
+
+  // Turns a CUDA error into the outcome it stands for.
+  Verdict fromCudaError(cudaError_t e, bool atLaunch, const std::string &config, const std::string &when) {
+    Verdict v;
+    v.config = config;
+    if (isStickyError(e)) {
+      v.outcome = Outcome::RuntimeFault;
+      v.fatal = true;
+    } else if (e == cudaErrorMemoryAllocation) {
+      v.outcome = Outcome::RuntimeFault;
+    } else {
+      v.outcome = atLaunch ? Outcome::LaunchError : Outcome::RuntimeFault;
+    }
+    v.detail = cudaErrorText(e) + " (" + when + ", config " + config + ")";
+    return v;
+  }
+
+  Verdict callAndCheck(const std::string &impl, EntryFn fn, size_t c, DeviceArgs &dev, const ExpectedSet &set,
+                       int setIndex, const char *what, size_t memoryBefore) {
+    const std::string &cfg = task_.configs[c].name;
+    if (cudaError_t e = dev.prepare(set.inputs, stream_))
+      return fromCudaError(e, false, cfg, "preparing inputs");
+    HostArgs scratch = set.inputs;
+    PackedArgs packed = packArgs(task_, scratch, &dev.pointers());
+    phase(impl, cfg, what, setIndex);
+    CallActivity act = callEntry(fn, packed.pointers.data(), stream_);
+    (void)act;
+    if (cudaError_t e = cudaGetLastError())
+      return fromCudaError(e, true, cfg, std::string(what) + " call");
+    if (cudaError_t e = cudaDeviceSynchronize())
+      return fromCudaError(e, false, cfg, std::string(what) + " call");
+    if (cudaError_t e = cudaGetLastError())
+      return fromCudaError(e, true, cfg, std::string(what) + " call");
+    Verdict v;
+    v.config = cfg;
+    cudaError_t err;
+    std::string guard = dev.checkGuards(err);
+    if (err)
+      return fromCudaError(err, false, cfg, "reading guards");
+    if (!guard.empty()) {
+      v.outcome = Outcome::RuntimeFault;
+      v.detail = "out-of-bounds write: " + guard + " (config " + cfg + ")";
+      return v;
+    }
+    std::string changed = dev.checkInputsUnchanged(set.inputs, err);
+    if (err)
+      return fromCudaError(err, false, cfg, "reading inputs");
+    std::vector<std::vector<unsigned char>> got;
+    if ((err = dev.download(got)))
+      return fromCudaError(err, false, cfg, "reading outputs");
+    Mismatch m = compareOutputs(task_, got, set.expected);
+
+    json::Object o = event("check");
+    o["impl"] = impl;
+    o["config"] = cfg;
+    o["set"] = setIndex;
+    o["seed"] = (long long)set.seed;
+    o["step"] = what;
+    o["pass"] = m.pass && changed.empty();
+    if (!m.pass) {
+      o["argument"] = m.argument;
+      o["index"] = (long long)m.index;
+      o["got"] = m.got;
+      o["expected"] = m.expected;
+      o["bad_elements"] = (long long)m.badElements;
+      o["nan_elements"] = (long long)m.nanElements;
+    }
+    if (!changed.empty())
+      o["input_modified"] = changed;
+    emit(std::move(o));
+
+    if (!changed.empty()) {
+      v.outcome = Outcome::WrongAnswer;
+      v.detail = changed + " (config " + cfg + ", seed " + std::to_string(set.seed) + ")";
+      return v;
+    }
+    if (!m.pass) {
+      char buf[512];
+      snprintf(buf, sizeof buf,
+               "%s[%lld] = %.9g, expected %.9g; %lld of the outputs' elements wrong%s (config %s, seed %llu, %s)",
+               m.argument.c_str(), (long long)m.index, m.got, m.expected, (long long)m.badElements,
+               m.nanElements ? (", " + std::to_string(m.nanElements) + " NaN/unwritten").c_str() : "",
+               cfg.c_str(), (unsigned long long)set.seed, what);
+      v.outcome = Outcome::WrongAnswer;
+      v.detail = buf;
+      return v;
+    }
+    size_t freeB = 0, totalB = 0;
+    cudaMemGetInfo(&freeB, &totalB);
+    double heldMiB = (double(memoryBefore) - double(freeB)) / (1024.0 * 1024.0);
+    if (heldMiB > opt_.leakLimitMiB) {
+      v.outcome = Outcome::RuntimeFault;
+      v.detail = "the entry point kept " + std::to_string(int64_t(heldMiB)) +
+                 " MiB of device memory allocated after returning (limit " +
+                 std::to_string(int64_t(opt_.leakLimitMiB)) + " MiB)";
+    }
+    return v;
+  }
+
+  Verdict checkCorrectness(const std::string &impl, EntryFn fn) {
+    Verdict first;
+    for (size_t c = 0; c < task_.configs.size(); ++c) {
+      const std::string &cfg = task_.configs[c].name;
+      phase(impl, cfg, "allocate");
+      DeviceArgs dev(task_, task_.configs[c]);
+      if (cudaError_t e = dev.allocate()) {
+        Verdict v = fromCudaError(e, false, cfg, "allocating arguments");
+        v.detail += " (device memory may be held by the candidate)";
+        return v;
+      }
+      size_t freeB = 0, totalB = 0;
+      cudaMemGetInfo(&freeB, &totalB);
+      // Calls in a row with fresh inputs in the same buffers: results cached from an earlier
+      // call, or outputs left from it, fail here.
+      for (int s = 0; s < opt_.sets; ++s) {
+        Verdict v = callAndCheck(impl, fn, c, dev, expected_[c][size_t(s)], s, "correctness", freeB);
+        if (v.outcome != Outcome::Ok) {
+          if (v.fatal || v.outcome != Outcome::WrongAnswer)
+            return v;
+          if (first.outcome == Outcome::Ok)
+            first = v;
+          break; // next configuration, for a complete picture of where it is wrong
+        }
+      }
+    }
+    return first;
+  }
+
+  Verdict measure(const std::string &impl, EntryFn fn) {
+    for (size_t c = 0; c < task_.configs.size(); ++c) {
+      const std::string &cfg = task_.configs[c].name;
+      phase(impl, cfg, "allocate");
+      DeviceArgs dev(task_, task_.configs[c]);
+      if (cudaError_t e = dev.allocate())
+        return fromCudaError(e, false, cfg, "allocating arguments");
+      size_t freeB = 0, totalB = 0;
+      cudaMemGetInfo(&freeB, &totalB);
+      const ExpectedSet &set = expected_[c][0];
+      if (cudaError_t e = dev.prepare(set.inputs, stream_))
+        return fromCudaError(e, false, cfg, "preparing inputs");
+      HostArgs scratch = set.inputs;
+      PackedArgs packed = packArgs(task_, scratch, &dev.pointers());
+
+      phase(impl, cfg, "audit");
+      AuditResult audit;
+      if (cudaError_t e = auditCall(fn, packed.pointers.data(), stream_, audit))
+        return fromCudaError(e, false, cfg, "audit call");
+      json::Object a = event("audit");
+      a["impl"] = impl;
+      a["config"] = cfg;
+      a["stream_span_ms"] = audit.streamSpanMs;
+      a["host_return_ms"] = audit.hostReturnMs;
+      a["drain_ms"] = audit.drainMs;
+      a["kernels"] = audit.activity.kernels;
+      a["kernels_default_stream"] = audit.activity.kernelsOnDefaultStream;
+      a["kernels_other_streams"] = audit.activity.kernelsOnOtherStreams;
+      a["pending_streams"] = audit.pendingStreams;
+      a["host_copies"] = audit.activity.hostCopies;
+      a["threads_left"] = audit.threadsLeft;
+      if (!audit.violation.empty())
+        a["violation"] = audit.violation;
+      emit(std::move(a));
+      if (!audit.violation.empty()) {
+        Verdict v;
+        v.outcome = Outcome::TimingViolation;
+        v.config = cfg;
+        v.detail = audit.violation + " (config " + cfg + ")";
+        return v;
+      }
+
+      phase(impl, cfg, "timing");
+      TimingStats st;
+      if (cudaError_t e = timeEntry(fn, packed.pointers.data(), stream_, flusher_, opt_.timingOptions, st))
+        return fromCudaError(e, true, cfg, "timed calls");
+      json::Object t = event("timing");
+      t["impl"] = impl;
+      t["config"] = cfg;
+      t["runs"] = st.runs;
+      t["median_ms"] = st.medianMs;
+      t["min_ms"] = st.minMs;
+      t["max_ms"] = st.maxMs;
+      t["mean_ms"] = st.meanMs;
+      t["p10_ms"] = st.p10Ms;
+      t["p90_ms"] = st.p90Ms;
+      t["spread"] = st.spread;
+      t["stable"] = st.stable;
+      emit(std::move(t));
+
+      // Once more after the timed calls, with outputs poisoned again: what was timed must still
+      // compute the answer.
+      Verdict v = callAndCheck(impl, fn, c, dev, set, 0, "after-timing", freeB);
+      if (v.outcome != Outcome::Ok)
+        return v;
+    }
+    return Verdict();
+  }
+};
+
+void emitVerdict(const std::string &impl, const Verdict &v) {
+  json::Object o = event("verdict");
+  o["impl"] = impl;
+  o["outcome"] = outcomeName(v.outcome);
+  if (!v.detail.empty())
+    o["detail"] = v.detail;
+  if (!v.config.empty())
+    o["config"] = v.config;
+  emit(std::move(o));
+}
+
+[[noreturn]] void usage(const char *msg) {
+  fprintf(stderr,
+          "cudaperf-eval-worker: %s\n"
+          "usage: cudaperf-eval-worker --events FILE (--probe | --task DIR --reference SO --baseline SO\n"
+          "       [--candidate SO] [--seed N] [--sets N] [--warmup N] [--min-runs N] [--max-runs N]\n"
+          "       [--budget-ms X] [--leak-limit-mib X] [--no-timing])\n"
+          "Started by cudaperf-eval for each candidate; not meant to be run by hand.\n",
+          msg);
+  exit(2);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options opt;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc)
+        usage(("missing value for " + a).c_str());
+      return argv[++i];
+    };
+    if (a == "--task") opt.taskDir = next();
+    else if (a == "--reference") opt.referenceSo = next();
+    else if (a == "--baseline") opt.baselineSo = next();
+    else if (a == "--candidate") opt.candidateSo = next();
+    else if (a == "--events") opt.eventsPath = next();
+    else if (a == "--seed") opt.seed = std::stoull(next());
+    else if (a == "--sets") opt.sets = std::max(1, std::stoi(next()));
+    else if (a == "--warmup") opt.timingOptions.warmup = std::stoi(next());
+    else if (a == "--min-runs") opt.timingOptions.minRuns = std::max(1, std::stoi(next()));
+    else if (a == "--max-runs") opt.timingOptions.maxRuns = std::max(1, std::stoi(next()));
+    else if (a == "--budget-ms") opt.timingOptions.budgetMs = std::stod(next());
+    else if (a == "--leak-limit-mib") opt.leakLimitMiB = std::stod(next());
+    else if (a == "--no-timing") opt.timing = false;
+    else if (a == "--probe") opt.probe = true;
+    else usage(("unknown argument " + a).c_str());
+  }
+  if (opt.eventsPath.empty())
+    usage("--events is required");
+  gEventsFd = open(opt.eventsPath.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (gEventsFd < 0) {
+    perror(opt.eventsPath.c_str());
+    return 2;
+  }
+  opt.timingOptions.maxRuns = std::max(opt.timingOptions.maxRuns, opt.timingOptions.minRuns);
+  if (opt.probe) {
+    Task none;
+    Worker w(opt, none);
+    w.setUp();
+  }
+  if (opt.taskDir.empty() || opt.referenceSo.empty() || opt.baselineSo.empty())
+    usage("--task, --reference and --baseline are required");
+
+  Task task;
+  try {
+    task = loadTask(opt.taskDir);
+  } catch (const std::exception &e) {
+    setupError(e.what());
+  }
+  emit(event("start"));
+  Worker worker(opt, task);
+  worker.setUp();
+  worker.computeReferences();
+
+  Verdict bv;
+  EntryFn baseline = worker.load("baseline", opt.baselineSo, bv);
+  if (baseline)
+    bv = worker.evaluate("baseline", baseline);
+  emitVerdict("baseline", bv);
+  if (bv.outcome != Outcome::Ok || opt.candidateSo.empty())
+    finish(0);
+
+  Verdict cv;
+  EntryFn candidate = worker.load("candidate", opt.candidateSo, cv);
+  if (candidate)
+    cv = worker.evaluate("candidate", candidate);
+  emitVerdict("candidate", cv);
+  finish(0);
+}
