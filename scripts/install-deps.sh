@@ -2,7 +2,7 @@
 # Installs, with apt, what cudaperf needs on Debian 12 and is missing. Does nothing when all is present.
 # Usage: scripts/install-deps.sh [--with-torch]
 set -euo pipefail
-pkgs=(cmake make g++ python3 llvm-19-dev libclang-19-dev clang-19 llvm-19-tools libfmt-dev libgtest-dev zlib1g-dev libzstd-dev)
+pkgs=(cmake ninja-build make g++ python3 llvm-19-dev libclang-19-dev clang-19 llvm-19-tools libfmt-dev libgtest-dev zlib1g-dev libzstd-dev)
 [ "${1:-}" = "--with-torch" ] && pkgs+=(libtorch-dev)
 missing=()
 for p in "${pkgs[@]}"; do

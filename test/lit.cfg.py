@@ -31,3 +31,7 @@ if config.cuda_path and os.path.exists(os.path.join(config.cuda_path, "include",
     config.substitutions.append(("%cuda-sdk-args", "--cuda-headers=sdk --cuda-path=" + config.cuda_path))
 else:
     config.substitutions.append(("%cuda-sdk-args", "--cuda-headers=sdk"))
+
+inputs = os.path.join(config.test_source_root, "Inputs")
+config.substitutions.append(("%expect-exit", config.python_executable + " " + os.path.join(inputs, "expect_exit.py")))
+config.substitutions.append(("%check-sarif", config.python_executable + " " + os.path.join(inputs, "check_sarif.py")))

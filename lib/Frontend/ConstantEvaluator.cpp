@@ -156,6 +156,21 @@ std::optional<int64_t> ConstantEvaluator::evaluateIntImpl(const Expr *E, const F
     default: return std::nullopt;
     }
   }
+  if (const auto *ME = dyn_cast<MemberExpr>(S)) {
+    // block.x of a dim3 variable that keeps its initial value.
+    if (const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl())) {
+      const Expr *Base = ME->getBase()->IgnoreParenImpCasts();
+      if (!ME->isArrow() && Base->getType()->getAsCXXRecordDecl() &&
+          Base->getType()->getAsCXXRecordDecl()->getName() == "dim3")
+        if (auto D = evaluateDim3(Base, Scope)) {
+          StringRef F = FD->getName();
+          if (F == "x") return D->X;
+          if (F == "y") return D->Y;
+          if (F == "z") return D->Z;
+        }
+    }
+    return std::nullopt;
+  }
   if (const auto *C = dyn_cast<ConditionalOperator>(S)) {
     auto Cond = evaluateIntImpl(C->getCond(), Scope, Depth + 1);
     if (!Cond)

@@ -77,7 +77,7 @@ void writeTextSummary(const std::vector<FileReport> &Reports, const ReportOption
           if (const auto *I = std::get_if<int64_t>(&V))
             OS << *I;
           else
-            OS << std::get<double>(V);
+            OS << llvm::format("%g", std::get<double>(V));
         }
       }
       OS << "\n";

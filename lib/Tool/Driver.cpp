@@ -85,13 +85,19 @@ bool validArch(llvm::StringRef A) {
 } // namespace
 
 int runAnalyzeTool(int Argc, const char **Argv) {
-  // Split off the compiler flags after "--".
-  std::string DbError;
-  std::unique_ptr<clang::tooling::CompilationDatabase> DB =
-      clang::tooling::FixedCompilationDatabase::loadFromCommandLine(Argc, Argv, DbError);
-  if (!DbError.empty()) {
-    llvm::WithColor::error(llvm::errs(), "cudaperf-analyze") << DbError << "\n";
-    return ExitUsage;
+  // Split off the compiler flags after "--" (nvcc-style flags are translated first: clang's
+  // driver would reject them).
+  std::unique_ptr<clang::tooling::CompilationDatabase> DB;
+  for (int I = 1; I < Argc; ++I) {
+    if (llvm::StringRef(Argv[I]) != "--")
+      continue;
+    std::vector<std::string> Flags = {"nvcc"};
+    Flags.insert(Flags.end(), Argv + I + 1, Argv + Argc);
+    Flags = translateNvccArgs(Flags);
+    Flags.erase(Flags.begin());
+    DB = std::make_unique<clang::tooling::FixedCompilationDatabase>(".", Flags);
+    Argc = I;
+    break;
   }
 
   Options O;
@@ -155,6 +161,8 @@ int runAnalyzeTool(int Argc, const char **Argv) {
   }
 
   if (!O.BuildPath.empty()) {
+    if (DB)
+      return usage("give compiler flags either after '--' or through -p, not both");
     std::string Err;
     DB = clang::tooling::CompilationDatabase::loadFromDirectory(O.BuildPath, Err);
     if (!DB)

@@ -1,0 +1,48 @@
+# Thin wrappers over CMake. Each target works as the first command on a fresh Debian 12 machine:
+# it installs missing packages (scripts/install-deps.sh, apt) and configures the build as needed.
+BUILD_DIR ?= build
+BUILD_TYPE ?= Release
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+FILE ?=
+ARGS ?=
+
+GENERATOR := $(if $(shell command -v ninja 2>/dev/null),-G Ninja,)
+ANALYZE := $(BUILD_DIR)/bin/cudaperf-analyze
+
+.PHONY: all build deps configure test demo analyze clean help
+
+all: build
+
+help:
+	@echo "make demo                 analyze data/examples/transpose.cu and show the findings"
+	@echo "make test                 build, then run every unit and lit test (ctest)"
+	@echo "make build                build everything into $(BUILD_DIR)/"
+	@echo "make analyze FILE=x.cu    analyze a file (ARGS='--format=json' for JSON)"
+	@echo "make deps                 install missing Debian packages (apt)"
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD_DIR)/CMakeCache.txt:
+	@scripts/install-deps.sh
+	cmake -S . -B $(BUILD_DIR) $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS)
+
+configure: $(BUILD_DIR)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+demo: build
+	@echo "== cudaperf-analyze data/examples/transpose.cu"
+	@$(ANALYZE) data/examples/transpose.cu
+
+analyze: build
+	@if [ -z "$(FILE)" ]; then echo "usage: make analyze FILE=path/to/file.cu [ARGS=...]"; exit 2; fi
+	@$(ANALYZE) $(ARGS) $(FILE)
+
+clean:
+	rm -rf $(BUILD_DIR)
