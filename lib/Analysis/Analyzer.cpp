@@ -11,9 +11,11 @@
 namespace cudaperf {
 
 // Factories of the analyses (one per file in lib/Analysis).
+std::unique_ptr<KernelAnalysis> createCoalescingAnalysis();
 
 std::vector<std::unique_ptr<KernelAnalysis>> createDefaultAnalyses() {
   std::vector<std::unique_ptr<KernelAnalysis>> A;
+  A.push_back(createCoalescingAnalysis());
   return A;
 }
 

@@ -1,0 +1,339 @@
+//===- Coalescing.cpp - Sectors per warp request of every global access ---===//
+//
+// For each global (or unresolved generic) memory instruction of a kernel: the byte address of every
+// lane in representative warps (LaneAddress.h), the average number of distinct 32-byte sectors one
+// warp request touches, the thread-index coefficients, the executions per thread (loop trip counts)
+// and a pattern (docs/json-schema.md, docs/checks/cuda-uncoalesced-access.md):
+//   coalesced           sectors == ideal (ceil of the distinct bytes the warp touches / 32)
+//   misaligned          more than ideal, but ideal once the warp's lowest address is 128-byte aligned
+//   strided             more than ideal for another reason (a stride, several rows, a permutation)
+//   broadcast           every lane uses one address
+//   data-dependent      the address depends on values loaded from memory (never guessed)
+//   parameter-dependent the lane pattern depends on a kernel parameter whose value is unknown; the
+//                       worst case over representative values is reported
+//   unknown             the evaluator met something it cannot compute (recorded in the notes)
+// Unknown integer parameters take the representative value 1024 (a typical power-of-two size); when
+// that changes only the alignment of the warp (a row offset n*i), the pattern keeps the value for
+// 1024 and the worst case over other values is added as sectors_per_request_worst with a note.
+//
+//===----------------------------------------------------------------------===//
+#include "cudaperf/Analysis/AnalysisContext.h"
+#include "cudaperf/Analysis/LaneAddress.h"
+#include "cudaperf/Analysis/MemoryAccesses.h"
+#include "cudaperf/Analysis/WarpRequests.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <algorithm>
+#include <cmath>
+
+using namespace llvm;
+
+namespace cudaperf {
+
+namespace {
+
+// Values tried for unknown integer parameters when looking for the worst case.
+constexpr int64_t MainParamValue = 1024;
+constexpr int64_t AlternativeParamValues[] = {1, 2, 3, 17, 1000, 1023, 1025};
+
+struct WarpCost {
+  double Sectors = 0;
+  double Ideal = 0;
+  double AlignedSectors = 0;
+  bool Broadcast = true;
+  unsigned Samples = 0;
+};
+
+int64_t distinctBytes(std::vector<int64_t> Addr, unsigned Bytes) {
+  std::sort(Addr.begin(), Addr.end());
+  int64_t Total = 0, End = INT64_MIN;
+  for (int64_t A : Addr) {
+    int64_t Start = std::max(A, End);
+    if (A + int64_t(Bytes) > Start)
+      Total += A + Bytes - Start;
+    End = std::max(End, A + int64_t(Bytes));
+  }
+  return Total;
+}
+
+WarpCost costOf(const LaneAddressSummary &S, unsigned Bytes) {
+  WarpCost C;
+  for (const SampledWarp &W : S.Warps) {
+    if (W.Addresses.empty())
+      continue;
+    ++C.Samples;
+    C.Sectors += predictSectorsPerRequest(W.Addresses, Bytes);
+    C.Ideal += (distinctBytes(W.Addresses, Bytes) + SectorBytes - 1) / SectorBytes;
+    int64_t Min = *std::min_element(W.Addresses.begin(), W.Addresses.end());
+    int64_t Shift = ((Min % 128) + 128) % 128;
+    std::vector<int64_t> Aligned = W.Addresses;
+    for (int64_t &A : Aligned)
+      A -= Shift;
+    C.AlignedSectors += predictSectorsPerRequest(Aligned, Bytes);
+    if (std::any_of(W.Addresses.begin(), W.Addresses.end(),
+                    [&](int64_t A) { return A != W.Addresses.front(); }))
+      C.Broadcast = false;
+  }
+  if (C.Samples) {
+    C.Sectors /= C.Samples;
+    C.Ideal /= C.Samples;
+    C.AlignedSectors /= C.Samples;
+  }
+  return C;
+}
+
+// Offsets of each lane from the first lane of its row (same threadIdx.y and .z): what threadIdx.x
+// does to the address, independent of where rows start.
+std::vector<int64_t> rowPattern(const LaneAddressSummary &S) {
+  std::vector<int64_t> Out;
+  for (const SampledWarp &W : S.Warps) {
+    for (size_t L = 0; L < W.Addresses.size(); ++L) {
+      size_t First = L;
+      while (First > 0 && W.Sample.Lanes[First - 1].Y == W.Sample.Lanes[L].Y &&
+             W.Sample.Lanes[First - 1].Z == W.Sample.Lanes[L].Z)
+        --First;
+      Out.push_back(W.Addresses[L] - W.Addresses[First]);
+    }
+  }
+  return Out;
+}
+
+double round2(double V) { return std::round(V * 100.0) / 100.0; }
+
+bool isGridStride(ScalarEvolution &SE, Loop *L) {
+  for (PHINode &Phi : L->getHeader()->phis()) {
+    if (!SE.isSCEVable(Phi.getType()))
+      continue;
+    const auto *AR = dyn_cast<SCEVAddRecExpr>(SE.getSCEV(&Phi));
+    if (!AR || !AR->isAffine())
+      continue;
+    auto ReadsSreg = [](const SCEV *S, Intrinsic::ID A, Intrinsic::ID B, Intrinsic::ID C) {
+      return SCEVExprContains(S, [&](const SCEV *X) {
+        const auto *U = dyn_cast<SCEVUnknown>(X);
+        const auto *II = U ? dyn_cast<IntrinsicInst>(U->getValue()) : nullptr;
+        return II && (II->getIntrinsicID() == A || II->getIntrinsicID() == B ||
+                      II->getIntrinsicID() == C);
+      });
+    };
+    if (ReadsSreg(AR->getStart(), Intrinsic::nvvm_read_ptx_sreg_tid_x, Intrinsic::nvvm_read_ptx_sreg_tid_y,
+                  Intrinsic::nvvm_read_ptx_sreg_tid_z) &&
+        ReadsSreg(AR->getStepRecurrence(SE), Intrinsic::nvvm_read_ptx_sreg_nctaid_x,
+                  Intrinsic::nvvm_read_ptx_sreg_nctaid_y, Intrinsic::nvvm_read_ptx_sreg_nctaid_z))
+      return true;
+  }
+  return false;
+}
+
+std::string baseDescription(const MemoryInstruction &M, const KernelReport &K) {
+  if (!M.BaseValue)
+    return "unknown";
+  if (const auto *A = dyn_cast<Argument>(M.BaseValue))
+    return "parameter " + (A->getArgNo() < K.Params.size() ? K.Params[A->getArgNo()].Name
+                                                            : A->getName().str());
+  if (M.Base == BaseKind::KernelParam)
+    return "parameter field";
+  if (M.Base == BaseKind::LoadedPointer)
+    return "pointer loaded from memory";
+  if (M.Base == BaseKind::Variable)
+    return "variable " + M.BaseValue->getName().str();
+  return "unknown";
+}
+
+class CoalescingAnalysis : public KernelAnalysis {
+public:
+  StringRef name() const override { return "coalescing"; }
+
+  void run(AnalysisContext &Ctx, Function *F, KernelReport &K) override {
+    if (!F)
+      return;
+    FunctionAnalysisManager &FAM = Ctx.functionAnalyses();
+    ScalarEvolution &SE = FAM.getResult<ScalarEvolutionAnalysis>(*F);
+    LoopInfo &LI = FAM.getResult<LoopAnalysis>(*F);
+
+    LaunchFacts Facts;
+    Facts.Block = K.Launch.Block;
+    Facts.Grid = K.Launch.Grid;
+    for (const auto &[Name, V] : K.Launch.Params)
+      if (const auto *I = std::get_if<int64_t>(&V))
+        Facts.KnownIntParams[Name] = *I;
+    if (F->arg_size() == K.Params.size())
+      for (const KernelParam &P : K.Params)
+        Facts.ParamNames.push_back(P.Name);
+    nameSpecialValues(*F, Facts.ParamNames);
+
+    LaneEvaluator E(*F, &SE, &LI, Facts);
+    MemoryInventory Inv = collectMemoryAccesses(*F);
+
+    double WeightedIdeal = 0, WeightedPredicted = 0;
+    bool AnyUnknownExecutions = false;
+    unsigned Counted = 0;
+    for (const MemoryInstruction &M : Inv.Accesses) {
+      if (M.Space != MemorySpace::Global && M.Space != MemorySpace::Generic)
+        continue;
+      MemoryAccess A = analyseAccess(M, K, E, SE, LI);
+      if (A.SectorsPerRequest && A.Pattern != "parameter-dependent") {
+        double Ideal = A.Extra.getNumber("ideal_sectors_per_request").value_or(*A.SectorsPerRequest);
+        std::optional<double> Exec = A.Extra.getNumber("executions_per_thread");
+        if (!Exec)
+          AnyUnknownExecutions = true;
+        double W = Exec.value_or(1.0);
+        if (W > 0 || !Exec) {
+          WeightedIdeal += Ideal * (Exec ? W : 1.0);
+          WeightedPredicted += *A.SectorsPerRequest * (Exec ? W : 1.0);
+          ++Counted;
+        }
+      }
+      K.Accesses.push_back(std::move(A));
+    }
+    if (Counted && WeightedPredicted > 0) {
+      K.Extra["coalescing_efficiency"] = round2(std::min(1.0, WeightedIdeal / WeightedPredicted));
+      if (AnyUnknownExecutions)
+        K.Notes.push_back("coalescing_efficiency weighs accesses with unknown trip counts as "
+                          "executing once per thread");
+    }
+    for (const OpaqueCall &C : Inv.Calls)
+      K.Notes.push_back("call to " + (C.Callee.empty() ? std::string("an indirect function") : C.Callee) +
+                        " at line " + std::to_string(C.Loc.Line) +
+                        " was not inlined: its memory accesses are not analysed");
+  }
+
+private:
+  MemoryAccess analyseAccess(const MemoryInstruction &M, const KernelReport &K, LaneEvaluator &E,
+                             ScalarEvolution &SE, LoopInfo &LI) {
+    MemoryAccess A;
+    A.Loc = M.Loc;
+    if (A.Loc.File.empty())
+      A.Loc.File = K.Loc.File;
+    A.Space = toString(M.Space);
+    A.Op = toString(M.Kind);
+    A.Bytes = M.Bytes;
+    json::Array Notes;
+    if (!M.Note.empty())
+      Notes.push_back(M.Note);
+    A.Extra["base"] = baseDescription(M, K);
+
+    // Executions per thread: the product of the enclosing loops' trip counts.
+    Loop *Inner = LI.getLoopFor(M.inst()->getParent());
+    std::optional<int64_t> Exec = M.Count;
+    std::string ExecExpr;
+    unsigned Depth = 0;
+    bool GridStride = false;
+    for (Loop *L = Inner; L; L = L->getParentLoop()) {
+      ++Depth;
+      GridStride |= isGridStride(SE, L);
+      std::string Sym;
+      std::optional<int64_t> Trip = evaluateTripCount(E, SE, L, Sym);
+      if (Trip && Exec)
+        *Exec *= *Trip;
+      else
+        Exec.reset();
+      ExecExpr += (ExecExpr.empty() ? "" : " * ") + (Sym.empty() ? std::string("?") : "(" + Sym + ")");
+    }
+    A.Extra["loop_depth"] = Depth;
+    A.Extra["executions_per_thread"] = Exec ? json::Value(*Exec) : json::Value(nullptr);
+    if (!Exec && !ExecExpr.empty())
+      A.Extra["executions_per_thread_expr"] = ExecExpr;
+    if (GridStride)
+      A.Extra["grid_stride_loop"] = true;
+
+    LaneAddressSummary S = summarizeLaneAddresses(E, M.Pointer, Inner != nullptr, MainParamValue);
+    A.Extra["address"] = describeAddress(SE, M.Pointer);
+    if (S.Affine) {
+      A.Extra["thread_coefficients"] = json::Object{{"x", *S.CoefX}, {"y", *S.CoefY}, {"z", *S.CoefZ}};
+      A.Extra["stride_bytes"] = *S.CoefX;
+      if (M.Bytes && *S.CoefX % M.Bytes == 0)
+        A.Extra["stride_elements"] = *S.CoefX / M.Bytes;
+      else if (M.Bytes)
+        A.Extra["stride_elements"] = round2(double(*S.CoefX) / M.Bytes);
+    } else {
+      A.Extra["thread_coefficients"] = nullptr;
+    }
+    if (!S.UnknownParams.empty()) {
+      json::Array Names;
+      for (const std::string &N : S.UnknownParams)
+        Names.push_back(N);
+      A.Extra["unknown_params"] = std::move(Names);
+    }
+
+    auto Finish = [&](std::string Pattern) {
+      A.Pattern = std::move(Pattern);
+      if (!Notes.empty())
+        A.Extra["notes"] = std::move(Notes);
+      return std::move(A);
+    };
+
+    if (S.Flags & LaneDataDependent) {
+      Notes.push_back(M.Base == BaseKind::LoadedPointer
+                          ? "the base pointer is loaded from memory"
+                          : "the address depends on a value loaded from memory");
+      return Finish("data-dependent");
+    }
+    if (S.Flags & (LaneUnsupported | LaneControlDependent)) {
+      Notes.push_back(S.Flags & LaneControlDependent
+                          ? "the address merges lane-varying values from different control paths"
+                          : "the address uses an operation the evaluator does not model");
+      return Finish("unknown");
+    }
+    if (S.Flags & LaneNonAffineRecurrence)
+      Notes.push_back("a loop variable is not an affine recurrence: its value on loop entry is used");
+    if (S.Flags & LaneUnknownGrid)
+      Notes.push_back("gridDim is unknown: a representative grid of 264x4x4 blocks is assumed");
+    if (K.Launch.Origin == LaunchOrigin::Assumed && (S.Flags & LaneUsesThreadIdx))
+      Notes.push_back("block shape assumed (" + K.Launch.Block.str() + "); give it with --launch");
+
+    WarpCost Main = costOf(S, M.Bytes);
+    A.Extra["ideal_sectors_per_request"] = round2(Main.Ideal);
+    A.SectorsPerRequest = round2(Main.Sectors);
+
+    if (Main.Broadcast && Main.Samples)
+      return Finish("broadcast");
+
+    if (S.Flags & LaneUnknownParam) {
+      std::vector<int64_t> MainRows = rowPattern(S);
+      bool StrideDepends = false;
+      double Worst = Main.Sectors;
+      for (int64_t V : AlternativeParamValues) {
+        LaneAddressSummary Alt = summarizeLaneAddresses(E, M.Pointer, Inner != nullptr, V);
+        Worst = std::max(Worst, costOf(Alt, M.Bytes).Sectors);
+        StrideDepends |= rowPattern(Alt) != MainRows;
+      }
+      std::string Names;
+      for (const std::string &N : S.UnknownParams)
+        Names += (Names.empty() ? "'" : ", '") + N + "'";
+      if (StrideDepends) {
+        A.Extra["sectors_per_request_typical"] = round2(Main.Sectors);
+        A.SectorsPerRequest = round2(Worst);
+        Notes.push_back("the stride between lanes depends on " + Names +
+                        ", whose value is unknown: worst case over representative values shown; "
+                        "give the value with --param KERNEL:NAME=VALUE");
+        return Finish("parameter-dependent");
+      }
+      if (Worst > Main.Sectors + 1e-9) {
+        A.Extra["sectors_per_request_worst"] = round2(Worst);
+        Notes.push_back("assumes " + Names + " = " + std::to_string(MainParamValue) +
+                        " keeps the warp's first address 32-byte aligned; other values can raise "
+                        "it to " + llvm::formatv("{0:F2}", Worst).str() + " sectors");
+      }
+    }
+
+    if (Main.Sectors <= Main.Ideal + 1e-9)
+      return Finish("coalesced");
+    if (Main.AlignedSectors <= Main.Ideal + 1e-9)
+      return Finish("misaligned");
+    return Finish("strided");
+  }
+};
+
+} // namespace
+
+std::unique_ptr<KernelAnalysis> createCoalescingAnalysis() {
+  return std::make_unique<CoalescingAnalysis>();
+}
+
+} // namespace cudaperf

@@ -1,0 +1,650 @@
+//===- LaneAddress.cpp - Concrete per-lane evaluation of addresses --------===//
+//
+// Representative warps (why these): Nsight Compute reports the average over every warp of the
+// launch, so a prediction is an average over warps that differ in what can change the count:
+//   - the warp's place in its block (rows of a 2D block, the partial last warp): every warp when the
+//     block has at most 8, else 8 spread evenly, always including the first and the last;
+//   - the block index (alignment of block offsets): (0,0,0), (1,1,1), (2,3,2), (5,2,3), wrapped
+//     into the grid when it is known;
+//   - the loop iteration (alignment that changes between iterations): k = 0, 1, 2 inside loops.
+//
+//===----------------------------------------------------------------------===//
+#include "cudaperf/Analysis/LaneAddress.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+#include <algorithm>
+
+using namespace llvm;
+
+namespace cudaperf {
+
+namespace {
+
+constexpr Dim3 RepresentativeGrid{264, 4, 4};
+constexpr int64_t FirstBase = int64_t(1) << 40;
+constexpr int64_t BaseSpacing = int64_t(1) << 34;
+
+int64_t canon(uint64_t V, unsigned Bits) {
+  if (Bits == 0 || Bits >= 64)
+    return static_cast<int64_t>(V);
+  return SignExtend64(V, Bits);
+}
+
+uint64_t unsignedView(int64_t V, unsigned Bits) {
+  if (Bits == 0 || Bits >= 64)
+    return static_cast<uint64_t>(V);
+  return static_cast<uint64_t>(V) & maskTrailingOnes<uint64_t>(Bits);
+}
+
+unsigned bitsOf(const Type *T) {
+  if (T->isPointerTy())
+    return 64;
+  if (T->isIntegerTy())
+    return T->getIntegerBitWidth();
+  return 0;
+}
+
+int64_t dimOf(const Dim3 &D, char C) { return C == 'x' ? D.X : C == 'y' ? D.Y : D.Z; }
+int64_t dimOf(const ThreadIndex &D, char C) { return C == 'x' ? D.X : C == 'y' ? D.Y : D.Z; }
+
+// The special register an NVVM intrinsic reads: ('t' tid, 'c' ctaid, 'n' ntid, 'g' nctaid), axis.
+std::optional<std::pair<char, char>> specialRegister(Intrinsic::ID ID) {
+  switch (ID) {
+  case Intrinsic::nvvm_read_ptx_sreg_tid_x: return std::make_pair('t', 'x');
+  case Intrinsic::nvvm_read_ptx_sreg_tid_y: return std::make_pair('t', 'y');
+  case Intrinsic::nvvm_read_ptx_sreg_tid_z: return std::make_pair('t', 'z');
+  case Intrinsic::nvvm_read_ptx_sreg_ctaid_x: return std::make_pair('c', 'x');
+  case Intrinsic::nvvm_read_ptx_sreg_ctaid_y: return std::make_pair('c', 'y');
+  case Intrinsic::nvvm_read_ptx_sreg_ctaid_z: return std::make_pair('c', 'z');
+  case Intrinsic::nvvm_read_ptx_sreg_ntid_x: return std::make_pair('n', 'x');
+  case Intrinsic::nvvm_read_ptx_sreg_ntid_y: return std::make_pair('n', 'y');
+  case Intrinsic::nvvm_read_ptx_sreg_ntid_z: return std::make_pair('n', 'z');
+  case Intrinsic::nvvm_read_ptx_sreg_nctaid_x: return std::make_pair('g', 'x');
+  case Intrinsic::nvvm_read_ptx_sreg_nctaid_y: return std::make_pair('g', 'y');
+  case Intrinsic::nvvm_read_ptx_sreg_nctaid_z: return std::make_pair('g', 'z');
+  default: return std::nullopt;
+  }
+}
+
+// Binomial coefficient C(K, I) for small I (recurrences of degree > 1 are rare).
+int64_t binomial(int64_t K, unsigned I) {
+  int64_t R = 1;
+  for (unsigned J = 0; J < I; ++J)
+    R = R * (K - J) / int64_t(J + 1);
+  return R;
+}
+
+} // namespace
+
+LaneEvaluator::LaneEvaluator(Function &F, ScalarEvolution *SE, LoopInfo *LI, LaunchFacts Facts)
+    : F(F), SE(SE), LI(LI), Facts(std::move(Facts)) {}
+
+void LaneEvaluator::setSample(const WarpSample &S) {
+  Sample = S;
+  Memo.clear();
+  InProgress.clear();
+}
+
+LaneValues LaneEvaluator::splat(int64_t V) const { return LaneValues(Sample.Lanes.size(), V); }
+
+int64_t LaneEvaluator::baseAddressOf(const Value *V) {
+  auto It = Bases.find(V);
+  if (It != Bases.end())
+    return It->second;
+  int64_t B = FirstBase + BaseSpacing * int64_t(Bases.size());
+  Bases[V] = B;
+  return B;
+}
+
+LaneValues LaneEvaluator::evaluate(const Value *V) { return evalValue(V); }
+LaneValues LaneEvaluator::evaluate(const SCEV *S) { return evalSCEVNode(S); }
+
+LaneValues LaneEvaluator::evalValue(const Value *V) {
+  auto It = Memo.find(V);
+  if (It != Memo.end())
+    return It->second;
+  LaneValues R;
+  unsigned Bits = bitsOf(V->getType());
+  if (const auto *CI = dyn_cast<ConstantInt>(V)) {
+    if (CI->getBitWidth() > 64) {
+      Flags |= LaneUnsupported;
+      R = splat(0);
+    } else {
+      R = splat(canon(CI->getZExtValue(), CI->getBitWidth()));
+    }
+  } else if (isa<ConstantPointerNull>(V) || isa<UndefValue>(V)) {
+    R = splat(0);
+  } else if (isa<GlobalValue>(V)) {
+    R = splat(baseAddressOf(V));
+  } else if (const auto *A = dyn_cast<Argument>(V)) {
+    if (A->getType()->isPointerTy()) {
+      R = splat(baseAddressOf(V));
+    } else if (A->getType()->isIntegerTy()) {
+      std::string Name = A->getArgNo() < Facts.ParamNames.size() ? Facts.ParamNames[A->getArgNo()]
+                                                                 : A->getName().str();
+      auto Known = Facts.KnownIntParams.find(Name);
+      if (Known != Facts.KnownIntParams.end()) {
+        R = splat(canon(Known->second, Bits));
+      } else {
+        Flags |= LaneUnknownParam;
+        UnknownParams.insert(Name);
+        R = splat(canon(Sample.UnknownParamValue, Bits));
+      }
+    } else {
+      Flags |= LaneUnsupported;
+      R = splat(0);
+    }
+  } else if (const auto *I = dyn_cast<Instruction>(V)) {
+    if (!InProgress.insert(V).second) {
+      // A cycle that ScalarEvolution did not describe.
+      Flags |= LaneUnsupported;
+      return splat(0);
+    }
+    R = evalInstruction(I);
+    InProgress.erase(V);
+  } else if (const auto *CE = dyn_cast<ConstantExpr>(V)) {
+    // Constant expressions: casts and GEPs of globals.
+    if (const auto *GEP = dyn_cast<GEPOperator>(CE)) {
+      const DataLayout &DL = F.getParent()->getDataLayout();
+      unsigned IdxBits = DL.getIndexTypeSizeInBits(GEP->getType());
+      APInt Const(IdxBits, 0);
+      MapVector<Value *, APInt> Vars;
+      R = evalValue(GEP->getPointerOperand());
+      if (GEP->collectOffset(DL, IdxBits, Vars, Const) && Vars.empty())
+        for (auto &X : R)
+          X += Const.getSExtValue();
+      else
+        Flags |= LaneUnsupported;
+    } else if (CE->isCast()) {
+      R = evalValue(CE->getOperand(0));
+    } else {
+      Flags |= LaneUnsupported;
+      R = splat(0);
+    }
+  } else {
+    Flags |= LaneUnsupported;
+    R = splat(0);
+  }
+  Memo[V] = R;
+  return R;
+}
+
+LaneValues LaneEvaluator::evalInstruction(const Instruction *I) {
+  unsigned Bits = bitsOf(I->getType());
+  size_t N = Sample.Lanes.size();
+  LaneValues R(N, 0);
+
+  if (const auto *II = dyn_cast<IntrinsicInst>(I)) {
+    if (auto Reg = specialRegister(II->getIntrinsicID())) {
+      auto [Kind, Axis] = *Reg;
+      for (size_t L = 0; L < N; ++L) {
+        switch (Kind) {
+        case 't': R[L] = dimOf(Sample.Lanes[L], Axis); break;
+        case 'c': R[L] = dimOf(Sample.BlockIdx, Axis); break;
+        case 'n': R[L] = dimOf(Facts.Block, Axis); break;
+        default: R[L] = dimOf(Facts.Grid ? *Facts.Grid : RepresentativeGrid, Axis); break;
+        }
+      }
+      if (Kind == 't')
+        Flags |= LaneUsesThreadIdx;
+      if (Kind == 'g' && !Facts.Grid)
+        Flags |= LaneUnknownGrid;
+      return R;
+    }
+    switch (II->getIntrinsicID()) {
+    case Intrinsic::nvvm_read_ptx_sreg_laneid:
+      Flags |= LaneUsesThreadIdx;
+      for (size_t L = 0; L < N; ++L) {
+        const ThreadIndex &T = Sample.Lanes[L];
+        R[L] = (T.X + T.Y * Facts.Block.X + T.Z * Facts.Block.X * Facts.Block.Y) % WarpSize;
+      }
+      return R;
+    case Intrinsic::nvvm_read_ptx_sreg_warpsize:
+      return splat(WarpSize);
+    case Intrinsic::smin:
+    case Intrinsic::smax:
+    case Intrinsic::umin:
+    case Intrinsic::umax: {
+      LaneValues A = evalValue(II->getArgOperand(0)), B = evalValue(II->getArgOperand(1));
+      for (size_t L = 0; L < N; ++L) {
+        uint64_t UA = unsignedView(A[L], Bits), UB = unsignedView(B[L], Bits);
+        switch (II->getIntrinsicID()) {
+        case Intrinsic::smin: R[L] = std::min(A[L], B[L]); break;
+        case Intrinsic::smax: R[L] = std::max(A[L], B[L]); break;
+        case Intrinsic::umin: R[L] = canon(std::min(UA, UB), Bits); break;
+        default: R[L] = canon(std::max(UA, UB), Bits); break;
+        }
+      }
+      return R;
+    }
+    case Intrinsic::abs: {
+      LaneValues A = evalValue(II->getArgOperand(0));
+      for (size_t L = 0; L < N; ++L)
+        R[L] = canon(static_cast<uint64_t>(A[L] < 0 ? -A[L] : A[L]), Bits);
+      return R;
+    }
+    default:
+      break;
+    }
+  }
+
+  if (const auto *BO = dyn_cast<BinaryOperator>(I)) {
+    LaneValues A = evalValue(BO->getOperand(0)), B = evalValue(BO->getOperand(1));
+    for (size_t L = 0; L < N; ++L) {
+      uint64_t UA = unsignedView(A[L], Bits), UB = unsignedView(B[L], Bits);
+      int64_t SA = A[L], SB = B[L];
+      uint64_t Out = 0;
+      switch (BO->getOpcode()) {
+      case Instruction::Add: Out = UA + UB; break;
+      case Instruction::Sub: Out = UA - UB; break;
+      case Instruction::Mul: Out = UA * UB; break;
+      case Instruction::Shl: Out = UB >= Bits ? 0 : UA << UB; break;
+      case Instruction::LShr: Out = UB >= Bits ? 0 : UA >> UB; break;
+      case Instruction::AShr: Out = static_cast<uint64_t>(UB >= Bits ? (SA < 0 ? -1 : 0) : SA >> UB); break;
+      case Instruction::And: Out = UA & UB; break;
+      case Instruction::Or: Out = UA | UB; break;
+      case Instruction::Xor: Out = UA ^ UB; break;
+      case Instruction::UDiv:
+      case Instruction::URem:
+      case Instruction::SDiv:
+      case Instruction::SRem:
+        if (UB == 0) {
+          Flags |= LaneUnsupported;
+          Out = 0;
+        } else if (BO->getOpcode() == Instruction::UDiv) {
+          Out = UA / UB;
+        } else if (BO->getOpcode() == Instruction::URem) {
+          Out = UA % UB;
+        } else if (BO->getOpcode() == Instruction::SDiv) {
+          Out = static_cast<uint64_t>(SA / SB);
+        } else {
+          Out = static_cast<uint64_t>(SA % SB);
+        }
+        break;
+      default:
+        Flags |= LaneUnsupported;
+        break;
+      }
+      R[L] = canon(Out, Bits);
+    }
+    return R;
+  }
+
+  if (const auto *C = dyn_cast<CastInst>(I)) {
+    const Value *Src = C->getOperand(0);
+    unsigned SrcBits = bitsOf(Src->getType());
+    switch (C->getOpcode()) {
+    case Instruction::ZExt: {
+      LaneValues A = evalValue(Src);
+      for (size_t L = 0; L < N; ++L)
+        R[L] = canon(unsignedView(A[L], SrcBits), Bits);
+      return R;
+    }
+    case Instruction::SExt:
+    case Instruction::PtrToInt:
+    case Instruction::IntToPtr:
+    case Instruction::BitCast:
+    case Instruction::AddrSpaceCast:
+    case Instruction::Trunc: {
+      if (!SrcBits) {
+        Flags |= LaneUnsupported;
+        return R;
+      }
+      LaneValues A = evalValue(Src);
+      for (size_t L = 0; L < N; ++L)
+        R[L] = canon(static_cast<uint64_t>(A[L]), Bits);
+      return R;
+    }
+    default:
+      Flags |= LaneUnsupported; // floating-point conversions
+      return R;
+    }
+  }
+
+  if (const auto *GEP = dyn_cast<GetElementPtrInst>(I)) {
+    const DataLayout &DL = F.getParent()->getDataLayout();
+    unsigned IdxBits = DL.getIndexTypeSizeInBits(GEP->getType());
+    APInt Const(IdxBits, 0);
+    MapVector<Value *, APInt> Vars;
+    R = evalValue(GEP->getPointerOperand());
+    if (!GEP->collectOffset(DL, IdxBits, Vars, Const)) {
+      Flags |= LaneUnsupported;
+      return R;
+    }
+    for (size_t L = 0; L < N; ++L)
+      R[L] += Const.getSExtValue();
+    for (auto &[Idx, Scale] : Vars) {
+      LaneValues X = evalValue(Idx);
+      unsigned XBits = bitsOf(Idx->getType());
+      for (size_t L = 0; L < N; ++L) {
+        // GEP indices are sign-extended (or truncated) to the index width.
+        int64_t Index = XBits > IdxBits ? canon(static_cast<uint64_t>(X[L]), IdxBits) : X[L];
+        R[L] += Index * Scale.getSExtValue();
+      }
+    }
+    return R;
+  }
+
+  if (const auto *Cmp = dyn_cast<ICmpInst>(I)) {
+    LaneValues A = evalValue(Cmp->getOperand(0)), B = evalValue(Cmp->getOperand(1));
+    unsigned OpBits = bitsOf(Cmp->getOperand(0)->getType());
+    for (size_t L = 0; L < N; ++L) {
+      APInt AA(64, unsignedView(A[L], OpBits)), BB(64, unsignedView(B[L], OpBits));
+      if (OpBits && OpBits < 64) {
+        AA = AA.trunc(OpBits);
+        BB = BB.trunc(OpBits);
+      }
+      R[L] = ICmpInst::compare(AA, BB, Cmp->getPredicate()) ? -1 : 0;
+    }
+    return R;
+  }
+
+  if (const auto *Sel = dyn_cast<SelectInst>(I)) {
+    LaneValues C = evalValue(Sel->getCondition());
+    LaneValues T = evalValue(Sel->getTrueValue()), Fv = evalValue(Sel->getFalseValue());
+    for (size_t L = 0; L < N; ++L)
+      R[L] = C[L] ? T[L] : Fv[L];
+    return R;
+  }
+
+  if (isa<PHINode>(I))
+    return evalPhi(I);
+
+  if (const auto *Fr = dyn_cast<FreezeInst>(I))
+    return evalValue(Fr->getOperand(0));
+
+  if (const auto *Ld = dyn_cast<LoadInst>(I)) {
+    // A load from a by-value struct parameter reads a kernel argument: uniform, not data.
+    const Value *Base = getUnderlyingObject(Ld->getPointerOperand());
+    if (const auto *A = dyn_cast<Argument>(Base); A && A->hasByValAttr()) {
+      if (Ld->getType()->isPointerTy())
+        return splat(baseAddressOf(I));
+      Flags |= LaneUnknownParam;
+      UnknownParams.insert((A->getArgNo() < Facts.ParamNames.size() ? Facts.ParamNames[A->getArgNo()]
+                                                                     : std::string("struct")) +
+                           " (field)");
+      return splat(canon(Sample.UnknownParamValue, Bits));
+    }
+    Flags |= LaneDataDependent;
+    return splat(Ld->getType()->isPointerTy() ? baseAddressOf(I) : 0);
+  }
+
+  if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I) || isa<CallBase>(I)) {
+    const auto *CB = dyn_cast<CallBase>(I);
+    bool IsLoadIntrinsic = false;
+    if (const auto *II = dyn_cast_or_null<IntrinsicInst>(CB))
+      IsLoadIntrinsic = II->getIntrinsicID() == Intrinsic::nvvm_ldg_global_i ||
+                        II->getIntrinsicID() == Intrinsic::nvvm_ldg_global_p ||
+                        II->getIntrinsicID() == Intrinsic::nvvm_ldu_global_i ||
+                        II->getIntrinsicID() == Intrinsic::nvvm_ldu_global_p;
+    Flags |= (CB && !IsLoadIntrinsic) ? LaneUnsupported : LaneDataDependent;
+    return splat(I->getType()->isPointerTy() ? baseAddressOf(I) : 0);
+  }
+
+  Flags |= LaneUnsupported;
+  return R;
+}
+
+LaneValues LaneEvaluator::evalPhi(const Instruction *I) {
+  const auto *Phi = cast<PHINode>(I);
+  const BasicBlock *BB = Phi->getParent();
+  Loop *L = LI ? LI->getLoopFor(BB) : nullptr;
+  if (L && L->getHeader() == BB) {
+    if (SE && SE->isSCEVable(Phi->getType())) {
+      const SCEV *S = SE->getSCEV(const_cast<PHINode *>(Phi));
+      if (isa<SCEVAddRecExpr>(S))
+        return evalSCEVNode(S);
+    }
+    // Not a recurrence ScalarEvolution describes: the value on entry (iteration 0).
+    Flags |= LaneNonAffineRecurrence;
+    for (unsigned K = 0; K < Phi->getNumIncomingValues(); ++K)
+      if (!L->contains(Phi->getIncomingBlock(K)))
+        return evalValue(Phi->getIncomingValue(K));
+    Flags |= LaneUnsupported;
+    return splat(0);
+  }
+  // A merge of paths: exact when every incoming value agrees; when they differ but each is uniform
+  // across the warp, the lane pattern is the same on every path (the first one is used).
+  std::optional<LaneValues> First;
+  bool Same = true, AllUniform = true;
+  for (const Value *In : Phi->incoming_values()) {
+    LaneValues V = evalValue(In);
+    bool Uniform = std::all_of(V.begin(), V.end(), [&](int64_t X) { return X == V.front(); });
+    AllUniform &= Uniform;
+    if (!First)
+      First = V;
+    else if (V != *First)
+      Same = false;
+  }
+  if (!First)
+    return splat(0);
+  if (!Same && !AllUniform)
+    Flags |= LaneControlDependent;
+  return *First;
+}
+
+LaneValues LaneEvaluator::evalSCEVNode(const SCEV *S) {
+  size_t N = Sample.Lanes.size();
+  unsigned Bits = SE ? static_cast<unsigned>(SE->getTypeSizeInBits(S->getType())) : 64;
+  LaneValues R(N, 0);
+  if (const auto *C = dyn_cast<SCEVConstant>(S)) {
+    if (C->getAPInt().getBitWidth() > 64) {
+      Flags |= LaneUnsupported;
+      return R;
+    }
+    return splat(canon(C->getAPInt().getZExtValue(), Bits));
+  }
+  if (const auto *U = dyn_cast<SCEVUnknown>(S))
+    return evalValue(U->getValue());
+  if (const auto *Cast = dyn_cast<SCEVCastExpr>(S)) {
+    const SCEV *Op = Cast->getOperand(0);
+    unsigned OpBits = static_cast<unsigned>(SE->getTypeSizeInBits(Op->getType()));
+    LaneValues A = evalSCEVNode(Op);
+    for (size_t L = 0; L < N; ++L)
+      R[L] = isa<SCEVZeroExtendExpr>(S) ? canon(unsignedView(A[L], OpBits), Bits)
+                                        : canon(static_cast<uint64_t>(A[L]), Bits);
+    return R;
+  }
+  if (const auto *Add = dyn_cast<SCEVAddExpr>(S)) {
+    for (const SCEV *Op : Add->operands()) {
+      LaneValues A = evalSCEVNode(Op);
+      for (size_t L = 0; L < N; ++L)
+        R[L] = canon(static_cast<uint64_t>(R[L]) + static_cast<uint64_t>(A[L]), Bits);
+    }
+    return R;
+  }
+  if (const auto *Mul = dyn_cast<SCEVMulExpr>(S)) {
+    R = splat(1);
+    for (const SCEV *Op : Mul->operands()) {
+      LaneValues A = evalSCEVNode(Op);
+      for (size_t L = 0; L < N; ++L)
+        R[L] = canon(static_cast<uint64_t>(R[L]) * static_cast<uint64_t>(A[L]), Bits);
+    }
+    return R;
+  }
+  if (const auto *Div = dyn_cast<SCEVUDivExpr>(S)) {
+    LaneValues A = evalSCEVNode(Div->getLHS()), B = evalSCEVNode(Div->getRHS());
+    for (size_t L = 0; L < N; ++L) {
+      uint64_t UB = unsignedView(B[L], Bits);
+      if (UB == 0) {
+        Flags |= LaneUnsupported;
+        continue;
+      }
+      R[L] = canon(unsignedView(A[L], Bits) / UB, Bits);
+    }
+    return R;
+  }
+  if (const auto *AR = dyn_cast<SCEVAddRecExpr>(S)) {
+    Flags |= LaneUsesLoopIteration;
+    int64_t K = Sample.Iteration;
+    for (unsigned I = 0; I < AR->getNumOperands(); ++I) {
+      LaneValues A = evalSCEVNode(AR->getOperand(I));
+      int64_t Coef = binomial(K, I);
+      for (size_t L = 0; L < N; ++L)
+        R[L] = canon(static_cast<uint64_t>(R[L]) + static_cast<uint64_t>(A[L]) * Coef, Bits);
+    }
+    return R;
+  }
+  if (const auto *MM = dyn_cast<SCEVNAryExpr>(S)) {
+    bool Signed = isa<SCEVSMaxExpr>(S) || isa<SCEVSMinExpr>(S);
+    bool IsMax = isa<SCEVSMaxExpr>(S) || isa<SCEVUMaxExpr>(S);
+    if (!isa<SCEVMinMaxExpr>(S) && !isa<SCEVSequentialMinMaxExpr>(S)) {
+      Flags |= LaneUnsupported;
+      return R;
+    }
+    bool FirstOp = true;
+    for (const SCEV *Op : MM->operands()) {
+      LaneValues A = evalSCEVNode(Op);
+      for (size_t L = 0; L < N; ++L) {
+        if (FirstOp) {
+          R[L] = A[L];
+          continue;
+        }
+        bool Less = Signed ? A[L] < R[L] : unsignedView(A[L], Bits) < unsignedView(R[L], Bits);
+        if (Less != IsMax)
+          R[L] = A[L];
+      }
+      FirstOp = false;
+    }
+    return R;
+  }
+  Flags |= LaneUnsupported;
+  return R;
+}
+
+std::vector<WarpSample> representativeWarps(const LaunchFacts &Facts, bool InLoop,
+                                            int64_t UnknownParamValue) {
+  auto Warps = warpsOfBlock(Facts.Block);
+  std::vector<size_t> Chosen;
+  if (Warps.size() <= 8) {
+    for (size_t W = 0; W < Warps.size(); ++W)
+      Chosen.push_back(W);
+  } else {
+    for (size_t I = 0; I < 8; ++I)
+      Chosen.push_back(I * (Warps.size() - 1) / 7);
+  }
+  std::vector<ThreadIndex> Blocks = {{0, 0, 0}, {1, 1, 1}, {2, 3, 2}, {5, 2, 3}};
+  if (Facts.Grid)
+    for (ThreadIndex &B : Blocks) {
+      B.X %= Facts.Grid->X;
+      B.Y %= Facts.Grid->Y;
+      B.Z %= Facts.Grid->Z;
+    }
+  std::vector<int64_t> Iterations = InLoop ? std::vector<int64_t>{0, 1, 2} : std::vector<int64_t>{0};
+  std::vector<WarpSample> Out;
+  for (const ThreadIndex &B : Blocks)
+    for (int64_t K : Iterations)
+      for (size_t W : Chosen) {
+        WarpSample S;
+        S.BlockIdx = B;
+        S.Lanes = Warps[W];
+        S.Iteration = K;
+        S.UnknownParamValue = UnknownParamValue;
+        Out.push_back(std::move(S));
+      }
+  return Out;
+}
+
+LaneAddressSummary summarizeLaneAddresses(LaneEvaluator &E, const Value *Ptr, bool InLoop,
+                                          int64_t UnknownParamValue) {
+  LaneAddressSummary Sum;
+  E.resetFlags();
+  for (WarpSample &S : representativeWarps(E.facts(), InLoop, UnknownParamValue)) {
+    E.setSample(S);
+    LaneValues V = E.evaluate(Ptr);
+    SampledWarp W;
+    W.Sample = std::move(S);
+    W.Addresses.assign(V.begin(), V.end());
+    Sum.Warps.push_back(std::move(W));
+  }
+  // Coefficients by differences at thread (0,0,0) of block 0, iteration 0, checked on every lane.
+  WarpSample Probe;
+  Probe.Lanes = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  Probe.UnknownParamValue = UnknownParamValue;
+  E.setSample(Probe);
+  LaneValues P = E.evaluate(Ptr);
+  int64_t CX = P[1] - P[0], CY = P[2] - P[0], CZ = P[3] - P[0];
+  Sum.Affine = true;
+  for (const SampledWarp &W : Sum.Warps) {
+    if (W.Addresses.empty())
+      continue;
+    const ThreadIndex &T0 = W.Sample.Lanes.front();
+    for (size_t L = 0; L < W.Addresses.size(); ++L) {
+      const ThreadIndex &T = W.Sample.Lanes[L];
+      if (W.Addresses[L] - W.Addresses[0] != CX * (T.X - T0.X) + CY * (T.Y - T0.Y) + CZ * (T.Z - T0.Z))
+        Sum.Affine = false;
+    }
+  }
+  if (Sum.Affine) {
+    Sum.CoefX = CX;
+    Sum.CoefY = CY;
+    Sum.CoefZ = CZ;
+  }
+  Sum.Flags = E.flags();
+  Sum.UnknownParams = E.unknownParams();
+  return Sum;
+}
+
+std::optional<int64_t> evaluateTripCount(LaneEvaluator &E, ScalarEvolution &SE, Loop *L,
+                                         std::string &Symbolic) {
+  const SCEV *BTC = SE.getBackedgeTakenCount(L);
+  if (isa<SCEVCouldNotCompute>(BTC))
+    return std::nullopt;
+  {
+    raw_string_ostream OS(Symbolic);
+    OS << "1 + " << *BTC;
+  }
+  E.resetFlags();
+  WarpSample S;
+  S.Lanes = {{0, 0, 0}};
+  E.setSample(S);
+  LaneValues V = E.evaluate(BTC);
+  unsigned Flags = E.flags();
+  if (Flags & (LaneUnknownParam | LaneUnknownGrid | LaneUnsupported | LaneDataDependent))
+    return std::nullopt;
+  unsigned Bits = static_cast<unsigned>(SE.getTypeSizeInBits(BTC->getType()));
+  uint64_t Count = unsignedView(V[0], Bits) + 1;
+  // A count that wrapped (e.g. (n & ~7) - 8 for n < 8) means the guard in front skips the loop.
+  if (Count > (uint64_t(1) << 31))
+    return 0;
+  return static_cast<int64_t>(Count);
+}
+
+std::string describeAddress(ScalarEvolution &SE, const Value *Ptr) {
+  const SCEV *S = SE.getSCEV(const_cast<Value *>(Ptr));
+  if (S->getType()->isPointerTy())
+    S = SE.removePointerBase(S);
+  std::string Out;
+  raw_string_ostream OS(Out);
+  OS << *S;
+  return Out;
+}
+
+void nameSpecialValues(Function &F, const std::vector<std::string> &ParamNames) {
+  for (Argument &A : F.args())
+    if (!A.hasName() && A.getArgNo() < ParamNames.size() && !ParamNames[A.getArgNo()].empty())
+      A.setName(ParamNames[A.getArgNo()]);
+  for (Instruction &I : instructions(F))
+    if (auto *II = dyn_cast<IntrinsicInst>(&I))
+      if (auto Reg = specialRegister(II->getIntrinsicID()); Reg && !I.hasName()) {
+        const char *Base = Reg->first == 't'   ? "threadIdx."
+                           : Reg->first == 'c' ? "blockIdx."
+                           : Reg->first == 'n' ? "blockDim."
+                                               : "gridDim.";
+        I.setName(std::string(Base) + Reg->second);
+      }
+}
+
+} // namespace cudaperf
