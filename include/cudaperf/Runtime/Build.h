@@ -46,6 +46,8 @@ struct BuildResult {
   double seconds = 0;     // compile time (0 when cached)
 };
 
+// The C declaration implementations must define, for messages and docs.
+std::string entrySignature(const Task &task);
 std::string generateEntryShim(const Task &task);
 std::string generateReferenceShim(const Task &task);
 

@@ -1,0 +1,146 @@
+#include "cudaperf/Runtime/EvalResult.h"
+
+#include <cmath>
+#include <csignal>
+#include <gtest/gtest.h>
+
+using namespace cudaperf;
+using namespace cudaperf::runtime;
+
+namespace {
+
+struct ResultFixture : testing::Test {
+  Task task = loadTask(std::string(CUDAPERF_SOURCE_DIR) + "/data/tasks/vector_add");
+  EvalRecord rec;
+  void SetUp() override {
+    rec.task = &task;
+    rec.candidatePath = "cand.cu";
+    rec.arch = "sm_90";
+    rec.candidateBuild.ok = true;
+    rec.workerRan = true;
+    rec.worker.started = true;
+    rec.worker.exited = true;
+    rec.worker.exitCode = 0;
+    rec.seed = 1;
+    rec.sets = 3;
+    rec.stallSeconds = 10;
+  }
+  static std::string okBaseline() {
+    return R"({"event":"start"}
+{"event":"device","name":"NVIDIA H200","arch":"sm_90","driver_version":13000,"runtime_version":13000}
+{"event":"reference","config":"small","set":0,"seed":11,"ms":0.5}
+{"event":"reference","config":"small","set":1,"seed":12,"ms":0.7}
+{"event":"reference","config":"small","set":2,"seed":13,"ms":0.6}
+{"event":"timing","impl":"baseline","config":"small","median_ms":0.02,"min_ms":0.019,"runs":20}
+{"event":"timing","impl":"baseline","config":"medium","median_ms":0.04,"min_ms":0.039,"runs":20}
+{"event":"timing","impl":"baseline","config":"large","median_ms":0.09,"min_ms":0.08,"runs":20}
+{"event":"verdict","impl":"baseline","outcome":"ok"}
+)";
+  }
+  std::string outcome(const json::Value &v) { return v.get("outcome")->asString(); }
+  std::string detail(const json::Value &v) { return v.get("detail")->asString(); }
+};
+
+} // namespace
+
+TEST_F(ResultFixture, OkWithSpeedups) {
+  rec.events = okBaseline() + R"({"event":"phase","impl":"candidate","config":"small","step":"correctness","set":0}
+{"event":"check","impl":"candidate","config":"small","set":0,"seed":11,"step":"correctness","pass":true}
+{"event":"timing","impl":"candidate","config":"small","median_ms":0.01,"runs":20}
+{"event":"timing","impl":"candidate","config":"medium","median_ms":0.04,"runs":20}
+{"event":"timing","impl":"candidate","config":"large","median_ms":0.045,"runs":20}
+{"event":"verdict","impl":"candidate","outcome":"ok"}
+{"event":"done"})";
+  json::Value r = assembleResult(rec);
+  EXPECT_EQ(outcome(r), "ok");
+  const json::Array &cfgs = r.get("configs")->asArray();
+  ASSERT_EQ(cfgs.size(), 3u);
+  EXPECT_DOUBLE_EQ(cfgs[0].get("speedup")->asNumber(), 2.0);
+  EXPECT_DOUBLE_EQ(cfgs[0].get("reference_ms")->asNumber(), 0.6); // median of the sets
+  EXPECT_EQ(cfgs[0].get("params")->get("n")->asInteger(), 1000);
+  EXPECT_TRUE(cfgs[0].get("correctness")->get("pass")->asBool());
+  EXPECT_NEAR(r.get("speedup")->asNumber(), std::cbrt(2.0 * 1.0 * 2.0), 1e-12); // geometric mean
+  EXPECT_EQ(r.get("gpu")->get("name")->asString(), "NVIDIA H200");
+  EXPECT_EQ(r.get("schema")->asString(), kResultSchema);
+}
+
+TEST_F(ResultFixture, WorkerVerdictIsTheOutcome) {
+  rec.events = okBaseline() + R"({"event":"check","impl":"candidate","config":"medium","set":1,"seed":22,"pass":false,"argument":"c","index":7,"got":"nan","expected":1.5}
+{"event":"verdict","impl":"candidate","outcome":"wrong_answer","detail":"c[7] = nan, expected 1.5","config":"medium"}
+{"event":"done"})";
+  json::Value r = assembleResult(rec);
+  EXPECT_EQ(outcome(r), "wrong_answer");
+  EXPECT_EQ(detail(r), "c[7] = nan, expected 1.5");
+  EXPECT_TRUE(r.get("speedup")->isNull());
+  EXPECT_FALSE(r.get("configs")->asArray()[1].get("correctness")->get("pass")->asBool());
+}
+
+TEST_F(ResultFixture, CrashDuringCandidateIsRuntimeFault) {
+  rec.events = okBaseline() + R"({"event":"phase","impl":"candidate","config":"small","step":"correctness","set":0})";
+  rec.worker.exited = false;
+  rec.worker.signal = SIGABRT;
+  json::Value r = assembleResult(rec);
+  EXPECT_EQ(outcome(r), "runtime_fault");
+  EXPECT_NE(detail(r).find("signal 6"), std::string::npos) << detail(r);
+  EXPECT_NE(detail(r).find("correctness of the candidate, config small, input set 0"), std::string::npos) << detail(r);
+}
+
+TEST_F(ResultFixture, ExitWithoutVerdictIsRuntimeFault) {
+  rec.events = okBaseline() + R"({"event":"phase","impl":"candidate","config":"small","step":"correctness","set":0})";
+  json::Value r = assembleResult(rec);
+  EXPECT_EQ(outcome(r), "runtime_fault");
+  EXPECT_NE(detail(r).find("exit status 0"), std::string::npos);
+}
+
+TEST_F(ResultFixture, VerdictWithoutDoneIsNotTrusted) {
+  rec.events = okBaseline() + R"({"event":"phase","impl":"candidate","config":"small","step":"correctness","set":0}
+{"event":"verdict","impl":"candidate","outcome":"ok"})";
+  rec.worker.exited = false;
+  rec.worker.signal = SIGSEGV;
+  EXPECT_EQ(outcome(assembleResult(rec)), "runtime_fault");
+}
+
+TEST_F(ResultFixture, StallIsTimeout) {
+  rec.events = okBaseline() + R"({"event":"phase","impl":"candidate","config":"small","step":"correctness","set":0}
+{"event":"check","impl":"candidate","config":"small","set":0,"seed":1,"pa)"; // torn last line
+  rec.worker.exited = false;
+  rec.worker.timedOut = true;
+  rec.worker.stalled = true;
+  rec.worker.signal = SIGKILL;
+  json::Value r = assembleResult(rec);
+  EXPECT_EQ(outcome(r), "timeout");
+  EXPECT_NE(detail(r).find("no progress for 10 s"), std::string::npos) << detail(r);
+}
+
+TEST_F(ResultFixture, BaselineOrSetUpFailureIsInternalError) {
+  rec.events = R"({"event":"error","detail":"no usable CUDA device: cudaErrorNoDevice"}
+{"event":"done"})";
+  EXPECT_EQ(outcome(assembleResult(rec)), "internal_error");
+  rec.events = R"({"event":"phase","impl":"baseline","config":"small","step":"correctness","set":0})";
+  rec.worker.exited = false;
+  rec.worker.signal = SIGSEGV;
+  json::Value r = assembleResult(rec);
+  EXPECT_EQ(outcome(r), "internal_error");
+  EXPECT_NE(detail(r).find("before the candidate ran"), std::string::npos);
+}
+
+TEST_F(ResultFixture, CompileErrorAndCompileOnly) {
+  rec.candidateBuild.ok = false;
+  rec.candidateBuild.log = "candidate.cu(3): error: expected a \";\"\n";
+  json::Value r = assembleResult(rec);
+  EXPECT_EQ(outcome(r), "compile_error");
+  EXPECT_EQ(detail(r), "candidate.cu(3): error: expected a \";\"");
+  rec.candidateBuild.ok = true;
+  rec.compileOnly = true;
+  r = assembleResult(rec);
+  EXPECT_EQ(outcome(r), "ok");
+  EXPECT_TRUE(r.get("compile_only")->asBool());
+  EXPECT_EQ(resultOutcome(r), Outcome::Ok);
+}
+
+TEST(Outcome, NamesRoundTrip) {
+  for (Outcome o : {Outcome::Ok, Outcome::CompileError, Outcome::LaunchError, Outcome::RuntimeFault, Outcome::Timeout,
+                    Outcome::WrongAnswer, Outcome::TimingViolation, Outcome::InternalError})
+    EXPECT_EQ(parseOutcome(outcomeName(o)), o);
+  EXPECT_FALSE(parseOutcome("fine").has_value());
+}

@@ -1,0 +1,8 @@
+// cudaperf-task: vector_add
+// cudaperf-expect: runtime_fault
+// Calls abort() in host code.
+#include <cuda_runtime.h>
+#include <cstdlib>
+extern "C" void vector_add(const float *a, const float *b, float *c, int n, cudaStream_t s) {
+  abort();
+}

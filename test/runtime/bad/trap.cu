@@ -1,0 +1,14 @@
+// cudaperf-task: vector_add
+// cudaperf-expect: runtime_fault
+// Traps on the device.
+#include <cuda_runtime.h>
+__global__ void k(const float *a, const float *b, float *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == n / 2)
+    __trap();
+  if (i < n)
+    c[i] = a[i] + b[i];
+}
+extern "C" void vector_add(const float *a, const float *b, float *c, int n, cudaStream_t s) {
+  k<<<(n + 255) / 256, 256, 0, s>>>(a, b, c, n);
+}
