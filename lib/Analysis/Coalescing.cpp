@@ -26,6 +26,7 @@
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/Operator.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -126,6 +127,20 @@ bool isGridStride(ScalarEvolution &SE, Loop *L) {
         ReadsSreg(AR->getStepRecurrence(SE), Intrinsic::nvvm_read_ptx_sreg_nctaid_x,
                   Intrinsic::nvvm_read_ptx_sreg_nctaid_y, Intrinsic::nvvm_read_ptx_sreg_nctaid_z))
       return true;
+  }
+  return false;
+}
+
+// Whether the address indexes an array of structures (a GEP over a struct type on the way to the base).
+bool indexesStructArray(const Value *Ptr) {
+  for (int Depth = 0; Ptr && Depth < 8; ++Depth) {
+    const auto *GEP = dyn_cast<GEPOperator>(Ptr);
+    if (!GEP)
+      return false;
+    if (GEP->getSourceElementType()->isStructTy() && GEP->getNumIndices() >= 1 &&
+        !isa<Constant>(GEP->getOperand(1)))
+      return true;
+    Ptr = GEP->getPointerOperand();
   }
   return false;
 }
@@ -288,6 +303,13 @@ private:
       Notes.push_back("block shape assumed (" + K.Launch.Block.str() + "); give it with --launch");
 
     WarpCost Main = costOf(S, M.Bytes);
+    if (!S.Warps.empty() && !S.Warps.front().Addresses.empty()) {
+      const std::vector<int64_t> &First = S.Warps.front().Addresses;
+      int64_t Min = *std::min_element(First.begin(), First.end());
+      A.Extra["misalignment_bytes"] = ((Min % SectorBytes) + SectorBytes) % SectorBytes;
+    }
+    if (S.Affine && *S.CoefX != 0 && indexesStructArray(M.Pointer))
+      A.Extra["struct_stride"] = true;
     A.Extra["ideal_sectors_per_request"] = round2(Main.Ideal);
     A.SectorsPerRequest = round2(Main.Sectors);
 

@@ -597,11 +597,84 @@ LaneAddressSummary summarizeLaneAddresses(LaneEvaluator &E, const Value *Ptr, bo
   return Sum;
 }
 
+// Loops whose step is not a constant (grid-stride loops step by blockDim.x * gridDim.x) have no
+// backedge-taken count in ScalarEvolution. When the latch compares an affine recurrence with a
+// loop-invariant bound, count the iterations for lane 0 of block 0 in closed form.
+static std::optional<int64_t> evaluateLatchTripCount(LaneEvaluator &E, ScalarEvolution &SE, Loop *L,
+                                                     std::string &Symbolic) {
+  ICmpInst *Cmp = L->getLatchCmpInst();
+  BasicBlock *Latch = L->getLoopLatch();
+  if (!Cmp || !Latch)
+    return std::nullopt;
+  auto *Br = dyn_cast<BranchInst>(Latch->getTerminator());
+  if (!Br || !Br->isConditional())
+    return std::nullopt;
+  const SCEV *LHS = SE.getSCEV(Cmp->getOperand(0)), *RHS = SE.getSCEV(Cmp->getOperand(1));
+  ICmpInst::Predicate Pred = Cmp->getPredicate();
+  const auto *AR = dyn_cast<SCEVAddRecExpr>(LHS);
+  if (!AR || AR->getLoop() != L) {
+    AR = dyn_cast<SCEVAddRecExpr>(RHS);
+    std::swap(LHS, RHS);
+    Pred = ICmpInst::getSwappedPredicate(Pred);
+  }
+  if (!AR || AR->getLoop() != L || !AR->isAffine() || !SE.isLoopInvariant(RHS, L))
+    return std::nullopt;
+  if (Br->getSuccessor(0) != L->getHeader())
+    Pred = ICmpInst::getInversePredicate(Pred);
+  {
+    raw_string_ostream OS(Symbolic);
+    OS << "iterations of " << *AR << " while " << ICmpInst::getPredicateName(Pred) << " " << *RHS;
+  }
+  E.resetFlags();
+  WarpSample S;
+  S.Lanes = {{0, 0, 0}};
+  E.setSample(S);
+  int64_t Start = E.evaluate(AR->getStart())[0];
+  int64_t Step = E.evaluate(AR->getStepRecurrence(SE))[0];
+  int64_t Bound = E.evaluate(RHS)[0];
+  if (E.flags() & (LaneUnknownParam | LaneUnknownGrid | LaneUnsupported | LaneDataDependent))
+    return std::nullopt;
+  // The loop continues while Pred(X_k, Bound), X_k = Start + k * Step; count k = 0, 1, ...
+  int64_t Distance;
+  switch (Pred) {
+  case ICmpInst::ICMP_SLT:
+  case ICmpInst::ICMP_ULT:
+    if (Step <= 0)
+      return std::nullopt;
+    Distance = Bound - Start;
+    break;
+  case ICmpInst::ICMP_SLE:
+  case ICmpInst::ICMP_ULE:
+    if (Step <= 0)
+      return std::nullopt;
+    Distance = Bound + 1 - Start;
+    break;
+  case ICmpInst::ICMP_SGT:
+  case ICmpInst::ICMP_UGT:
+    if (Step >= 0)
+      return std::nullopt;
+    Distance = Start - Bound;
+    Step = -Step;
+    break;
+  case ICmpInst::ICMP_SGE:
+  case ICmpInst::ICMP_UGE:
+    if (Step >= 0)
+      return std::nullopt;
+    Distance = Start - Bound + 1;
+    Step = -Step;
+    break;
+  default:
+    return std::nullopt;
+  }
+  int64_t Continues = Distance <= 0 ? 0 : (Distance + Step - 1) / Step;
+  return Continues + 1;
+}
+
 std::optional<int64_t> evaluateTripCount(LaneEvaluator &E, ScalarEvolution &SE, Loop *L,
                                          std::string &Symbolic) {
   const SCEV *BTC = SE.getBackedgeTakenCount(L);
   if (isa<SCEVCouldNotCompute>(BTC))
-    return std::nullopt;
+    return evaluateLatchTripCount(E, SE, L, Symbolic);
   {
     raw_string_ostream OS(Symbolic);
     OS << "1 + " << *BTC;

@@ -10,10 +10,12 @@
 namespace cudaperf {
 
 // Factories (one per file in lib/Checks).
+std::unique_ptr<Check> createUncoalescedAccessCheck();
 
 const std::vector<std::unique_ptr<Check>> &allChecks() {
   static const std::vector<std::unique_ptr<Check>> Checks = [] {
     std::vector<std::unique_ptr<Check>> C;
+    C.push_back(createUncoalescedAccessCheck());
     return C;
   }();
   return Checks;
