@@ -4,15 +4,17 @@
 # exports raw CSVs, runs compute-sanitizer synccheck on the files that use barriers, and converts the CSVs to JSON.
 #
 # Usage (from the repository root, on the GPU host):  scripts/gpu/measure-corpus.sh [OUTDIR]
-#   OUTDIR defaults to $OUT. Results: OUTDIR/measure.log, OUTDIR/summary.txt, OUTDIR/h200-ncu.json and
-#   OUTDIR/corpus-measure.tar.gz (env/, build/, csv/, sass/, sanitizer/ and the .ncu-rep reports).
-# Environment: MEASURE_BUDGET_S (default 330): past this many seconds the optional stages (source counters,
-#   synccheck) are skipped so that the kernel-level metrics always finish. CORPUS_FILES: space-separated subset.
+#   OUTDIR defaults to $OUT. Results: OUTDIR/measure.log, OUTDIR/summary.txt, OUTDIR/h200-ncu.json,
+#   OUTDIR/corpus-measure.tar.gz (env/, build/, csv/, sass/), OUTDIR/ncu-reports.tar.gz (if < 15 MB),
+#   OUTDIR/synccheck.tar.gz and OUTDIR/synccheck-summary.txt.
+# Environment: MEASURE_BUDGET_S (default 400): past two thirds of it, files are profiled without the
+#   SourceCounters section so that the kernel-level metrics always finish. SYNCCHECK_TIMEOUT_S (default 45) per
+#   file, all files at once, after the measurements are saved. CORPUS_FILES: space-separated subset.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUTDIR=${1:-${OUT:-/tmp/corpus-measure-out}}
 WORK=/tmp/corpus-measure
-BUDGET=${MEASURE_BUDGET_S:-330}
+BUDGET=${MEASURE_BUDGET_S:-400}
 START=$(date +%s)
 mkdir -p "$OUTDIR"
 rm -rf "$WORK" && mkdir -p "$WORK"/{env,build,bin,csv,rep,sass,sanitizer}
@@ -63,8 +65,9 @@ WANTED=(
   sm__maximum_warps_per_active_cycle_pct sm__warps_active.avg.pct_of_peak_sustained_active
   gpu__time_duration.sum
 )
-"$NCU" --query-metrics > "$WORK/env/query-metrics.txt" 2>&1
-"$NCU" --query-metrics-mode all --query-metrics > "$WORK/env/query-metrics-all.txt" 2>&1 || true
+"$NCU" --query-metrics > "$WORK/env/query-metrics.txt" 2>&1 &
+"$NCU" --query-metrics-mode all --query-metrics > "$WORK/env/query-metrics-all.txt" 2>&1 &
+wait
 KEEP=()
 for m in "${WANTED[@]}"; do
   base=${m%%.*}
@@ -123,32 +126,34 @@ for f in $FILES; do
 done
 log "profiling done"
 
-# --- synccheck on the files with barriers --------------------------------------------------------------------
-for f in $FILES; do
-  grep -q "__syncthreads" "$f.cu" || continue
-  [ -x "$WORK/bin/$f" ] || continue
-  if [ "$(elapsed)" -ge "$BUDGET" ]; then echo "skipped: over budget" > "$WORK/sanitizer/$f.synccheck.txt"; continue; fi
-  ( timeout 90 "$SANITIZER" --tool synccheck --print-limit 200 "$WORK/bin/$f" > "$WORK/sanitizer/$f.synccheck.txt" 2>&1
-    echo "exit=$?" >> "$WORK/sanitizer/$f.synccheck.txt" ) &
-  while [ "$(jobs -rp | wc -l)" -ge 4 ]; do sleep 0.5; done
-done
-wait
-log "synccheck done"
+# --- synccheck on the files with barriers (after the results are saved: it can be slow on large grids) -----------
+synccheck() {
+  for f in $FILES; do
+    grep -q "__syncthreads" "$f.cu" && [ -x "$WORK/bin/$f" ] || continue
+    ( timeout "${SYNCCHECK_TIMEOUT_S:-45}" "$SANITIZER" --tool synccheck --print-limit 200 "$WORK/bin/$f" \
+        > "$WORK/sanitizer/$f.synccheck.txt" 2>&1
+      echo "exit=$?" >> "$WORK/sanitizer/$f.synccheck.txt" ) &
+  done
+  wait
+  grep -H "ERROR SUMMARY\|exit=" "$WORK"/sanitizer/*.txt > "$OUTDIR/synccheck-summary.txt" 2>/dev/null
+  tar czf "$OUTDIR/synccheck.tar.gz" -C "$WORK" sanitizer
+  log "synccheck done"
+}
 
-# --- convert and summarise ----------------------------------------------------------------------------------
+# --- convert and summarise (before synccheck, so that a slow sanitizer cannot cost the measurements) ----------
 for f in $FILES; do echo "$f: ${STATUS[$f]:-}"; done > "$WORK/env/profile-status.txt"
 python3 "$ROOT/scripts/corpus/ncu-to-json.py" --csv-dir "$WORK/csv" --env-dir "$WORK/env" \
   --output "$OUTDIR/h200-ncu.json" --summary "$OUTDIR/summary.txt" || log "conversion failed"
-grep -H "ERROR SUMMARY\|exit=" "$WORK"/sanitizer/*.txt > "$WORK/sanitizer/summary.txt" 2>/dev/null
-cp "$WORK/sanitizer/summary.txt" "$OUTDIR/synccheck-summary.txt" 2>/dev/null
 tar czf "$OUTDIR/corpus-measure.tar.gz" --exclude='*.ncu-rep' -C /tmp corpus-measure
-tar czf "$OUTDIR/ncu-reports.tar.gz" -C "$WORK" rep --exclude='*.log'
+tar czf "$OUTDIR/ncu-reports.tar.gz" --exclude='*.log' -C "$WORK" rep
 if [ "$(stat -c %s "$OUTDIR/ncu-reports.tar.gz")" -gt 15000000 ]; then
   log "ncu reports too large to bring back ($(stat -c %s "$OUTDIR/ncu-reports.tar.gz") bytes): dropped"
   rm -f "$OUTDIR/ncu-reports.tar.gz"
 fi
-ls -la "$OUTDIR"
 cat "$WORK/env/profile-status.txt"
-cat "$OUTDIR/synccheck-summary.txt" 2>/dev/null
 cat "$OUTDIR/summary.txt" 2>/dev/null
+log "measurements saved"
+synccheck
+cat "$OUTDIR/synccheck-summary.txt" 2>/dev/null
+ls -la "$OUTDIR"
 log "all done"
