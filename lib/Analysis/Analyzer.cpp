@@ -12,10 +12,12 @@ namespace cudaperf {
 
 // Factories of the analyses (one per file in lib/Analysis).
 std::unique_ptr<KernelAnalysis> createCoalescingAnalysis();
+std::unique_ptr<KernelAnalysis> createSynchronizationAnalysis();
 
 std::vector<std::unique_ptr<KernelAnalysis>> createDefaultAnalyses() {
   std::vector<std::unique_ptr<KernelAnalysis>> A;
   A.push_back(createCoalescingAnalysis());
+  A.push_back(createSynchronizationAnalysis());
   return A;
 }
 

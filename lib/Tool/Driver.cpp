@@ -55,6 +55,10 @@ struct Options {
                                    cl::value_desc("dir"), cl::cat(Category)};
   cl::list<std::string> ExtraArgs{"extra-arg", cl::desc("Extra compiler argument"),
                                   cl::value_desc("arg"), cl::cat(Category)};
+  cl::opt<std::string> Checks{
+      "checks", cl::desc("Checks to run: comma-separated globs, '-' to remove (default '*'; e.g. "
+                         "'-*,cuda-missing-barrier')"),
+      cl::init("*"), cl::value_desc("globs"), cl::cat(Category)};
   cl::opt<bool> ListChecks{"list-checks", cl::desc("List the checks and exit"), cl::cat(Category)};
 };
 
@@ -114,8 +118,12 @@ int runAnalyzeTool(int Argc, const char **Argv) {
     return ExitUsage;
   };
 
+  CheckFilter Filter(O.Checks);
+  if (auto Unmatched = Filter.unmatchedPatterns(); !Unmatched.empty())
+    return usage("--checks pattern '" + Unmatched.front() + "' matches no check (see --list-checks)");
   if (O.ListChecks) {
     for (const auto &C : allChecks())
+      if (Filter.enabled(C->info().Name))
       llvm::outs() << C->info().Name << " (" << toString(C->info().DefaultSeverity) << "): "
                    << C->info().Summary << "\n";
     return ExitAnalysed;
@@ -200,14 +208,15 @@ int runAnalyzeTool(int Argc, const char **Argv) {
     R.Analysed = true;
     R.Kernels = std::move(PF.Kernels);
     analyzeModule(PF.DeviceModule.get(), R.Kernels, AO);
-    runChecks(R);
+    runChecks(R, Filter);
     Reports.push_back(std::move(R));
   }
 
   if (!O.Sarif.empty()) {
     std::vector<const CheckInfo *> Rules;
     for (const auto &C : allChecks())
-      Rules.push_back(&C->info());
+      if (Filter.enabled(C->info().Name))
+        Rules.push_back(&C->info());
     std::error_code EC;
     llvm::ToolOutputFile Out(O.Sarif, EC, llvm::sys::fs::OF_Text);
     if (EC) {

@@ -10,6 +10,7 @@
 #define CUDAPERF_CHECKS_CHECK_H
 
 #include "cudaperf/Report/KernelReport.h"
+#include "llvm/ADT/StringRef.h"
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,8 +37,21 @@ protected:
 /// Every registered check.
 const std::vector<std::unique_ptr<Check>> &allChecks();
 
-/// Runs every check on every kernel of \p R, appending to R.Diagnostics in source order.
-void runChecks(FileReport &R);
+/// Which checks run: comma-separated glob patterns over check names, applied in order, a leading
+/// '-' removing (clang-tidy's syntax): "*" (default), "-*,cuda-missing-barrier", "cuda-*,-cuda-tail-effect".
+class CheckFilter {
+public:
+  explicit CheckFilter(llvm::StringRef Spec = "*");
+  bool enabled(llvm::StringRef Name) const;
+  /// Patterns that match no registered check (probably typos).
+  std::vector<std::string> unmatchedPatterns() const;
+
+private:
+  std::vector<std::pair<bool, std::string>> Patterns; // (enable, glob)
+};
+
+/// Runs the enabled checks on every kernel of \p R, appending to R.Diagnostics in source order.
+void runChecks(FileReport &R, const CheckFilter &Filter = CheckFilter());
 
 } // namespace cudaperf
 

@@ -1,0 +1,404 @@
+//===- Synchronization.cpp - Barriers, warp primitives and atomics ---------===//
+//
+// Facts for the kernel's `sync` section (docs/json-schema.md) and for the barrier checks:
+//  - every block-wide barrier (__syncthreads and its _count/_and/_or forms, bar.sync / barrier.sync
+//    as intrinsics or inline PTX), whether it sits in a loop, how often each thread executes it
+//    (loop trip counts when known), and whether it is executed under a thread-divergent condition
+//    (Divergence.h) -- `divergent_barrier_sites`;
+//  - shared-memory reads that can see another thread's write with no barrier between them on some
+//    path -- `missing_barrier_sites`. Decided on concrete thread indices: the write's and the read's
+//    byte addresses are evaluated for every thread of one block (LaneAddress.h) at loop iterations
+//    k and k+1; a read of a byte another thread writes is a race. Data-dependent or unknown
+//    addresses are not judged;
+//  - barriers with no shared or global memory access since the previous barrier (or the kernel's
+//    start) on every path -- `redundant_barrier_sites`;
+//  - warp-level primitives used, and atomics by space with a contention class: `same-address` (the
+//    whole warp updates one address), `distinct-per-lane`, `data-dependent`.
+//
+//===----------------------------------------------------------------------===//
+#include "cudaperf/Analysis/AnalysisContext.h"
+#include "cudaperf/Analysis/Divergence.h"
+#include "cudaperf/Analysis/LaneAddress.h"
+#include "cudaperf/Analysis/MemoryAccesses.h"
+#include "cudaperf/Analysis/WarpRequests.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/PostDominators.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/Instructions.h"
+#include <map>
+#include <set>
+
+using namespace llvm;
+using llvm::json::Array;
+using llvm::json::Object;
+
+namespace cudaperf {
+
+namespace {
+
+/// Block-wide barrier: __syncthreads (barrier0), its reduction forms, barrier.sync / bar.sync with
+/// any id, and the same written as inline PTX.
+bool isBlockBarrier(const Instruction &I) {
+  const auto *C = dyn_cast<CallBase>(&I);
+  if (!C)
+    return false;
+  if (const auto *Asm = dyn_cast<InlineAsm>(C->getCalledOperand())) {
+    StringRef S = Asm->getAsmString();
+    return (S.contains("bar.sync") || S.contains("barrier.sync") || S.contains("bar.red") ||
+            S.contains("barrier.red")) &&
+           !S.contains("bar.warp");
+  }
+  const Function *F = C->getCalledFunction();
+  if (!F)
+    return false;
+  StringRef N = F->getName();
+  return N.starts_with("llvm.nvvm.barrier0") || N == "llvm.nvvm.barrier.n" ||
+         N == "llvm.nvvm.barrier" || N.starts_with("llvm.nvvm.barrier.sync") ||
+         N == "llvm.nvvm.bar.sync" || N == "__syncthreads";
+}
+
+/// The warp-level primitive a call is, or "".
+StringRef warpPrimitive(const Instruction &I) {
+  const auto *C = dyn_cast<CallBase>(&I);
+  const Function *F = C ? C->getCalledFunction() : nullptr;
+  if (!F)
+    return "";
+  StringRef N = F->getName();
+  if (N.starts_with("llvm.nvvm.shfl.sync")) return "shfl_sync";
+  if (N.starts_with("llvm.nvvm.shfl.")) return "shfl";
+  if (N.starts_with("llvm.nvvm.vote.ballot")) return "ballot_sync";
+  if (N.starts_with("llvm.nvvm.vote.")) return "vote_sync";
+  if (N == "llvm.nvvm.bar.warp.sync") return "syncwarp";
+  if (N.starts_with("llvm.nvvm.match.")) return "match_sync";
+  if (N.starts_with("llvm.nvvm.redux.sync")) return "reduce_sync";
+  return "";
+}
+
+/// Memory traffic that a barrier orders: loads, stores and atomics outside the thread's own
+/// allocas, and calls that may touch memory (not the NVVM special-register reads or barriers).
+bool ordersMemory(const Instruction &I) {
+  if (isBlockBarrier(I))
+    return false;
+  if (const auto *C = dyn_cast<CallBase>(&I)) {
+    const Function *F = C->getCalledFunction();
+    if (F && F->getName().starts_with("llvm.nvvm.") && !F->getName().starts_with("llvm.nvvm.ld") &&
+        !F->getName().contains("atomic"))
+      return false;
+    if (F && F->getName().starts_with("llvm.") && C->onlyReadsMemory())
+      return false;
+    return C->mayReadOrWriteMemory();
+  }
+  const Value *Ptr = nullptr;
+  if (const auto *L = dyn_cast<LoadInst>(&I)) Ptr = L->getPointerOperand();
+  else if (const auto *S = dyn_cast<StoreInst>(&I)) Ptr = S->getPointerOperand();
+  else if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I) || isa<FenceInst>(I)) return true;
+  else return false;
+  return !isa<AllocaInst>(getUnderlyingObject(Ptr));
+}
+
+/// Is there a path from just after \p From to \p To that passes no block-wide barrier?
+bool barrierFreePath(const Instruction *From, const Instruction *To) {
+  // Scan the rest of From's block, then blocks breadth-first; a block is entered at its start.
+  auto scan = [&](BasicBlock::const_iterator It, const BasicBlock *BB, bool &Blocked) {
+    for (; It != BB->end(); ++It) {
+      if (&*It == To)
+        return true;
+      if (isBlockBarrier(*It)) {
+        Blocked = true;
+        return false;
+      }
+    }
+    return false;
+  };
+  bool Blocked = false;
+  if (scan(std::next(From->getIterator()), From->getParent(), Blocked))
+    return true;
+  if (Blocked)
+    return false;
+  SmallVector<const BasicBlock *, 16> Work(succ_begin(From->getParent()), succ_end(From->getParent()));
+  DenseSet<const BasicBlock *> Seen;
+  while (!Work.empty()) {
+    const BasicBlock *BB = Work.pop_back_val();
+    if (!Seen.insert(BB).second)
+      continue;
+    bool B = false;
+    if (scan(BB->begin(), BB, B))
+      return true;
+    if (!B)
+      for (const BasicBlock *S : successors(BB))
+        Work.push_back(S);
+  }
+  return false;
+}
+
+/// True when every backward path from \p Barrier reaches another barrier or the kernel's start
+/// without a memory access on the way.
+bool isRedundantBarrier(const Instruction *Barrier) {
+  auto scanBack = [&](const BasicBlock *BB, const Instruction *Before, bool &Stopped) {
+    // Instructions of BB strictly before `Before` (all of BB when Before is null), last first.
+    auto It = Before ? Before->getReverseIterator() : BB->rbegin();
+    if (Before)
+      ++It;
+    for (; It != BB->rend(); ++It) {
+      if (isBlockBarrier(*It)) {
+        Stopped = true;
+        return false;
+      }
+      if (ordersMemory(*It))
+        return true; // found traffic the barrier orders
+    }
+    return false;
+  };
+  bool Stopped = false;
+  if (scanBack(Barrier->getParent(), Barrier, Stopped))
+    return false;
+  if (Stopped)
+    return true;
+  SmallVector<const BasicBlock *, 16> Work(pred_begin(Barrier->getParent()),
+                                           pred_end(Barrier->getParent()));
+  DenseSet<const BasicBlock *> Seen;
+  while (!Work.empty()) {
+    const BasicBlock *BB = Work.pop_back_val();
+    if (!Seen.insert(BB).second)
+      continue;
+    bool S = false;
+    if (scanBack(BB, nullptr, S))
+      return false;
+    if (!S)
+      for (const BasicBlock *P : predecessors(BB))
+        Work.push_back(P);
+  }
+  return true;
+}
+
+Object locationJSON(const SourceLocation &L) {
+  return Object{{"line", L.Line}, {"column", L.Column}};
+}
+
+LaunchFacts launchFactsOf(const KernelReport &K, const Function &F) {
+  LaunchFacts Facts;
+  Facts.Block = K.Launch.Block;
+  Facts.Grid = K.Launch.Grid;
+  for (const auto &[Name, V] : K.Launch.Params)
+    if (const auto *I = std::get_if<int64_t>(&V))
+      Facts.KnownIntParams[Name] = *I;
+  if (F.arg_size() == K.Params.size())
+    for (const KernelParam &P : K.Params)
+      Facts.ParamNames.push_back(P.Name);
+  return Facts;
+}
+
+constexpr unsigned UnjudgedFlags = LaneDataDependent | LaneUnsupported | LaneUnknownParam |
+                                   LaneNonAffineRecurrence | LaneControlDependent;
+
+/// Byte addresses of \p Ptr for every thread of block 0 at iteration \p Iteration, by linear thread
+/// id; empty when the address cannot be judged.
+std::vector<int64_t> blockAddresses(LaneEvaluator &E, const Value *Ptr, const Dim3 &Block,
+                                    int64_t Iteration) {
+  std::vector<int64_t> Out;
+  E.resetFlags();
+  for (const auto &Warp : warpsOfBlock(Block)) {
+    WarpSample S;
+    S.Lanes = Warp;
+    S.Iteration = Iteration;
+    E.setSample(S);
+    LaneValues V = E.evaluate(Ptr);
+    Out.insert(Out.end(), V.begin(), V.end());
+  }
+  if (E.flags() & UnjudgedFlags)
+    return {};
+  return Out;
+}
+
+/// A shared-memory read that may see another thread's write without a barrier between.
+struct RaceWitness {
+  int64_t Reader = 0, Writer = 0;
+};
+
+std::optional<RaceWitness> crossThreadOverlap(LaneEvaluator &E, const MemoryInstruction &W,
+                                              const MemoryInstruction &R, const Dim3 &Block) {
+  for (int64_t KW = 0; KW < 2; ++KW) {
+    std::vector<int64_t> WA = blockAddresses(E, W.Pointer, Block, KW);
+    if (WA.empty())
+      return std::nullopt;
+    // Written bytes -> writer (or -2 when several threads write it).
+    std::map<int64_t, int64_t> Writers;
+    for (size_t T = 0; T < WA.size(); ++T)
+      for (unsigned B = 0; B < W.Bytes; ++B) {
+        auto [It, New] = Writers.insert({WA[T] + B, int64_t(T)});
+        if (!New && It->second != int64_t(T))
+          It->second = -2;
+      }
+    for (int64_t KR = KW; KR < KW + 2; ++KR) {
+      std::vector<int64_t> RA = blockAddresses(E, R.Pointer, Block, KR);
+      if (RA.empty())
+        return std::nullopt;
+      for (size_t T = 0; T < RA.size(); ++T)
+        for (unsigned B = 0; B < R.Bytes; ++B) {
+          auto It = Writers.find(RA[T] + B);
+          if (It == Writers.end() || It->second == int64_t(T))
+            continue;
+          int64_t Writer = It->second;
+          if (Writer == -2) // several writers: one of them is another thread
+            Writer = T == 0 ? 1 : 0;
+          return RaceWitness{int64_t(T), Writer};
+        }
+    }
+  }
+  return std::nullopt;
+}
+
+std::string threadName(int64_t Linear, const Dim3 &Block) {
+  int64_t X = Linear % Block.X, Y = (Linear / Block.X) % Block.Y, Z = Linear / (Block.X * Block.Y);
+  std::string S = "(" + std::to_string(X);
+  if (Block.Y > 1 || Block.Z > 1)
+    S += "," + std::to_string(Y);
+  if (Block.Z > 1)
+    S += "," + std::to_string(Z);
+  return S + ")";
+}
+
+class SynchronizationAnalysis : public KernelAnalysis {
+public:
+  StringRef name() const override { return "synchronization"; }
+
+  void run(AnalysisContext &Ctx, Function *F, KernelReport &K) override {
+    if (!F)
+      return;
+    FunctionAnalysisManager &FAM = Ctx.functionAnalyses();
+    LoopInfo &LI = FAM.getResult<LoopAnalysis>(*F);
+    PostDominatorTree &PDT = FAM.getResult<PostDominatorTreeAnalysis>(*F);
+    ScalarEvolution &SE = FAM.getResult<ScalarEvolutionAnalysis>(*F);
+    DivergenceInfo DI(*F, PDT, LI);
+    LaneEvaluator E(*F, &SE, &LI, launchFactsOf(K, *F));
+
+    Array Divergent, Redundant, Missing, Sites;
+    int64_t Barriers = 0, InLoops = 0;
+    std::optional<int64_t> PerThread = 0;
+    std::string PerThreadNote;
+    std::set<std::string> Primitives;
+    for (Instruction &I : instructions(*F)) {
+      if (StringRef P = warpPrimitive(I); !P.empty())
+        Primitives.insert(P.str());
+      if (!isBlockBarrier(I))
+        continue;
+      ++Barriers;
+      SourceLocation Loc = sourceLocationOf(I);
+      Object Site = locationJSON(Loc);
+      // Executions per thread: product of the enclosing loops' trip counts.
+      std::optional<int64_t> Executions = 1;
+      for (Loop *L = LI.getLoopFor(I.getParent()); L; L = L->getParentLoop()) {
+        std::string Symbolic;
+        std::optional<int64_t> Trip = evaluateTripCount(E, SE, L, Symbolic);
+        if (Trip && Executions)
+          *Executions *= *Trip;
+        else
+          Executions.reset();
+        if (!Trip && PerThreadNote.empty())
+          PerThreadNote = Symbolic.empty() ? "trip count unknown" : "trip count " + Symbolic;
+      }
+      if (LI.getLoopFor(I.getParent()))
+        ++InLoops;
+      Site["in_loop"] = LI.getLoopFor(I.getParent()) != nullptr;
+      Site["executions_per_thread"] = Executions ? json::Value(*Executions) : json::Value(nullptr);
+      if (PerThread && Executions)
+        *PerThread += *Executions;
+      else
+        PerThread.reset();
+      if (DI.isDivergentlyExecuted(I.getParent())) {
+        Object D = locationJSON(Loc);
+        if (const BasicBlock *Cause = DI.divergentCause(I.getParent()))
+          D["condition"] = locationJSON(sourceLocationOf(*Cause->getTerminator()));
+        Divergent.push_back(std::move(D));
+        Site["divergent"] = true;
+      }
+      if (isRedundantBarrier(&I)) {
+        Redundant.push_back(locationJSON(Loc));
+        Site["redundant"] = true;
+      }
+      Sites.push_back(std::move(Site));
+    }
+
+    // Missing barriers between shared-memory writes and reads of other threads' data.
+    MemoryInventory Inv = collectMemoryAccesses(*F);
+    std::set<std::pair<unsigned, unsigned>> Reported;
+    for (const MemoryInstruction &W : Inv.Accesses) {
+      if (W.Space != MemorySpace::Shared || W.Kind == AccessKind::Load)
+        continue;
+      for (const MemoryInstruction &R : Inv.Accesses) {
+        if (R.Space != MemorySpace::Shared || R.Kind != AccessKind::Load ||
+            R.BaseValue != W.BaseValue || !barrierFreePath(W.inst(), R.inst()))
+          continue;
+        auto Key = std::make_pair(R.Loc.Line * 1000 + R.Loc.Column, W.Loc.Line * 1000 + W.Loc.Column);
+        if (Reported.count(Key))
+          continue;
+        std::optional<RaceWitness> Race = crossThreadOverlap(E, W, R, K.Launch.Block);
+        if (!Race)
+          continue;
+        Reported.insert(Key);
+        Object M = locationJSON(R.Loc);
+        M["write"] = locationJSON(W.Loc);
+        M["reader_thread"] = threadName(Race->Reader, K.Launch.Block);
+        M["writer_thread"] = threadName(Race->Writer, K.Launch.Block);
+        Missing.push_back(std::move(M));
+      }
+    }
+
+    // Atomics by space and contention.
+    std::map<std::string, std::map<std::string, int64_t>> Atomics;
+    for (const MemoryInstruction &A : Inv.Accesses) {
+      if (A.Kind != AccessKind::Atomic)
+        continue;
+      std::string Class;
+      std::vector<int64_t> Addr;
+      if (!K.Launch.Block.count() || (Addr = blockAddresses(E, A.Pointer, K.Launch.Block, 0)).empty()) {
+        Class = (E.flags() & LaneDataDependent) ? "data-dependent" : "unknown";
+      } else {
+        size_t N = std::min<size_t>(Addr.size(), WarpSize);
+        std::set<int64_t> Distinct(Addr.begin(), Addr.begin() + N);
+        Class = Distinct.size() == 1 ? "same-address"
+                : Distinct.size() == N ? "distinct-per-lane"
+                                       : "partly-shared";
+      }
+      ++Atomics[toString(A.Space)][Class];
+    }
+
+    Object S;
+    S["barriers"] = Barriers;
+    S["barriers_in_loops"] = InLoops;
+    S["barriers_per_thread"] = PerThread ? json::Value(*PerThread) : json::Value(nullptr);
+    if (!PerThread && !PerThreadNote.empty())
+      S["barriers_per_thread_note"] = PerThreadNote;
+    S["divergent_barriers"] = static_cast<int64_t>(Divergent.size());
+    S["barrier_sites"] = std::move(Sites);
+    S["divergent_barrier_sites"] = std::move(Divergent);
+    S["redundant_barrier_sites"] = std::move(Redundant);
+    S["missing_barrier_sites"] = std::move(Missing);
+    Array Prims;
+    for (const std::string &P : Primitives)
+      Prims.push_back(P);
+    S["warp_primitives"] = std::move(Prims);
+    Object AtomicObj;
+    for (auto &[Space, Classes] : Atomics) {
+      Object C;
+      for (auto &[Class, N] : Classes)
+        C[Class] = N;
+      AtomicObj[Space] = std::move(C);
+    }
+    S["atomics"] = std::move(AtomicObj);
+    for (auto &KV : S)
+      K.Sync[KV.first] = std::move(KV.second);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<KernelAnalysis> createSynchronizationAnalysis() {
+  return std::make_unique<SynchronizationAnalysis>();
+}
+
+} // namespace cudaperf
