@@ -2,6 +2,7 @@
 #include "cudaperf/Runtime/Sha256.h"
 #include "cudaperf/Runtime/Subprocess.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>

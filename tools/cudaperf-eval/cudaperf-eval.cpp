@@ -3,6 +3,7 @@
 #include "cudaperf/Runtime/Evaluator.h"
 #include "cudaperf/Runtime/Json.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>

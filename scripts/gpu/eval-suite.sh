@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The GPU validation and throughput run of cudaperf-eval, in one command for the H200 host:
+#   1. build the runtime (no LLVM) and run its tests, GPU tests included;
+#   2. the bad-candidate suite plus every example implementation, each against its expected outcome;
+#   3. 200 candidates in a row, good and bad mixed, in one evaluator process;
+#   4. throughput: fresh (never cached) candidates per minute, builds sequential and parallel.
+# Usage: scripts/gpu/eval-suite.sh [OUTDIR]   (default $OUT, else /tmp/eval-suite)
+# Writes OUTDIR/eval-suite.log, suite.jsonl, mixed200.jsonl, throughput-*.jsonl, summary.txt.
+set -uo pipefail
+out=${1:-${OUT:-/tmp/eval-suite}}
+mkdir -p "$out"
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+export PATH=/opt/torch/.venv/bin:/usr/local/cuda/bin:$PATH
+exec > >(tee -a "$out/eval-suite.log") 2>&1
+summary=$out/summary.txt
+: > "$summary"
+note() { echo "$*" | tee -a "$summary"; }
+now() { date +%s.%N; }
+since() { python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 2))" "$1" "$(now)"; }
+jobs_par=${EVAL_SUITE_JOBS:-8}
+
+note "== machine"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | tee -a "$summary"
+note "cores: $(nproc); nvcc: $(nvcc --version | grep -o 'V[0-9.]*')"
+
+note "== build"
+t0=$(now)
+cmake -S . -B build-gpu -G Ninja -DCUDAPERF_BUILD_ANALYZER=OFF -DCUDAPERF_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=Release > "$out/cmake.log" 2>&1 \
+  && timeout 300 cmake --build build-gpu -j "$(nproc)" --target cudaperf-eval cudaperf-eval-worker cudaperf-runtime-tests >> "$out/cmake.log" 2>&1
+rc=$?
+note "build rc=$rc in $(since "$t0") s"
+if [ $rc -ne 0 ]; then tail -50 "$out/cmake.log"; exit 1; fi
+eval_bin=build-gpu/bin/cudaperf-eval
+export CUDAPERF_CACHE_DIR=/tmp/cudaperf-cache
+
+note "== unit tests (GPU tests included)"
+CUDAPERF_TEST_CACHE_DIR=/tmp/cudaperf-test-cache timeout 240 ctest --test-dir build-gpu -L runtime -j 8 --output-on-failure > "$out/ctest.log" 2>&1
+note "ctest rc=$? $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
+grep -E "Skipped|Failed|\*\*\*" "$out/ctest.log" | head -20 | tee -a "$summary"
+
+# Expected outcome per candidate: example implementations are ok; bad ones say what they expect.
+expectations() {
+  for impl in data/tasks/*/impls/*.cu; do echo "$root/$(dirname "$(dirname "$impl")") $root/$impl ok"; done
+  for bad in test/runtime/bad/*.cu; do
+    echo "$root/data/tasks/$(sed -n 's|^// cudaperf-task: ||p' "$bad") $root/$bad $(sed -n 's|^// cudaperf-expect: ||p' "$bad")"
+  done
+}
+common=(--stall-timeout 3 --timeout 60 --budget-ms 20 --jsonl --summary)
+
+note "== suite: example implementations + bad candidates"
+expectations > "$out/suite.expect"
+cut -d' ' -f1,2 "$out/suite.expect" > "$out/suite.batch"
+t0=$(now)
+timeout 240 "$eval_bin" --batch "$out/suite.batch" --jobs "$jobs_par" "${common[@]}" --output "$out/suite.jsonl" 2> "$out/suite.stderr"
+note "cudaperf-eval rc=$? in $(since "$t0") s"
+python3 scripts/gpu/eval-check.py "$out/suite.expect" "$out/suite.jsonl" | tee -a "$summary"
+
+note "== 200 candidates in a row (good and bad mixed, one evaluator process)"
+python3 - "$out/suite.expect" "$out/mixed200.expect" <<'PY'
+import random, sys
+lines = [l for l in open(sys.argv[1]) if l.strip()]
+rng = random.Random(7)
+mixed = [rng.choice(lines) for _ in range(200)]
+open(sys.argv[2], "w").writelines(mixed)
+PY
+cut -d' ' -f1,2 "$out/mixed200.expect" > "$out/mixed200.batch"
+t0=$(now)
+timeout 300 "$eval_bin" --batch "$out/mixed200.batch" --jobs "$jobs_par" "${common[@]}" --output "$out/mixed200.jsonl" 2> "$out/mixed200.stderr"
+rc=$?
+note "cudaperf-eval rc=$rc; 200 candidates in $(since "$t0") s (builds cached from the suite run)"
+python3 scripts/gpu/eval-check.py "$out/mixed200.expect" "$out/mixed200.jsonl" | tail -3 | tee -a "$summary"
+grep FAIL <(python3 scripts/gpu/eval-check.py "$out/mixed200.expect" "$out/mixed200.jsonl") | head -20 | tee -a "$summary"
+
+# Throughput: every candidate is a fresh source (a unique comment), so each is really built.
+# The mix: the example tasks' implementations plus quick bad ones (wrong answer, launch error,
+# compile error, runtime fault); hangs are left out, they cost the stall limit by design.
+make_fresh() { # TAG COUNT DIR
+  mkdir -p "$3"
+  python3 - "$out/suite.expect" "$1" "$2" "$3" <<'PY'
+import sys
+tag, count, d = sys.argv[2], int(sys.argv[3]), sys.argv[4]
+quick_bad = {"half_output.cu", "zero_size_launch.cu", "syntax_error.cu", "trap.cu", "matmul_k_tail.cu", "all_zeros.cu"}
+pool = [l.split() for l in open(sys.argv[1]) if l.strip()]
+pool = [p for p in pool if p[2] == "ok" and "/impls/" in p[1]] + [p for p in pool if p[1].split("/")[-1] in quick_bad]
+with open(f"{d}/batch", "w") as b, open(f"{d}/expect", "w") as e:
+    for i in range(count):
+        task, cand, want = pool[i % len(pool)]
+        path = f"{d}/{tag}-{i:03d}-{cand.split('/')[-1]}"
+        open(path, "w").write(open(cand).read() + f"\n// throughput variant {tag} {i}\n")
+        b.write(f"{task} {path}\n")
+        e.write(f"{task} {path} {want}\n")
+PY
+}
+for mode in sequential parallel; do
+  n=${EVAL_SUITE_TPUT_N:-48}
+  j=1; [ $mode = parallel ] && j=$jobs_par
+  dir=/tmp/tput-$mode
+  rm -rf "$dir"; make_fresh "$mode" "$n" "$dir"
+  export CUDAPERF_CACHE_DIR=/tmp/cudaperf-cache-$mode   # cold for candidates
+  t0=$(now)
+  timeout 200 "$eval_bin" --batch "$dir/batch" --jobs $j "${common[@]}" --output "$out/throughput-$mode.jsonl" 2> /dev/null
+  rc=$?
+  secs=$(since "$t0")
+  done_n=$(wc -l < "$out/throughput-$mode.jsonl")
+  note "throughput $mode (--jobs $j): $done_n candidates in $secs s = $(python3 -c "print(round($done_n * 60 / $secs, 1))") per minute (rc=$rc)"
+  python3 scripts/gpu/eval-check.py "$dir/expect" "$out/throughput-$mode.jsonl" | tail -1 | tee -a "$summary"
+done
+note "== done"
