@@ -27,15 +27,18 @@ note "cores: $(nproc); nvcc: $(nvcc --version | grep -o 'V[0-9.]*')"
 note "== build"
 t0=$(now)
 cmake -S . -B build-gpu -G Ninja -DCUDAPERF_BUILD_ANALYZER=OFF -DCUDAPERF_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=Release > "$out/cmake.log" 2>&1 \
-  && timeout 300 cmake --build build-gpu -j "$(nproc)" --target cudaperf-eval cudaperf-eval-worker cudaperf-runtime-tests >> "$out/cmake.log" 2>&1
+  && timeout 300 cmake --build build-gpu -j "$(nproc)" --target cudaperf-eval cudaperf-eval-worker >> "$out/cmake.log" 2>&1
 rc=$?
+# The unit tests need GoogleTest, which the GPU host may lack; the suites below do not.
+timeout 120 cmake --build build-gpu -j "$(nproc)" --target cudaperf-runtime-tests >> "$out/cmake.log" 2>&1 \
+  || note "unit tests not built (no GoogleTest here?)"
 note "build rc=$rc in $(since "$t0") s"
 if [ $rc -ne 0 ]; then tail -50 "$out/cmake.log"; exit 1; fi
 eval_bin=build-gpu/bin/cudaperf-eval
 export CUDAPERF_CACHE_DIR=/tmp/cudaperf-cache
 
 note "== unit tests (GPU tests included)"
-CUDAPERF_TEST_CACHE_DIR=/tmp/cudaperf-test-cache timeout 240 ctest --test-dir build-gpu -L runtime -j 8 --output-on-failure > "$out/ctest.log" 2>&1
+CUDAPERF_TEST_CACHE_DIR=/tmp/cudaperf-test-cache timeout 240 ctest --test-dir build-gpu -L runtime -E compile-examples -j 8 --output-on-failure > "$out/ctest.log" 2>&1
 note "ctest rc=$? $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
 grep -E "Skipped|Failed|\*\*\*" "$out/ctest.log" | head -20 | tee -a "$summary"
 
