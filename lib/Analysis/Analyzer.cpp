@@ -12,11 +12,13 @@ namespace cudaperf {
 
 // Factories of the analyses (one per file in lib/Analysis).
 std::unique_ptr<KernelAnalysis> createCoalescingAnalysis();
+std::unique_ptr<KernelAnalysis> createWorkAnalysis(); // after Coalescing: reads its sectors
 std::unique_ptr<KernelAnalysis> createSynchronizationAnalysis();
 
 std::vector<std::unique_ptr<KernelAnalysis>> createDefaultAnalyses() {
   std::vector<std::unique_ptr<KernelAnalysis>> A;
   A.push_back(createCoalescingAnalysis());
+  A.push_back(createWorkAnalysis());
   A.push_back(createSynchronizationAnalysis());
   return A;
 }

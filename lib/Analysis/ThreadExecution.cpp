@@ -1,0 +1,362 @@
+//===- ThreadExecution.cpp - Execution counts over a launch by sampled warps ===//
+#include "cudaperf/Analysis/ThreadExecution.h"
+#include "cudaperf/Analysis/WarpRequests.h"
+#include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/Support/raw_ostream.h"
+#include <algorithm>
+#include <map>
+
+using namespace llvm;
+
+namespace cudaperf {
+
+std::vector<std::pair<int64_t, double>> latticeSamples(int64_t Size, unsigned MaxSamples) {
+  std::vector<std::pair<int64_t, double>> Out;
+  if (Size <= 0)
+    return Out;
+  if (Size <= int64_t(MaxSamples) || MaxSamples < 3) {
+    for (int64_t I = 0; I < Size; ++I)
+      Out.push_back({I, 1.0});
+    return Out;
+  }
+  unsigned Middle = MaxSamples - 2;
+  double W = double(Size - 2) / Middle;
+  Out.push_back({0, 1.0});
+  for (unsigned I = 1; I <= Middle; ++I)
+    Out.push_back({1 + int64_t((Size - 2) * (I - 0.5) / Middle), W});
+  Out.push_back({Size - 1, 1.0});
+  return Out;
+}
+
+namespace {
+
+constexpr Dim3 RepresentativeGrid{264, 4, 4}; // as LaneAddress.cpp assumes for an unknown grid
+constexpr unsigned BadFlags = LaneUnknownParam | LaneUnsupported | LaneDataDependent;
+
+// Replaces every add-recurrence by its value at a chosen iteration of its loop.
+class IterationRewriter : public SCEVRewriteVisitor<IterationRewriter> {
+public:
+  IterationRewriter(ScalarEvolution &SE, const std::map<const Loop *, int64_t> &Iter)
+      : SCEVRewriteVisitor(SE), Iter(Iter) {}
+
+  const SCEV *visitAddRecExpr(const SCEVAddRecExpr *Expr) {
+    SmallVector<const SCEV *, 4> Ops;
+    for (const SCEV *Op : Expr->operands())
+      Ops.push_back(visit(Op));
+    auto It = Iter.find(Expr->getLoop());
+    int64_t K = It == Iter.end() ? 0 : It->second;
+    const SCEV *Rec = SE.getAddRecExpr(Ops, Expr->getLoop(), SCEV::FlagAnyWrap);
+    if (const auto *AR = dyn_cast<SCEVAddRecExpr>(Rec))
+      return AR->evaluateAtIteration(SE.getConstant(AR->getType(), K), SE);
+    return Rec;
+  }
+
+private:
+  const std::map<const Loop *, int64_t> &Iter;
+};
+
+struct Profiler {
+  Function &F;
+  ScalarEvolution &SE;
+  LoopInfo &LI;
+  LaneEvaluator E;
+  const std::vector<TrackedAddress> &Tracked;
+  std::vector<const BasicBlock *> Order;
+  ExecutionProfile P;
+  DenseMap<const BasicBlock *, double> ThreadSum, WarpSum;
+  DenseSet<const Instruction *> DataDependentBranches;
+  double SampledThreads = 0;
+  std::vector<double> DensitySum;
+  std::vector<unsigned> DensityCount;
+
+  // Per sample.
+  WarpSample Sample;
+  DenseMap<const Loop *, SmallVector<int64_t, 32>> Trips; // -1: unknown
+
+  Profiler(Function &F, ScalarEvolution &SE, LoopInfo &LI, const LaunchFacts &Facts,
+           const std::vector<TrackedAddress> &Tracked)
+      : F(F), SE(SE), LI(LI), E(F, &SE, &LI, Facts), Tracked(Tracked) {
+    ReversePostOrderTraversal<Function *> RPOT(&F);
+    for (BasicBlock *BB : RPOT)
+      Order.push_back(BB);
+    P.Extents.resize(Tracked.size());
+    DensitySum.assign(Tracked.size(), 0.0);
+    DensityCount.assign(Tracked.size(), 0);
+  }
+
+  LaneValues evaluateFresh(const Value *V, unsigned &Flags) {
+    E.setSample(Sample);
+    E.resetFlags();
+    LaneValues R = E.evaluate(V);
+    Flags = E.flags();
+    return R;
+  }
+
+  LaneValues evaluateFresh(const SCEV *S, unsigned &Flags) {
+    E.setSample(Sample);
+    E.resetFlags();
+    LaneValues R = E.evaluate(S);
+    Flags = E.flags();
+    return R;
+  }
+
+  const SmallVector<int64_t, 32> &tripsOf(const Loop *L) {
+    auto It = Trips.find(L);
+    if (It != Trips.end())
+      return It->second;
+    SmallVector<int64_t, 32> T(Sample.Lanes.size(), -1);
+    const SCEV *BTC = SE.getBackedgeTakenCount(L);
+    const BasicBlock *H = L->getHeader();
+    if (!P.TripExpr.count(H)) {
+      std::string S;
+      raw_string_ostream OS(S);
+      if (isa<SCEVCouldNotCompute>(BTC))
+        OS << "?";
+      else
+        OS << "1 + " << *BTC;
+      P.TripExpr[H] = S;
+    }
+    if (!isa<SCEVCouldNotCompute>(BTC)) {
+      unsigned Flags = 0;
+      LaneValues V = evaluateFresh(BTC, Flags);
+      unsigned Bits = static_cast<unsigned>(SE.getTypeSizeInBits(BTC->getType()));
+      bool Bad = Flags & (BadFlags | LaneUnknownGrid);
+      if (!Bad)
+        for (size_t I = 0; I < V.size(); ++I) {
+          uint64_t U = Bits >= 64 ? uint64_t(V[I]) : uint64_t(V[I]) & ((uint64_t(1) << Bits) - 1);
+          // A wrapped count means the guard in front of the loop skips it.
+          T[I] = U + 1 > (uint64_t(1) << 31) ? 0 : int64_t(U + 1);
+        }
+    }
+    return Trips[L] = T;
+  }
+
+  // Executions of \p BB per lane in one pass of the enclosing non-loop code; false when some
+  // enclosing loop's count is unknown.
+  bool tripProduct(const BasicBlock *BB, SmallVectorImpl<double> &Out) {
+    Out.assign(Sample.Lanes.size(), 1.0);
+    bool Known = true;
+    for (const Loop *L = LI.getLoopFor(BB); L; L = L->getParentLoop()) {
+      const auto &T = tripsOf(L);
+      for (size_t I = 0; I < T.size(); ++I) {
+        if (T[I] < 0)
+          Known = false;
+        else
+          Out[I] *= double(T[I]);
+      }
+    }
+    return Known;
+  }
+
+  uint32_t laneSet(const LaneValues &V, bool WantTrue) {
+    uint32_t M = 0;
+    for (size_t I = 0; I < V.size(); ++I)
+      if ((V[I] != 0) == WantTrue)
+        M |= 1u << I;
+    return M;
+  }
+
+  void runSample(double Weight) {
+    Trips.clear();
+    size_t N = Sample.Lanes.size();
+    uint32_t Full = N >= 32 ? 0xffffffffu : ((1u << N) - 1);
+    SampledThreads += Weight * N;
+    DenseMap<const BasicBlock *, uint32_t> Mask;
+    Mask[Order.front()] = Full;
+    SmallVector<double, 32> Prod;
+    for (const BasicBlock *BB : Order) {
+      uint32_t M = Mask.lookup(BB);
+      if (!M)
+        continue;
+      if (!tripProduct(BB, Prod))
+        P.UnknownTrip.insert(BB);
+      double Threads = 0, Warp = 0;
+      for (size_t I = 0; I < N; ++I)
+        if (M & (1u << I)) {
+          Threads += Prod[I];
+          Warp = std::max(Warp, Prod[I]);
+        }
+      ThreadSum[BB] += Weight * Threads;
+      WarpSum[BB] += Weight * Warp;
+
+      const Instruction *T = BB->getTerminator();
+      SmallVector<std::pair<const BasicBlock *, uint32_t>, 4> Out;
+      if (const auto *Br = dyn_cast<BranchInst>(T); Br && Br->isConditional()) {
+        unsigned Flags = 0;
+        LaneValues C = evaluateFresh(Br->getCondition(), Flags);
+        if (Flags & (LaneDataDependent | LaneUnsupported)) {
+          if (Flags & LaneDataDependent)
+            DataDependentBranches.insert(Br);
+          Out.push_back({Br->getSuccessor(0), M});
+          Out.push_back({Br->getSuccessor(1), M});
+        } else {
+          Out.push_back({Br->getSuccessor(0), M & laneSet(C, true)});
+          Out.push_back({Br->getSuccessor(1), M & laneSet(C, false)});
+        }
+      } else if (const auto *Sw = dyn_cast<SwitchInst>(T)) {
+        unsigned Flags = 0;
+        LaneValues C = evaluateFresh(Sw->getCondition(), Flags);
+        bool Unknown = Flags & (LaneDataDependent | LaneUnsupported);
+        if (Flags & LaneDataDependent)
+          DataDependentBranches.insert(Sw);
+        uint32_t Left = M;
+        for (auto Case : Sw->cases()) {
+          uint32_t Lanes = 0;
+          for (size_t I = 0; I < N; ++I)
+            if ((M & (1u << I)) && C[I] == Case.getCaseValue()->getSExtValue())
+              Lanes |= 1u << I;
+          Out.push_back({Case.getCaseSuccessor(), Unknown ? M : Lanes});
+          Left &= ~Lanes;
+        }
+        Out.push_back({Sw->getDefaultDest(), Unknown ? M : Left});
+      } else {
+        for (const BasicBlock *S : successors(BB))
+          Out.push_back({S, M});
+      }
+
+      const Loop *LB = LI.getLoopFor(BB);
+      for (auto [S, Lanes] : Out) {
+        const Loop *LS = LI.getLoopFor(S);
+        if (LS && LS->getHeader() == S && LS->contains(BB))
+          continue; // back edge: the trip count accounts for it
+        if (LB && !LB->contains(S)) {
+          // Leaving loops: every lane that entered the outermost loop left here.
+          const Loop *Outer = LB;
+          while (Outer->getParentLoop() && !Outer->getParentLoop()->contains(S))
+            Outer = Outer->getParentLoop();
+          if (!Outer->getUniqueExitBlock())
+            P.MultiExitLoops = true;
+          Mask[S] |= Mask.lookup(Outer->getHeader());
+          continue;
+        }
+        Mask[S] |= Lanes;
+      }
+    }
+    for (size_t A = 0; A < Tracked.size(); ++A)
+      if (uint32_t M = Mask.lookup(Tracked[A].Block))
+        trackAddress(A, M);
+  }
+
+  void trackAddress(size_t A, uint32_t M) {
+    const TrackedAddress &TA = Tracked[A];
+    AddressExtent &X = P.Extents[A];
+    X.Executed = true;
+    if (!X.Known)
+      return;
+    const SCEV *S = SE.getSCEV(const_cast<Value *>(TA.Pointer));
+    const SCEV *Base = SE.getPointerBase(S);
+    const auto *BaseU = dyn_cast<SCEVUnknown>(Base);
+    if (!BaseU || !(isa<Argument>(BaseU->getValue()) || isa<GlobalValue>(BaseU->getValue()))) {
+      X.Known = false;
+      return;
+    }
+    const SCEV *Offset = SE.removePointerBase(S);
+    std::vector<const Loop *> Loops;
+    for (const Loop *L = LI.getLoopFor(TA.Block); L; L = L->getParentLoop())
+      Loops.push_back(L);
+    std::vector<int64_t> Last;
+    for (const Loop *L : Loops) {
+      int64_t Max = -1;
+      const auto &T = tripsOf(L);
+      for (size_t I = 0; I < T.size(); ++I)
+        if (M & (1u << I)) {
+          if (T[I] < 0) {
+            X.Known = false;
+            return;
+          }
+          Max = std::max(Max, T[I]);
+        }
+      Last.push_back(std::max<int64_t>(Max - 1, 0));
+    }
+    // Corners of the iteration space (all 2^d when d <= 4, else the two extreme ones).
+    unsigned D = Loops.size();
+    unsigned Corners = D <= 4 ? 1u << D : 2;
+    for (unsigned C = 0; C < Corners; ++C) {
+      std::map<const Loop *, int64_t> Iter;
+      for (unsigned L = 0; L < D; ++L) {
+        bool High = D <= 4 ? (C >> L) & 1 : C == 1;
+        Iter[Loops[L]] = High ? Last[L] : 0;
+      }
+      IterationRewriter RW(SE, Iter);
+      const SCEV *At = RW.visit(Offset);
+      unsigned Flags = 0;
+      LaneValues V = evaluateFresh(At, Flags);
+      if (Flags & (BadFlags | LaneUnknownGrid)) {
+        X.Known = false;
+        return;
+      }
+      std::vector<int64_t> Addr;
+      for (size_t I = 0; I < V.size(); ++I)
+        if (M & (1u << I)) {
+          X.Lo = std::min(X.Lo, V[I]);
+          X.Hi = std::max(X.Hi, V[I] + int64_t(TA.Bytes));
+          Addr.push_back(V[I]);
+        }
+      if (C == 0 && Addr.size() > 1 && laneRowShared(M)) {
+        int64_t Lo = *std::min_element(Addr.begin(), Addr.end());
+        int64_t Hi = *std::max_element(Addr.begin(), Addr.end()) + TA.Bytes;
+        int64_t FirstSector = Lo >= 0 ? Lo / SectorBytes : -((-Lo + SectorBytes - 1) / SectorBytes);
+        int64_t Span = (Hi - FirstSector * SectorBytes + SectorBytes - 1) / SectorBytes;
+        if (Span > 0) {
+          DensitySum[A] += double(predictSectorsPerRequest(Addr, TA.Bytes)) / double(Span);
+          ++DensityCount[A];
+        }
+      }
+    }
+  }
+
+  bool laneRowShared(uint32_t M) const {
+    const ThreadIndex *First = nullptr;
+    for (size_t I = 0; I < Sample.Lanes.size(); ++I)
+      if (M & (1u << I)) {
+        if (!First)
+          First = &Sample.Lanes[I];
+        else if (Sample.Lanes[I].Y != First->Y || Sample.Lanes[I].Z != First->Z)
+          return false;
+      }
+    return true;
+  }
+
+  void run(const LaunchFacts &Facts) {
+    Dim3 Grid = Facts.Grid ? *Facts.Grid : RepresentativeGrid;
+    auto Warps = warpsOfBlock(Facts.Block);
+    auto WarpSamples = latticeSamples(int64_t(Warps.size()), 8);
+    for (auto [BX, WX] : latticeSamples(Grid.X, 5))
+      for (auto [BY, WY] : latticeSamples(Grid.Y, 5))
+        for (auto [BZ, WZ] : latticeSamples(Grid.Z, 3))
+          for (auto [W, WW] : WarpSamples) {
+            Sample = WarpSample();
+            Sample.BlockIdx = {BX, BY, BZ};
+            Sample.Lanes = Warps[W];
+            runSample(WX * WY * WZ * WW);
+          }
+    if (Facts.Grid)
+      P.Threads = double(Facts.Grid->count()) * double(Facts.Block.count());
+    for (auto &[BB, S] : ThreadSum)
+      P.PerThread[BB] = SampledThreads > 0 ? S / SampledThreads : 0;
+    for (auto &[BB, S] : WarpSum)
+      P.WarpsPerThread[BB] = SampledThreads > 0 ? S / SampledThreads : 0;
+    P.DataDependentBranches = DataDependentBranches.size();
+    for (size_t A = 0; A < Tracked.size(); ++A)
+      if (DensityCount[A])
+        P.Extents[A].WarpDensity = std::min(1.0, DensitySum[A] / DensityCount[A]);
+  }
+};
+
+} // namespace
+
+ExecutionProfile profileExecution(Function &F, ScalarEvolution &SE, LoopInfo &LI,
+                                  const LaunchFacts &Facts,
+                                  const std::vector<TrackedAddress> &Tracked) {
+  Profiler Pr(F, SE, LI, Facts, Tracked);
+  Pr.run(Facts);
+  return std::move(Pr.P);
+}
+
+} // namespace cudaperf

@@ -1,0 +1,413 @@
+//===- Work.cpp - FLOPs, bytes, arithmetic intensity and the roofline bound ===//
+//
+// Fills KernelReport::Work (keys in docs/json-schema.md, rules in docs/accuracy.md):
+//  - execution counts of every basic block over the launch (ThreadExecution.h) times the
+//    operations of the block (FlopCount.h) give FLOPs by precision and kind, integer operations
+//    and tensor-core FLOPs;
+//  - global bytes requested (lane executions x bytes) and sectors moved (warp executions x the
+//    coalescing analysis's sectors per request), shared-memory bytes;
+//  - DRAM estimates per array (base pointer): the distinct sectors of the union of the ranges its
+//    accesses cover over the whole grid (Footprint.h), at most the sectors moved; reads from loads
+//    and atomics, writes from stores and atomics; a data-dependent access counts its sectors moved
+//    unless an affine access of the same array bounds it;
+//  - arithmetic intensity = FLOP / (DRAM read + write estimate), and the roofline lower bound on
+//    time for the device of the target architecture (Roofline.h).
+// Runs after the coalescing analysis, whose per-access sectors it reads.
+//
+//===----------------------------------------------------------------------===//
+#include "cudaperf/Analysis/AnalysisContext.h"
+#include "cudaperf/Analysis/FlopCount.h"
+#include "cudaperf/Analysis/Footprint.h"
+#include "cudaperf/Analysis/MemoryAccesses.h"
+#include "cudaperf/Analysis/Roofline.h"
+#include "cudaperf/Analysis/ThreadExecution.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <cmath>
+#include <map>
+
+using namespace llvm;
+
+namespace cudaperf {
+
+namespace {
+
+// JSON numbers: counts as integers when they are whole, else two decimals of precision that
+// matter (per-thread averages).
+json::Value number(double V) {
+  if (std::isfinite(V) && std::fabs(V) < 9e15 && V == std::floor(V))
+    return int64_t(V);
+  if (std::fabs(V) >= 1e6)
+    return std::round(V);
+  return std::round(V * 1000.0) / 1000.0;
+}
+
+json::Value optionalNumber(std::optional<double> V) { return V ? number(*V) : json::Value(nullptr); }
+
+struct ArrayTraffic {
+  std::string Name;
+  SourceLocation FirstLoad;
+  std::vector<ByteRange> ReadRanges, WriteRanges;
+  double ReadMoved = 0, WriteMoved = 0;         // sector bytes moved per thread
+  double UnknownReadMoved = 0, UnknownWriteMoved = 0;
+  double LoadRequested = 0;                     // per thread
+  bool HasLoads = false, AllLoadsStaged = true;
+};
+
+bool feedsSharedStore(const Instruction *Load) {
+  if (Load->use_empty())
+    return false;
+  for (const User *U : Load->users()) {
+    const auto *St = dyn_cast<StoreInst>(U);
+    if (!St || St->getValueOperand() != Load)
+      return false;
+    BaseKind K;
+    const Value *B = nullptr;
+    if (resolveBase(St->getPointerOperand(), K, B) != MemorySpace::Shared)
+      return false;
+  }
+  return true;
+}
+
+std::string arrayName(const MemoryInstruction &M, const KernelReport &K) {
+  if (const auto *A = dyn_cast_or_null<Argument>(M.BaseValue))
+    return A->getArgNo() < K.Params.size() ? K.Params[A->getArgNo()].Name : A->getName().str();
+  if (M.BaseValue && M.Base == BaseKind::Variable)
+    return M.BaseValue->getName().str();
+  return "";
+}
+
+// The coalescing analysis's record of \p M: the next access of K.Accesses (from \p From) with the
+// same position, space, operation and width.
+const MemoryAccess *matchAccess(const MemoryInstruction &M, const KernelReport &K, size_t &From) {
+  for (size_t I = From; I < K.Accesses.size(); ++I) {
+    const MemoryAccess &A = K.Accesses[I];
+    if (A.Loc.Line == M.Loc.Line && A.Loc.Column == M.Loc.Column && A.Space == toString(M.Space) &&
+        A.Op == toString(M.Kind) && A.Bytes == M.Bytes) {
+      From = I + 1;
+      return &A;
+    }
+  }
+  return nullptr;
+}
+
+class WorkAnalysis : public KernelAnalysis {
+public:
+  StringRef name() const override { return "work"; }
+
+  void run(AnalysisContext &Ctx, Function *F, KernelReport &K) override {
+    if (!F)
+      return;
+    FunctionAnalysisManager &FAM = Ctx.functionAnalyses();
+    ScalarEvolution &SE = FAM.getResult<ScalarEvolutionAnalysis>(*F);
+    LoopInfo &LI = FAM.getResult<LoopAnalysis>(*F);
+
+    LaunchFacts Facts;
+    Facts.Block = K.Launch.Block;
+    Facts.Grid = K.Launch.Grid;
+    for (const auto &[Name, V] : K.Launch.Params)
+      if (const auto *I = std::get_if<int64_t>(&V))
+        Facts.KnownIntParams[Name] = *I;
+    if (F->arg_size() == K.Params.size())
+      for (const KernelParam &P : K.Params)
+        Facts.ParamNames.push_back(P.Name);
+
+    MemoryInventory Inv = collectMemoryAccesses(*F);
+    std::vector<TrackedAddress> Tracked;
+    std::vector<size_t> TrackedOf(Inv.Accesses.size(), SIZE_MAX);
+    for (size_t I = 0; I < Inv.Accesses.size(); ++I) {
+      const MemoryInstruction &M = Inv.Accesses[I];
+      if (M.Space != MemorySpace::Global && M.Space != MemorySpace::Generic)
+        continue;
+      TrackedOf[I] = Tracked.size();
+      Tracked.push_back({M.Pointer, M.inst()->getParent(), M.Bytes * M.Count});
+    }
+    ExecutionProfile P = profileExecution(*F, SE, LI, Facts, Tracked);
+
+    // Operations per thread; the part inside loops of unknown count, by loop nest, for the
+    // symbolic expression.
+    OpCounts Ops;
+    bool FlopsUnknown = false;
+    std::map<std::string, double> UnknownTerms; // trip expressions -> FLOP per trip product
+    for (const BasicBlock &BB : *F) {
+      double Execs = P.PerThread.lookup(&BB);
+      OpCounts B = countBlockOperations(BB);
+      if (B.empty() || Execs == 0)
+        continue;
+      Ops.addScaled(B, Execs);
+      for (unsigned T = 0; T < NumTensorTypes; ++T) // tensor work is per warp instruction
+        Ops.TensorFlopsPerWarp[T] += B.TensorFlopsPerWarp[T] * (P.WarpsPerThread.lookup(&BB) - Execs);
+      if (P.UnknownTrip.count(&BB) && B.flops() > 0) {
+        FlopsUnknown = true;
+        std::string Trips;
+        for (const Loop *L = LI.getLoopFor(&BB); L; L = L->getParentLoop())
+          Trips += (Trips.empty() ? "(" : " * (") + P.TripExpr.lookup(L->getHeader()) + ")";
+        UnknownTerms[Trips] += B.flops() * Execs;
+      }
+    }
+
+    // Bytes per thread.
+    double LoadRequested = 0, StoreRequested = 0, LoadSectors = 0, StoreSectors = 0, Shared = 0;
+    bool SectorsUnknown = false, BytesUnknown = false;
+    std::map<const Value *, ArrayTraffic> Arrays;
+    std::vector<const Value *> ArrayOrder;
+    size_t MatchFrom = 0;
+    for (size_t I = 0; I < Inv.Accesses.size(); ++I) {
+      const MemoryInstruction &M = Inv.Accesses[I];
+      const BasicBlock *BB = M.inst()->getParent();
+      double Lanes = P.PerThread.lookup(BB) * M.Count;
+      double Warps = P.WarpsPerThread.lookup(BB) * M.Count;
+      if (P.UnknownTrip.count(BB) && Lanes > 0)
+        BytesUnknown = true;
+      if (M.Space == MemorySpace::Shared) {
+        Shared += Lanes * M.Bytes;
+        continue;
+      }
+      if (TrackedOf[I] == SIZE_MAX)
+        continue;
+      const MemoryAccess *A = matchAccess(M, K, MatchFrom);
+      std::optional<double> SPR = A ? A->SectorsPerRequest : std::nullopt;
+      if (A && A->Pattern == "parameter-dependent") // worst case there; the typical value here
+        if (auto Typ = A->Extra.getNumber("sectors_per_request_typical"))
+          SPR = *Typ;
+      if (!SPR) {
+        SectorsUnknown = !A; // no coalescing record at all
+        SPR = double(WarpSize) * std::ceil(M.Bytes / double(SectorBytes));
+      }
+      double Requested = Lanes * M.Bytes, Moved = Warps * *SPR * SectorBytes;
+      bool Reads = M.Kind != AccessKind::Store, Writes = M.Kind != AccessKind::Load;
+      if (Reads) {
+        LoadRequested += Requested;
+        LoadSectors += Warps * *SPR;
+      } else {
+        StoreRequested += Requested;
+        StoreSectors += Warps * *SPR;
+      }
+
+      const Value *Key = M.BaseValue ? M.BaseValue : M.inst();
+      if (!Arrays.count(Key))
+        ArrayOrder.push_back(Key);
+      ArrayTraffic &T = Arrays[Key];
+      if (T.Name.empty())
+        T.Name = arrayName(M, K);
+      const AddressExtent &X = P.Extents[TrackedOf[I]];
+      if (!X.Executed)
+        continue;
+      bool InLoop = LI.getLoopFor(BB) != nullptr;
+      ByteRange R{X.Lo, X.Hi, InLoop ? 1.0 : X.WarpDensity};
+      if (Reads) {
+        if (!T.HasLoads)
+          T.FirstLoad = M.Loc;
+        T.HasLoads = true;
+        T.LoadRequested += Requested;
+        T.AllLoadsStaged &= M.Kind == AccessKind::Load && feedsSharedStore(M.inst());
+        T.ReadMoved += Moved;
+        if (X.Known)
+          T.ReadRanges.push_back(R);
+        else
+          T.UnknownReadMoved += Moved;
+      }
+      if (Writes) {
+        T.WriteMoved += Moved;
+        if (X.Known)
+          T.WriteRanges.push_back(R);
+        else
+          T.UnknownWriteMoved += Moved;
+      }
+    }
+
+    std::optional<double> Threads = P.Threads;
+    auto Total = [&](double PerThread) -> std::optional<double> {
+      if (!Threads)
+        return std::nullopt;
+      return PerThread * *Threads;
+    };
+
+    // DRAM estimates per array, for the launch.
+    double DramRead = 0, DramWrite = 0;
+    json::Array ArrayList;
+    std::vector<std::string> ReuseNotes;
+    for (const Value *Key : ArrayOrder) {
+      ArrayTraffic &T = Arrays[Key];
+      auto Estimate = [&](const std::vector<ByteRange> &Ranges, double Moved, double UnknownMoved) {
+        double MovedLaunch = Total(Moved).value_or(0);
+        if (Ranges.empty())
+          return Total(UnknownMoved).value_or(0);
+        return std::min(footprintBytes(Ranges), MovedLaunch);
+      };
+      double Read = Estimate(T.ReadRanges, T.ReadMoved, T.UnknownReadMoved);
+      double Write = Estimate(T.WriteRanges, T.WriteMoved, T.UnknownWriteMoved);
+      DramRead += Read;
+      DramWrite += Write;
+      json::Object O{{"array", T.Name.empty() ? json::Value(nullptr) : json::Value(T.Name)},
+                     {"dram_read_bytes_estimate", Threads ? number(Read) : json::Value(nullptr)},
+                     {"dram_write_bytes_estimate", Threads ? number(Write) : json::Value(nullptr)},
+                     {"range_known", T.ReadRanges.size() + T.WriteRanges.size() > 0}};
+      if (T.HasLoads) {
+        std::optional<double> Req = Total(T.LoadRequested);
+        O["global_load_bytes"] = optionalNumber(Req);
+        if (Req && Read > 0)
+          O["reuse_factor"] = number(*Req / Read);
+        O["staged_in_shared"] = T.AllLoadsStaged;
+        O["line"] = T.FirstLoad.Line;
+        O["column"] = T.FirstLoad.Column;
+      }
+      ArrayList.push_back(std::move(O));
+    }
+
+    json::Object W;
+    W["threads"] = optionalNumber(Threads);
+    json::Object Flops;
+    bool Known = !FlopsUnknown && Threads;
+    auto LaunchValue = [&](double PerThread, bool IsKnown) {
+      return IsKnown ? optionalNumber(Total(PerThread)) : json::Value(nullptr);
+    };
+    Flops["total"] = LaunchValue(Ops.flops(), Known);
+    Flops["per_thread"] = FlopsUnknown ? json::Value(nullptr) : number(Ops.flops());
+    for (unsigned Pr = 0; Pr < NumPrecisions; ++Pr) {
+      if (Ops.flops(Pr) == 0 && Ops.Div[Pr] == 0 && Ops.Sqrt[Pr] == 0 && Ops.Special[Pr] == 0)
+        continue;
+      Flops[precisionName(Pr)] = json::Object{
+          {"total", LaunchValue(Ops.flops(Pr), Known)},
+          {"add", LaunchValue(Ops.Add[Pr], Known)},
+          {"mul", LaunchValue(Ops.Mul[Pr], Known)},
+          {"fma", LaunchValue(Ops.Fma[Pr], Known)},
+          {"library", LaunchValue(Ops.LibraryFlops[Pr], Known)},
+          {"division", LaunchValue(Ops.Div[Pr], Known)},
+          {"sqrt", LaunchValue(Ops.Sqrt[Pr], Known)},
+          {"special", LaunchValue(Ops.Special[Pr], Known)}};
+    }
+    double Library = 0;
+    for (unsigned Pr = 0; Pr < NumPrecisions; ++Pr)
+      Library += Ops.LibraryFlops[Pr];
+    Flops["library"] = LaunchValue(Library, Known);
+    if (!Ops.SpecialByName.empty()) {
+      json::Object ByName;
+      for (const auto &[Name, N] : Ops.SpecialByName)
+        ByName[Name] = LaunchValue(N, Known);
+      Flops["special_functions"] = std::move(ByName);
+    }
+    double Tensor = 0;
+    json::Object TensorBy;
+    for (unsigned T = 0; T < NumTensorTypes; ++T)
+      if (Ops.TensorFlopsPerWarp[T] > 0) {
+        Tensor += Ops.TensorFlopsPerWarp[T];
+        TensorBy[tensorTypeName(T)] = LaunchValue(Ops.TensorFlopsPerWarp[T], Known);
+      }
+    Flops["tensor"] = LaunchValue(Tensor, Known);
+    if (Tensor > 0)
+      Flops["tensor_by_type"] = std::move(TensorBy);
+    if (FlopsUnknown) {
+      std::string Expr = formatv("{0}", number(Ops.flops() - [&] {
+                                   double S = 0;
+                                   for (auto &[_, V] : UnknownTerms)
+                                     S += V;
+                                   return S;
+                                 }()));
+      for (const auto &[Trips, PerTrip] : UnknownTerms)
+        Expr += formatv(" + {0} * {1}", number(PerTrip), Trips).str();
+      Flops["per_thread_expr"] = Expr;
+    }
+    W["flops"] = std::move(Flops);
+
+    json::Object Sass;
+    static const char *SassNames[NumPrecisions][3] = {{"hadd", "hmul", "hfma"},
+                                                      {"hadd_bf16", "hmul_bf16", "hfma_bf16"},
+                                                      {"fadd", "fmul", "ffma"},
+                                                      {"dadd", "dmul", "dfma"}};
+    for (unsigned Pr = 0; Pr < NumPrecisions; ++Pr) {
+      if (Ops.SassAdd[Pr] + Ops.SassMul[Pr] + Ops.SassFma[Pr] == 0)
+        continue;
+      Sass[SassNames[Pr][0]] = LaunchValue(Ops.SassAdd[Pr], Known);
+      Sass[SassNames[Pr][1]] = LaunchValue(Ops.SassMul[Pr], Known);
+      Sass[SassNames[Pr][2]] = LaunchValue(Ops.SassFma[Pr], Known);
+    }
+    W["sass_fp_instructions"] = std::move(Sass);
+    W["int_ops"] = LaunchValue(Ops.IntOps, !P.UnknownTrip.size() && Threads);
+
+    bool BytesKnown = !BytesUnknown && Threads;
+    W["global_load_bytes"] = LaunchValue(LoadRequested, BytesKnown);
+    W["global_store_bytes"] = LaunchValue(StoreRequested, BytesKnown);
+    W["global_load_sectors"] = LaunchValue(LoadSectors, BytesKnown && !SectorsUnknown);
+    W["global_store_sectors"] = LaunchValue(StoreSectors, BytesKnown && !SectorsUnknown);
+    W["global_sectors"] = LaunchValue(LoadSectors + StoreSectors, BytesKnown && !SectorsUnknown);
+    W["shared_bytes"] = LaunchValue(Shared, BytesKnown);
+    W["dram_read_bytes_estimate"] = BytesKnown ? number(DramRead) : json::Value(nullptr);
+    W["dram_write_bytes_estimate"] = BytesKnown ? number(DramWrite) : json::Value(nullptr);
+    W["arrays"] = std::move(ArrayList);
+
+    std::optional<double> Intensity;
+    if (Known && BytesKnown && DramRead + DramWrite > 0)
+      Intensity = Total(Ops.flops() + Tensor).value_or(0) / (DramRead + DramWrite);
+    W["arithmetic_intensity"] = Intensity ? json::Value(std::round(*Intensity * 1000) / 1000)
+                                          : json::Value(nullptr);
+    if (Known && BytesKnown && Total(LoadSectors + StoreSectors).value_or(0) > 0)
+      W["l2_arithmetic_intensity"] =
+          std::round(Ops.flops() / ((LoadSectors + StoreSectors) * SectorBytes) * 1000) / 1000;
+
+    int Major = 0, Minor = 0;
+    StringRef Arch = Ctx.options().Arch;
+    if (Arch.consume_front("sm_") && Arch.size() >= 2) {
+      Major = Arch[0] - '0';
+      Minor = Arch[1] - '0';
+      if (Arch.size() >= 3 && std::isdigit(static_cast<unsigned char>(Arch[2]))) {
+        Major = (Arch[0] - '0') * 10 + (Arch[1] - '0');
+        Minor = Arch[2] - '0';
+      }
+    }
+    const RooflineDevice *Dev = rooflineDeviceForArch(Major, Minor);
+    W["roofline_time_us"] = nullptr;
+    W["bound"] = nullptr;
+    if (Dev) {
+      json::Object R{{"device", Dev->Name},
+                     {"dram_bytes_per_second", number(Dev->bandwidth())},
+                     {"bandwidth_source", *Dev->MeasuredSource ? "measured" : "datasheet"}};
+      if (Known && BytesKnown) {
+        RooflineInput In;
+        for (unsigned Pr = 0; Pr < NumPrecisions; ++Pr)
+          In.Flops[Pr] = *Total(Ops.flops(Pr));
+        for (unsigned T = 0; T < NumTensorTypes; ++T)
+          In.TensorFlops[T] = *Total(Ops.TensorFlopsPerWarp[T]);
+        In.DramBytes = DramRead + DramWrite;
+        RooflineResult RR = rooflineTime(*Dev, In);
+        W["roofline_time_us"] = std::round(RR.seconds() * 1e6 * 1000) / 1000;
+        W["bound"] = RR.bound();
+        R["compute_time_us"] = std::round(RR.ComputeSeconds * 1e6 * 1000) / 1000;
+        R["memory_time_us"] = std::round(RR.MemorySeconds * 1e6 * 1000) / 1000;
+        R["ridge_fp32_flop_per_byte"] = std::round(Dev->Peak[FP32] / Dev->bandwidth() * 100) / 100;
+      }
+      W["roofline"] = std::move(R);
+    }
+
+    json::Array Notes;
+    if (!Threads)
+      Notes.push_back("grid unknown: per-launch totals need the grid (a constant launch site or "
+                      "--launch); per-thread values use a representative grid");
+    if (FlopsUnknown || BytesUnknown)
+      Notes.push_back("a loop's trip count depends on unknown values: give them with --param "
+                      "KERNEL:NAME=VALUE (see flops.per_thread_expr)");
+    if (P.DataDependentBranches)
+      Notes.push_back(formatv("{0} branch(es) depend on loaded data: both sides are counted "
+                              "(upper bound)",
+                              P.DataDependentBranches)
+                          .str());
+    if (P.MultiExitLoops)
+      Notes.push_back("a loop with several exits: each exit is counted as taken by every lane "
+                      "that entered the loop");
+    if (Ops.UnknownSpecials)
+      Notes.push_back("math functions without a cost table entry count 0 FLOP (listed in "
+                      "flops.special_functions)");
+    if (!Notes.empty())
+      W["notes"] = std::move(Notes);
+    K.Work = std::move(W);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<KernelAnalysis> createWorkAnalysis() { return std::make_unique<WorkAnalysis>(); }
+
+} // namespace cudaperf
