@@ -65,22 +65,10 @@ WANTED=(
   sm__maximum_warps_per_active_cycle_pct sm__warps_active.avg.pct_of_peak_sustained_active
   gpu__time_duration.sum
 )
-"$NCU" --query-metrics > "$WORK/env/query-metrics.txt" 2>&1 &
-"$NCU" --query-metrics-mode all --query-metrics > "$WORK/env/query-metrics-all.txt" 2>&1 &
-wait
-KEEP=()
-for m in "${WANTED[@]}"; do
-  base=${m%%.*}
-  if [[ $m == launch__* ]] || grep -q "^${base}[[:space:]]" "$WORK/env/query-metrics.txt" \
-     || grep -q "^${m}[[:space:]]" "$WORK/env/query-metrics-all.txt"; then
-    KEEP+=("$m")
-  else
-    echo "$m" >> "$WORK/env/metrics-missing.txt"
-  fi
-done
-METRICS=$(IFS=,; echo "${KEEP[*]}")
-echo "$METRICS" | tr , '\n' > "$WORK/env/metrics-used.txt"
-log "metrics kept: ${#KEEP[@]} of ${#WANTED[@]}; missing: $(tr '\n' ' ' < "$WORK/env/metrics-missing.txt" 2>/dev/null)"
+# One ncu at a time: two concurrent ncu processes (even two --query-metrics) waited on each other until the
+# run's time limit on 2026-11-29. The build below runs beside this single query.
+timeout 90 "$NCU" --query-metrics > "$WORK/env/query-metrics.txt" 2>&1 &
+QUERY_PID=$!
 
 # --- build --------------------------------------------------------------------------------------------------
 cd "$ROOT/data/corpus"
@@ -91,6 +79,25 @@ for f in $FILES; do
   [ -x "$WORK/bin/$f" ] && cuobjdump -sass "$WORK/bin/$f" > "$WORK/sass/$f.sass" 2>&1
 done
 log "build done: $(ls "$WORK/bin" | wc -l) binaries"
+wait "$QUERY_PID"
+if ! grep -q "^l1tex__t_sectors_pipe_lsu_mem_global_op_ld[[:space:]]" "$WORK/env/query-metrics.txt"; then
+  # Query failed: fall back to the names that ncu 2025.3.1 on the H200 listed on 2026-11-29 (all but two).
+  log "metric query failed; using the recorded list"
+  grep -v "smsp__inst_executed_op_global_atom\|sm__maximum_warps_per_active_cycle_pct" <(printf '%s\n' "${WANTED[@]}") \
+    | sed 's/\..*//; s/$/ (recorded)/' > "$WORK/env/query-metrics.txt"
+fi
+KEEP=()
+for m in "${WANTED[@]}"; do
+  base=${m%%.*}
+  if [[ $m == launch__* ]] || grep -q "^${base}[[:space:]]" "$WORK/env/query-metrics.txt"; then
+    KEEP+=("$m")
+  else
+    echo "$m" >> "$WORK/env/metrics-missing.txt"
+  fi
+done
+METRICS=$(IFS=,; echo "${KEEP[*]}")
+echo "$METRICS" | tr , '\n' > "$WORK/env/metrics-used.txt"
+log "metrics kept: ${#KEEP[@]} of ${#WANTED[@]}; missing: $(tr '\n' ' ' < "$WORK/env/metrics-missing.txt" 2>/dev/null)"
 
 # --- profile ------------------------------------------------------------------------------------------------
 NCU_CMD="$NCU --clock-control none --metrics $METRICS --section SourceCounters --import-source yes"
@@ -114,9 +121,9 @@ for f in $FILES; do
   fi
   tail -3 "$WORK/rep/$f.ncu.log"
   if [ -s "$WORK/rep/$f.ncu-rep" ]; then
-    "$NCU" -i "$WORK/rep/$f.ncu-rep" --csv --page raw --print-units base --print-kernel-base mangled \
+    timeout 60 "$NCU" -i "$WORK/rep/$f.ncu-rep" --csv --page raw --print-units base --print-kernel-base mangled \
       > "$WORK/csv/$f.raw-mangled.csv" 2> "$WORK/csv/$f.export.err"
-    "$NCU" -i "$WORK/rep/$f.ncu-rep" --csv --page raw --print-units base --print-kernel-base demangled \
+    timeout 60 "$NCU" -i "$WORK/rep/$f.ncu-rep" --csv --page raw --print-units base --print-kernel-base demangled \
       > "$WORK/csv/$f.raw-demangled.csv" 2>> "$WORK/csv/$f.export.err"
     timeout 60 "$NCU" -i "$WORK/rep/$f.ncu-rep" --csv --page source --print-source sass \
       > "$WORK/csv/$f.source-sass.csv" 2>> "$WORK/csv/$f.export.err"
