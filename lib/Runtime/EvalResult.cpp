@@ -148,8 +148,18 @@ json::Value assembleResult(const EvalRecord &r) {
                     *setupError = nullptr;
   bool done = false;
   std::vector<std::vector<double>> referenceMs(configs.size());
+  // Where the worker's time went: seconds from its start at which each stage ended.
+  double tDevice = -1, tReference = -1, tBaseline = -1, tEnd = -1;
   for (const json::Value &e : events) {
     std::string type = str(e, "event");
+    double t = e.get("t") && e.get("t")->isNumber() ? e.get("t")->asNumber() : -1;
+    tEnd = t;
+    if (type == "device")
+      tDevice = t;
+    else if (type == "reference")
+      tReference = t;
+    else if (type == "verdict" && str(e, "impl") == "baseline")
+      tBaseline = t;
     int ci = configIndex(str(e, "config"));
     if (type == "phase") {
       lastPhase = &e;
@@ -225,6 +235,17 @@ json::Value assembleResult(const EvalRecord &r) {
   worker["output_truncated"] = r.worker.outputTruncated;
   if (lastPhase)
     worker["last_phase"] = describePhase(lastPhase);
+  if (tDevice >= 0) {
+    json::Object stages;
+    stages["start_and_context"] = tDevice;
+    if (tReference >= 0)
+      stages["inputs_and_reference"] = tReference - tDevice;
+    if (tBaseline >= 0 && tReference >= 0)
+      stages["baseline"] = tBaseline - tReference;
+    if (tBaseline >= 0 && tEnd >= tBaseline)
+      stages["candidate"] = tEnd - tBaseline;
+    worker["stage_seconds"] = json::Value(std::move(stages));
+  }
   doc["worker"] = json::Value(std::move(worker));
   json::Array cfgArray;
   for (auto &c : configs)

@@ -139,6 +139,11 @@ json::Value Evaluator::runWorker(const TaskEntry &t, const EvalJob &job, const B
                                      "--budget-ms", std::to_string(options_.budgetMs)};
     if (!options_.timing)
       argv.push_back("--no-timing");
+    if (options_.build.useCache) {
+      std::string data = options_.build.cacheDir + "/data";
+      if (makeDirs(data))
+        argv.insert(argv.end(), {"--data-cache", data});
+    }
     ProcessOptions po;
     po.timeoutSeconds = options_.timeoutSeconds;
     po.outputPath = log;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 using namespace cudaperf::runtime;
 
@@ -131,4 +132,26 @@ TEST(Reference, BuildsAndComputesExampleTasks) {
       EXPECT_EQ(f32(set.expected[1], 5 * 33 + 2), f32(set.inputs.buffers[0], 2 * 65 + 5));
     }
   }
+}
+
+TEST(Reference, ExpectedSetsRoundTripThroughTheDataCache) {
+  Task t = vectorTask();
+  ExpectedSet set;
+  set.seed = 99;
+  set.referenceMs = 1.5;
+  set.inputs = makeHostArgs(t, t.configs[0], 99);
+  set.expected = set.inputs.buffers;
+  set.expected[2][0] = 1;
+  std::string path = testing::TempDir() + "/cudaperf-set-" + std::to_string(getpid());
+  ASSERT_TRUE(saveExpected(path, set));
+  ExpectedSet back;
+  ASSERT_TRUE(loadExpected(path, t, t.configs[0], back));
+  EXPECT_EQ(back.seed, 99u);
+  EXPECT_EQ(back.inputs.buffers, set.inputs.buffers);
+  EXPECT_EQ(back.inputs.scalars, set.inputs.scalars);
+  EXPECT_EQ(back.expected, set.expected);
+  Config other = t.configs[0];
+  other.params["n"] = 999; // shapes differ: not this set
+  EXPECT_FALSE(loadExpected(path, t, other, back));
+  unlink(path.c_str());
 }

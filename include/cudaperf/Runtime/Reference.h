@@ -34,4 +34,10 @@ struct ExpectedSet {
 ExpectedSet computeExpected(const Task &task, const Config &config, uint64_t seed,
                             const ReferenceLibrary &reference);
 
+// A computed set on disk, so the next worker for the same task, reference build and seed reads
+// it instead of drawing the inputs and running the reference again (written atomically).
+bool saveExpected(const std::string &path, const ExpectedSet &set);
+// False (and `set` untouched) unless the file holds a set of exactly this task's shapes.
+bool loadExpected(const std::string &path, const Task &task, const Config &config, ExpectedSet &set);
+
 } // namespace cudaperf::runtime

@@ -11,6 +11,7 @@
 #include "cudaperf/Runtime/Json.h"
 #include "cudaperf/Runtime/Outcome.h"
 #include "cudaperf/Runtime/Reference.h"
+#include "cudaperf/Runtime/Sha256.h"
 #include "cudaperf/Runtime/Task.h"
 
 #include <algorithm>
@@ -108,6 +109,7 @@ struct Verdict {
 
 struct Options {
   std::string taskDir, referenceSo, baselineSo, candidateSo, eventsPath;
+  std::string dataCache; // where computed input sets are kept between workers ("" = none)
   uint64_t seed = 1;
   int sets = 3;
   bool timing = true;
@@ -153,16 +155,33 @@ public:
 
   void computeReferences() {
     ReferenceLibrary ref;
-    std::string err;
-    if (!ref.load(opt_.referenceSo, err))
-      setupError("reference: " + err);
+    bool loaded = false;
+    std::string taskText;
+    readFile(task_.dir + "/task.json", taskText);
     for (size_t c = 0; c < task_.configs.size(); ++c) {
       expected_.emplace_back();
       for (int s = 0; s < opt_.sets; ++s) {
         phase("reference", task_.configs[c].name, "reference", s);
         uint64_t seed = inputSeed(opt_.seed, c, size_t(s));
-        expected_[c].push_back(computeExpected(task_, task_.configs[c], seed, ref));
+        // The reference object's path names its build (source, flags, compiler).
+        std::string cachePath;
+        if (!opt_.dataCache.empty())
+          cachePath = opt_.dataCache + "/" +
+                      Sha256().field(opt_.referenceSo).field(taskText).field(task_.configs[c].name)
+                          .field(std::to_string(seed)).hex() + ".set";
+        ExpectedSet set;
+        bool cached = !cachePath.empty() && loadExpected(cachePath, task_, task_.configs[c], set) && set.seed == seed;
+        if (!cached) {
+          std::string err;
+          if (!loaded && !(loaded = ref.load(opt_.referenceSo, err)))
+            setupError("reference: " + err);
+          set = computeExpected(task_, task_.configs[c], seed, ref);
+          if (!cachePath.empty())
+            saveExpected(cachePath, set);
+        }
+        expected_[c].push_back(std::move(set));
         json::Object o = event("reference");
+        o["cached"] = cached;
         o["config"] = task_.configs[c].name;
         o["set"] = s;
         o["seed"] = (long long)seed;
@@ -417,7 +436,7 @@ void emitVerdict(const std::string &impl, const Verdict &v) {
           "cudaperf-eval-worker: %s\n"
           "usage: cudaperf-eval-worker --events FILE (--probe | --task DIR --reference SO --baseline SO\n"
           "       [--candidate SO] [--seed N] [--sets N] [--warmup N] [--min-runs N] [--max-runs N]\n"
-          "       [--budget-ms X] [--leak-limit-mib X] [--no-timing])\n"
+          "       [--budget-ms X] [--leak-limit-mib X] [--data-cache DIR] [--no-timing])\n"
           "Started by cudaperf-eval for each candidate; not meant to be run by hand.\n",
           msg);
   exit(2);
@@ -436,6 +455,7 @@ int main(int argc, char **argv) {
     };
     if (a == "--task") opt.taskDir = next();
     else if (a == "--reference") opt.referenceSo = next();
+    else if (a == "--data-cache") opt.dataCache = next();
     else if (a == "--baseline") opt.baselineSo = next();
     else if (a == "--candidate") opt.candidateSo = next();
     else if (a == "--events") opt.eventsPath = next();
