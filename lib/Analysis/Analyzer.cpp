@@ -14,12 +14,16 @@ namespace cudaperf {
 std::unique_ptr<KernelAnalysis> createCoalescingAnalysis();
 std::unique_ptr<KernelAnalysis> createWorkAnalysis(); // after Coalescing: reads its sectors
 std::unique_ptr<KernelAnalysis> createSynchronizationAnalysis();
+std::unique_ptr<KernelAnalysis> createResourcesAnalysis();
+std::unique_ptr<KernelAnalysis> createOccupancyAnalysis(); // after Resources: reads K.Resources
 
 std::vector<std::unique_ptr<KernelAnalysis>> createDefaultAnalyses() {
   std::vector<std::unique_ptr<KernelAnalysis>> A;
   A.push_back(createCoalescingAnalysis());
   A.push_back(createWorkAnalysis());
   A.push_back(createSynchronizationAnalysis());
+  A.push_back(createResourcesAnalysis());
+  A.push_back(createOccupancyAnalysis());
   return A;
 }
 

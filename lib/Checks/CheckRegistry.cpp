@@ -11,16 +11,22 @@ namespace cudaperf {
 
 // Factories (one per file in lib/Checks).
 std::unique_ptr<Check> createDivergentBarrierCheck();
+std::unique_ptr<Check> createLowOccupancyCheck();
 std::unique_ptr<Check> createMissingBarrierCheck();
 std::unique_ptr<Check> createRedundantBarrierCheck();
+std::unique_ptr<Check> createRegisterSpillsCheck();
+std::unique_ptr<Check> createTailEffectCheck();
 std::unique_ptr<Check> createUncoalescedAccessCheck();
 
 const std::vector<std::unique_ptr<Check>> &allChecks() {
   static const std::vector<std::unique_ptr<Check>> Checks = [] {
     std::vector<std::unique_ptr<Check>> C;
     C.push_back(createDivergentBarrierCheck());
+    C.push_back(createLowOccupancyCheck());
     C.push_back(createMissingBarrierCheck());
     C.push_back(createRedundantBarrierCheck());
+    C.push_back(createRegisterSpillsCheck());
+    C.push_back(createTailEffectCheck());
     C.push_back(createUncoalescedAccessCheck());
     return C;
   }();

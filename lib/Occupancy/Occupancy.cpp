@@ -120,7 +120,8 @@ OccupancyResult computeOccupancy(const ArchSpec &A, const KernelResources &K, co
                                "(cudaFuncAttributeMaxDynamicSharedMemorySize)",
                                L.DynamicSharedBytes, MaxDynamic)
                       : format("%d bytes of shared memory per block exceed the limit of %d",
-                               R.SharedBytesPerBlock, PerBlockLimit);
+                               StaticWithReserve - A.ReservedSharedMemPerBlock + L.DynamicSharedBytes,
+                               PerBlockLimit - A.ReservedSharedMemPerBlock);
   } else {
     int Preferred = A.SharedMemPerSM;
     if (L.CarveoutPercent >= 0)

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Tool/Driver.h"
+#include "cudaperf/Analysis/OccupancyFacts.h"
 #include "cudaperf/Checks/Check.h"
 #include "cudaperf/Frontend/Frontend.h"
 #include "cudaperf/Report/Writers.h"
@@ -60,6 +61,10 @@ struct Options {
                          "'-*,cuda-missing-barrier')"),
       cl::init("*"), cl::value_desc("globs"), cl::cat(Category)};
   cl::opt<bool> ListChecks{"list-checks", cl::desc("List the checks and exit"), cl::cat(Category)};
+  cl::opt<bool> OccupancyTable{
+      "occupancy-table",
+      cl::desc("Also print each kernel's theoretical occupancy for block sizes 32..1024 (text)"),
+      cl::cat(Category)};
 };
 
 /// Rejects inputs clang would choke on with unhelpful output: missing, directories, unreadable,
@@ -232,6 +237,9 @@ int runAnalyzeTool(int Argc, const char **Argv) {
   } else {
     writeTextDiagnostics(Reports, RO, llvm::errs());
     writeTextSummary(Reports, RO, llvm::outs());
+    if (O.OccupancyTable)
+      for (const FileReport &R : Reports)
+        printOccupancyTable(R, O.Arch, llvm::outs());
   }
   return Exit;
 }

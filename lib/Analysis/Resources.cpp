@@ -1,0 +1,160 @@
+//===- Resources.cpp - Per-kernel registers, spills and shared memory ---------------------===//
+//
+// Fills KernelReport::Resources (docs/json-schema.md):
+//   registers, spill_store_bytes, spill_load_bytes, local_bytes, static_smem_bytes, barriers,
+//   constant_bytes, source ("nvcc" | "nvrtc" | "estimate"), compiler, cached, arch.
+// Each input file is compiled once by NVIDIA's compiler (ResourceCompiler.cpp); kernels are
+// matched to ptxas's report by their mangled names. The route can be forced with the environment
+// variable CUDAPERF_RESOURCES=auto|nvcc|nvrtc|estimate; extra compiler flags (-I, -D, -std=...)
+// come from CUDAPERF_NVCC_FLAGS until the front end passes the file's own flags on.
+//
+//===----------------------------------------------------------------------===//
+#include "cudaperf/Analysis/AnalysisContext.h"
+#include "cudaperf/Analysis/Resources.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+
+namespace cudaperf {
+
+namespace {
+
+struct FileResources {
+  std::optional<ResourceReport> Report;
+  std::string Error;
+  std::vector<std::string> NameExpressions;
+};
+
+class ResourcesAnalysis : public KernelAnalysis {
+public:
+  llvm::StringRef name() const override { return "resources"; }
+
+  void run(AnalysisContext &Ctx, llvm::Function *F, KernelReport &K) override {
+    const std::string &Arch = Ctx.options().Arch;
+    std::string File = K.Loc.File.empty() ? Ctx.module().getSourceFileName() : K.Loc.File;
+    ResourceRoute Route = ResourceRoute::Auto;
+    if (auto Env = llvm::sys::Process::GetEnv("CUDAPERF_RESOURCES"))
+      Route = parseResourceRoute(*Env);
+
+    const KernelResourceUsage *Found = nullptr;
+    FileResources *FR = nullptr;
+    if (Route != ResourceRoute::Estimate && !File.empty()) {
+      FR = &compiledFile(File, Arch, Route, K);
+      Found = lookup(*FR, K);
+      // A template kernel that only host code instantiates is missing from NVRTC's output until
+      // it is named; compile once more with its name.
+      if (!Found && FR->Report && FR->Report->Source == "nvrtc" &&
+          llvm::StringRef(K.Name).contains('<')) {
+        FR->NameExpressions.push_back(K.Name);
+        FR->Report.reset();
+        FR = &compiledFile(File, Arch, Route, K, /*Force=*/true);
+        Found = lookup(*FR, K);
+      }
+    }
+
+    llvm::json::Object &R = K.Resources;
+    if (Found) {
+      fill(R, *Found);
+      R["source"] = FR->Report->Source;
+      R["compiler"] = FR->Report->Compiler;
+      R["cached"] = FR->Report->Cached;
+    } else if (F) {
+      fill(R, estimateResources(*F));
+      R["source"] = "estimate";
+      if (FR && FR->Report)
+        K.Notes.push_back("ptxas's report has no entry '" + K.MangledName +
+                          "'; registers and shared memory are estimated from the IR");
+      else if (FR)
+        K.Notes.push_back("resources are estimated from the IR: " + FR->Error);
+    } else {
+      return;
+    }
+    R["arch"] = Arch;
+  }
+
+private:
+  std::map<std::string, FileResources> Files; // by path and arch
+
+  static void fill(llvm::json::Object &R, const KernelResourceUsage &U) {
+    R["registers"] = U.Registers;
+    R["spill_store_bytes"] = U.SpillStoreBytes;
+    R["spill_load_bytes"] = U.SpillLoadBytes;
+    R["local_bytes"] = U.StackFrameBytes;
+    R["static_smem_bytes"] = U.StaticSharedBytes;
+    R["barriers"] = U.Barriers;
+    R["constant_bytes"] = U.ConstantBytes;
+  }
+
+  static std::vector<std::string> flagsFromEnvironment() {
+    std::vector<std::string> Args;
+    if (auto Env = llvm::sys::Process::GetEnv("CUDAPERF_NVCC_FLAGS")) {
+      llvm::SmallVector<llvm::StringRef, 8> Parts;
+      llvm::StringRef(*Env).split(Parts, ' ', -1, /*KeepEmpty=*/false);
+      for (llvm::StringRef P : Parts)
+        Args.push_back(P.str());
+    }
+    return Args;
+  }
+
+  static bool looksLikeHostCode(const std::string &File, const KernelReport &K) {
+    if (!K.LaunchSites.empty())
+      return true;
+    auto Buf = llvm::MemoryBuffer::getFile(File);
+    if (!Buf)
+      return false;
+    llvm::StringRef Text = (*Buf)->getBuffer();
+    return Text.contains("<<<") || Text.contains("main(") || Text.contains("cudaMalloc");
+  }
+
+  FileResources &compiledFile(const std::string &File, const std::string &Arch, ResourceRoute Route,
+                              const KernelReport &K, bool Force = false) {
+    FileResources &FR = Files[File + "\n" + Arch];
+    if (FR.Report || (!FR.Error.empty() && !Force))
+      return FR;
+    ResourceRequest Req;
+    Req.File = File;
+    Req.Arch = Arch;
+    Req.Args = flagsFromEnvironment();
+    Req.NameExpressions = FR.NameExpressions;
+    Req.HasHostCode = looksLikeHostCode(File, K);
+    Req.Route = Route;
+    auto Rep = compileResources(Req);
+    if (Rep) {
+      FR.Report = std::move(*Rep);
+      FR.Error.clear();
+    } else {
+      FR.Error = llvm::toString(Rep.takeError());
+    }
+    return FR;
+  }
+
+  static const KernelResourceUsage *lookup(const FileResources &FR, const KernelReport &K) {
+    if (!FR.Report)
+      return nullptr;
+    const auto &Ks = FR.Report->Kernels;
+    if (auto It = Ks.find(K.MangledName); It != Ks.end())
+      return &It->second;
+    // clang and NVIDIA's front end mangle the same Itanium names, except where one of them adds
+    // a suffix (internal linkage); match on the demangled name when exactly one entry fits.
+    std::string Want = llvm::demangle(K.MangledName);
+    const KernelResourceUsage *Match = nullptr;
+    for (const auto &[Name, U] : Ks)
+      if (llvm::demangle(Name) == Want) {
+        if (Match)
+          return nullptr;
+        Match = &U;
+      }
+    return Match;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<KernelAnalysis> createResourcesAnalysis() {
+  return std::make_unique<ResourcesAnalysis>();
+}
+
+} // namespace cudaperf

@@ -1,0 +1,83 @@
+//===- TailEffectCheck.cpp - cuda-tail-effect ---------------------------------------------===//
+//
+// The grid runs in fewer than 4 waves (a wave: resident blocks per SM × SMs) and its last wave is
+// less than half full, so for that wave most SMs sit idle. Needs a known grid (a constant launch
+// site or --launch) and the SM count of the assumed device.
+//
+//===----------------------------------------------------------------------===//
+#include "cudaperf/Checks/Check.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace cudaperf {
+
+namespace {
+
+constexpr double MaxWaves = 4.0;
+constexpr double MinLastWave = 0.5;
+
+class TailEffectCheck : public Check {
+public:
+  const CheckInfo &info() const override {
+    static const CheckInfo I{
+        "cuda-tail-effect",
+        "The last wave of blocks leaves most SMs idle",
+        "Blocks run in waves of (resident blocks per SM x SMs). When a grid has few waves and the "
+        "last one is mostly empty, a large share of the kernel's time runs on a fraction of the "
+        "GPU. Size the grid to whole waves, or use a grid-stride loop over a grid of exactly one "
+        "or more full waves.",
+        Severity::Warning};
+    return I;
+  }
+
+  void run(const KernelReport &K, std::vector<Diagnostic> &Out) const override {
+    const llvm::json::Object &O = K.Occupancy;
+    // Each constant launch site on its own; else the resolved launch (--launch), at the kernel.
+    if (const llvm::json::Array *Sites = O.getArray("launch_sites")) {
+      for (const llvm::json::Value &V : *Sites)
+        if (const llvm::json::Object *S = V.getAsObject()) {
+          SourceLocation Loc = K.Loc;
+          Loc.Line = unsigned(S->getInteger("line").value_or(0));
+          Loc.Column = unsigned(S->getInteger("column").value_or(0));
+          if (!K.LaunchSites.empty())
+            Loc.File = K.LaunchSites.front().Loc.File;
+          report(K, O, *S, Loc, Out);
+        }
+      return;
+    }
+    report(K, O, O, K.Loc, Out);
+  }
+
+private:
+  void report(const KernelReport &K, const llvm::json::Object &Kernel,
+              const llvm::json::Object &Launch, const SourceLocation &Loc,
+              std::vector<Diagnostic> &Out) const {
+    auto Waves = Launch.getNumber("waves");
+    auto Last = Launch.getNumber("last_wave_fraction");
+    auto PerWave = Launch.getInteger("blocks_per_wave");
+    auto Grid = Launch.getInteger("grid_blocks");
+    if (!Waves || !Last || !PerWave || !Grid || *Waves >= MaxWaves || *Last >= MinLastWave)
+      return;
+    std::string Msg;
+    llvm::raw_string_ostream OS(Msg);
+    OS << "grid of " << *Grid << " blocks of '" << K.Name << "' ";
+    if (*Waves < 1)
+      OS << "fills " << llvm::format(*Last < 0.1 ? "%.2g%%" : "%.0f%%", *Last * 100)
+         << " of one wave of " << *PerWave;
+    else
+      OS << "runs in " << llvm::format("%.2f", *Waves) << " waves of " << *PerWave
+         << "; the last is " << llvm::format("%.0f%%", *Last * 100) << " full";
+    OS << " (" << Launch.getInteger("active_blocks_per_sm").value_or(0) << " blocks per SM x "
+       << Kernel.getInteger("sms").value_or(0) << " SMs of "
+       << Kernel.getString("device").value_or("") << "); a grid of whole waves (a multiple of "
+       << *PerWave << " blocks, e.g. a grid-stride loop over " << *PerWave
+       << ") keeps every SM busy";
+    Out.push_back(make(K, Loc, Msg));
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Check> createTailEffectCheck() { return std::make_unique<TailEffectCheck>(); }
+
+} // namespace cudaperf
