@@ -75,6 +75,10 @@ struct Profiler {
   std::vector<double> DensitySum;
   std::vector<unsigned> DensityCount;
 
+  // Density of warp requests applies to the whole array only when lanes, warps and blocks
+  // continue one another along one dimension.
+  bool OneDimensional = false;
+
   // Per sample.
   WarpSample Sample;
   DenseMap<const Loop *, SmallVector<int64_t, 32>> Trips; // -1: unknown
@@ -122,7 +126,9 @@ struct Profiler {
         OS << "1 + " << *BTC;
       P.TripExpr[H] = S;
     }
-    if (!isa<SCEVCouldNotCompute>(BTC)) {
+    if (isa<SCEVCouldNotCompute>(BTC)) {
+      latchTrips(L, T);
+    } else {
       unsigned Flags = 0;
       LaneValues V = evaluateFresh(BTC, Flags);
       unsigned Bits = static_cast<unsigned>(SE.getTypeSizeInBits(BTC->getType()));
@@ -135,6 +141,51 @@ struct Profiler {
         }
     }
     return Trips[L] = T;
+  }
+
+  // A loop ScalarEvolution cannot count, whose latch continues while an affine recurrence
+  // {X0,+,S} stays below a loop-invariant bound B (grid-stride and block-stride loops, whose step
+  // is not a constant): 1 + ceil((B - X0) / S) trips when X0 < B, else 1.
+  void latchTrips(const Loop *L, SmallVectorImpl<int64_t> &T) {
+    const BasicBlock *Latch = L->getLoopLatch();
+    const auto *Br = Latch ? dyn_cast<BranchInst>(Latch->getTerminator()) : nullptr;
+    const auto *Cmp = Br && Br->isConditional() ? dyn_cast<ICmpInst>(Br->getCondition()) : nullptr;
+    if (!Cmp)
+      return;
+    ICmpInst::Predicate Pred =
+        Br->getSuccessor(0) == L->getHeader() ? Cmp->getPredicate() : Cmp->getInversePredicate();
+    const SCEV *A = SE.getSCEV(const_cast<Value *>(Cmp->getOperand(0)));
+    const SCEV *B = SE.getSCEV(const_cast<Value *>(Cmp->getOperand(1)));
+    const auto *AR = dyn_cast<SCEVAddRecExpr>(A);
+    if (!AR || AR->getLoop() != L) {
+      std::swap(A, B);
+      Pred = ICmpInst::getSwappedPredicate(Pred);
+      AR = dyn_cast<SCEVAddRecExpr>(A);
+    }
+    if (!AR || AR->getLoop() != L || !AR->isAffine() || !SE.isLoopInvariant(B, L))
+      return;
+    bool OrEqual = Pred == ICmpInst::ICMP_SLE || Pred == ICmpInst::ICMP_ULE;
+    if (!OrEqual && Pred != ICmpInst::ICMP_SLT && Pred != ICmpInst::ICMP_ULT)
+      return;
+    unsigned F1 = 0, F2 = 0, F3 = 0;
+    LaneValues X0 = evaluateFresh(AR->getStart(), F1);
+    LaneValues S = evaluateFresh(AR->getStepRecurrence(SE), F2);
+    LaneValues Bound = evaluateFresh(B, F3);
+    if ((F1 | F2 | F3) & (BadFlags | LaneUnknownGrid))
+      return;
+    {
+      std::string E;
+      raw_string_ostream OS(E);
+      OS << "1 + ceil((" << *B << (OrEqual ? " + 1" : "") << " - " << *AR->getStart() << ") / "
+         << *AR->getStepRecurrence(SE) << ")";
+      P.TripExpr[L->getHeader()] = E;
+    }
+    for (size_t I = 0; I < T.size(); ++I) {
+      if (S[I] <= 0)
+        return;
+      int64_t Limit = Bound[I] + (OrEqual ? 1 : 0);
+      T[I] = X0[I] >= Limit ? 1 : 1 + (Limit - X0[I] + S[I] - 1) / S[I];
+    }
   }
 
   // Executions of \p BB per lane in one pass of the enclosing non-loop code; false when some
@@ -298,7 +349,7 @@ struct Profiler {
           X.Hi = std::max(X.Hi, V[I] + int64_t(TA.Bytes));
           Addr.push_back(V[I]);
         }
-      if (C == 0 && Addr.size() > 1 && laneRowShared(M)) {
+      if (C == 0 && Addr.size() > 1 && OneDimensional) {
         int64_t Lo = *std::min_element(Addr.begin(), Addr.end());
         int64_t Hi = *std::max_element(Addr.begin(), Addr.end()) + TA.Bytes;
         int64_t FirstSector = Lo >= 0 ? Lo / SectorBytes : -((-Lo + SectorBytes - 1) / SectorBytes);
@@ -311,20 +362,9 @@ struct Profiler {
     }
   }
 
-  bool laneRowShared(uint32_t M) const {
-    const ThreadIndex *First = nullptr;
-    for (size_t I = 0; I < Sample.Lanes.size(); ++I)
-      if (M & (1u << I)) {
-        if (!First)
-          First = &Sample.Lanes[I];
-        else if (Sample.Lanes[I].Y != First->Y || Sample.Lanes[I].Z != First->Z)
-          return false;
-      }
-    return true;
-  }
-
   void run(const LaunchFacts &Facts) {
     Dim3 Grid = Facts.Grid ? *Facts.Grid : RepresentativeGrid;
+    OneDimensional = Facts.Block.Y == 1 && Facts.Block.Z == 1 && Grid.Y == 1 && Grid.Z == 1;
     auto Warps = warpsOfBlock(Facts.Block);
     auto WarpSamples = latticeSamples(int64_t(Warps.size()), 8);
     for (auto [BX, WX] : latticeSamples(Grid.X, 5))

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Analysis/AnalysisContext.h"
 #include "cudaperf/Analysis/FlopCount.h"
+#include "cudaperf/Analysis/LaneAddress.h"
 #include "cudaperf/Analysis/Footprint.h"
 #include "cudaperf/Analysis/MemoryAccesses.h"
 #include "cudaperf/Analysis/Roofline.h"
@@ -26,6 +27,7 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <cctype>
 #include <cmath>
 #include <map>
 
@@ -46,6 +48,28 @@ json::Value number(double V) {
 }
 
 json::Value optionalNumber(std::optional<double> V) { return V ? number(*V) : json::Value(nullptr); }
+
+// clang discards IR value names, so ScalarEvolution prints kernel arguments as %0, %1, ... (the
+// first slots of an unnamed function): put the parameter names back.
+std::string readableExpr(StringRef Expr, const std::vector<std::string> &ParamNames) {
+  std::string Out;
+  for (size_t I = 0; I < Expr.size(); ++I) {
+    if (Expr[I] == '%' && I + 1 < Expr.size() && std::isdigit(static_cast<unsigned char>(Expr[I + 1]))) {
+      size_t J = I + 1;
+      while (J < Expr.size() && std::isdigit(static_cast<unsigned char>(Expr[J])))
+        ++J;
+      unsigned Slot = 0;
+      if (!Expr.slice(I + 1, J).getAsInteger(10, Slot) && Slot < ParamNames.size() &&
+          !ParamNames[Slot].empty()) {
+        Out += ParamNames[Slot];
+        I = J - 1;
+        continue;
+      }
+    }
+    Out += Expr[I];
+  }
+  return Out;
+}
 
 struct ArrayTraffic {
   std::string Name;
@@ -114,6 +138,7 @@ public:
     if (F->arg_size() == K.Params.size())
       for (const KernelParam &P : K.Params)
         Facts.ParamNames.push_back(P.Name);
+    nameSpecialValues(*F, Facts.ParamNames); // symbolic trip counts read like the source
 
     MemoryInventory Inv = collectMemoryAccesses(*F);
     std::vector<TrackedAddress> Tracked;
@@ -309,7 +334,7 @@ public:
                                  }()));
       for (const auto &[Trips, PerTrip] : UnknownTerms)
         Expr += formatv(" + {0} * {1}", number(PerTrip), Trips).str();
-      Flops["per_thread_expr"] = Expr;
+      Flops["per_thread_expr"] = readableExpr(Expr, Facts.ParamNames);
     }
     W["flops"] = std::move(Flops);
 
@@ -381,6 +406,18 @@ public:
       }
       W["roofline"] = std::move(R);
     }
+
+    json::Array Loops;
+    for (const Loop *L : LI.getLoopsInPreorder()) {
+      const BasicBlock *H = L->getHeader();
+      SourceLocation Loc = sourceLocationOf(*H->getFirstNonPHIOrDbg());
+      Loops.push_back(json::Object{{"line", Loc.Line},
+                                   {"depth", L->getLoopDepth()},
+                                   {"trip_count_expr",
+                                    readableExpr(P.TripExpr.lookup(H), Facts.ParamNames)},
+                                   {"trip_count_known", !P.UnknownTrip.count(H)}});
+    }
+    W["loops"] = std::move(Loops);
 
     json::Array Notes;
     if (!Threads)

@@ -55,7 +55,8 @@ struct AddressExtent {
   int64_t Lo = INT64_MAX;
   int64_t Hi = INT64_MIN; // one past the last byte
   /// Distinct 32-byte sectors one warp request touches / sectors its span covers, averaged over
-  /// sampled warps whose lanes share threadIdx.y and .z; 1 when no warp qualified.
+  /// sampled warps; computed for one-dimensional blocks and grids only (elsewhere other warps
+  /// fill the gaps between a warp's lanes), else 1.
   double WarpDensity = 1.0;
 };
 

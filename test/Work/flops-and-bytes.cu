@@ -1,0 +1,87 @@
+// FLOP counting rules (contraction, library calls, fp64, guards, loops with known counts) and
+// bytes and DRAM estimates of the work analysis, on kernels whose counts are known by hand.
+// RUN: %cudaperf-analyze --format=json %cuda-builtin-args %s > %t.json
+// RUN: %python %S/Inputs/work_summary.py %t.json | FileCheck %s
+
+// One FFMA per element after contraction: 2 FLOP; x and y read, y written: 12 bytes per element.
+__global__ void saxpy(const float *x, float *y, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = a * x[i] + y[i];
+}
+// CHECK: saxpy threads=1048576 flops=2097152 fp32=add:0,mul:0,fma:1048576 sass=fadd:0,ffma:1048576,fmul:0 load=8388608 store=4194304 dram_read=8388608 dram_write=4194304 bound=memory
+
+// The guard keeps 1000 of 1024 threads: exact counts, not a per-thread guess.
+__global__ void guarded(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  y[i] = x[i] * x[i] + 1.0f;
+}
+// CHECK: guarded threads=1024 flops=2000 fp32=add:0,mul:0,fma:1000 sass=fadd:0,ffma:1000,fmul:0 load=4000 store=4000 dram_read=4000 dram_write=4000 bound=memory
+
+// A loop of known count: 64 FMA per thread in fp64 (the first step folds 1*x into an add).
+__global__ void horner64(const double *x, double *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  double v = x[i], acc = 1.0;
+  for (int k = 0; k < 64; ++k)
+    acc = acc * v + 0.5;
+  y[i] = acc;
+}
+// CHECK: horner64 threads=65536 flops=8323072 fp64=add:65536,mul:0,fma:4128768 sass=dadd:65536,dfma:4128768,dmul:0 load=524288 store=524288 dram_read=524288 dram_write=524288 bound=compute
+
+// A multiply that is also stored stays as an FMUL; the add that uses it becomes an FMA.
+__global__ void sharedProduct(const float *a, const float *b, float *c, float *d) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float p = a[i] * b[i];
+  c[i] = p + 1.0f;
+  d[i] = p;
+}
+// CHECK: sharedProduct threads=256 flops=768 fp32=add:0,mul:256,fma:256 sass=fadd:0,ffma:256,fmul:256
+
+// Math-library calls and divisions: counted by name, with their fast-path FP instructions.
+__global__ void special(const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = x[i];
+  y[i] = expf(v) + 1.0f / v;
+}
+// expf: 1 FADD, 1 FMUL, 4 FFMA; 1/x: 1 FADD, 2 FFMA; the source's add: 16 FLOP per thread.
+// CHECK: special threads=256 flops=4096 fp32=add:768,mul:256,fma:1536 sass=fadd:768,ffma:1536,fmul:256 load=1024 store=1024 dram_read=1024 dram_write=1024 bound=memory special=__nv_expf:256,rcp.f32:256
+
+// A stride of 32 floats touches one sector in four: the DRAM estimate is a quarter of the range.
+__global__ void strided(const float *in, float *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = in[i * 32];
+}
+// CHECK: strided threads=65536 flops=0 load=262144 store=262144 dram_read=2097152 dram_write=262144 bound=memory
+
+// A grid-stride loop: ScalarEvolution cannot count it (the step is blockDim.x * gridDim.x); the
+// latch comparison gives ceil((n - i) / stride) per thread.
+__global__ void gridStride(const float *x, float *y, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    y[i] = 2.0f * x[i];
+}
+// CHECK: gridStride threads=32768 flops=1048576 fp32=add:0,mul:1048576,fma:0 {{.*}} load=4194304 store=4194304 dram_read=4194304 dram_write=4194304 bound=memory
+
+// A loop whose count is unknown (n depends on run-time input): no totals, a symbolic expression.
+__global__ void unknownCount(const float *x, float *y, int n) {
+  float s = 0.0f;
+  for (int k = 0; k < n; ++k)
+    s += x[k];
+  y[threadIdx.x] = s;
+}
+// CHECK: unknownCount threads=256 flops=None expr=0 + 1 * (1 + (-1 + (zext i32 n to i64))<nsw>) {{.*}} dram_read=None
+
+int main(int argc, char **argv) {
+  float *x = nullptr, *y = nullptr, *c = nullptr, *d = nullptr;
+  double *xd = nullptr, *yd = nullptr;
+  saxpy<<<4096, 256>>>(x, y, 2.0f, 1 << 20);
+  guarded<<<4, 256>>>(x, y, 1000);
+  horner64<<<256, 256>>>(xd, yd);
+  sharedProduct<<<1, 256>>>(x, y, c, d);
+  special<<<1, 256>>>(x, y);
+  strided<<<256, 256>>>(x, y);
+  gridStride<<<128, 256>>>(x, y, 1 << 20);
+  unknownCount<<<1, 256>>>(x, y, argc);
+  return 0;
+}
