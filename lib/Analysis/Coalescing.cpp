@@ -284,6 +284,12 @@ private:
     };
 
     if (S.Flags & LaneDataDependent) {
+      // Lane offsets are only meaningful relative to a loaded base pointer.
+      if (M.Base != BaseKind::LoadedPointer) {
+        A.Extra["thread_coefficients"] = nullptr;
+        A.Extra.erase("stride_bytes");
+        A.Extra.erase("stride_elements");
+      }
       Notes.push_back(M.Base == BaseKind::LoadedPointer
                           ? "the base pointer is loaded from memory"
                           : "the address depends on a value loaded from memory");

@@ -49,11 +49,20 @@ uint64_t unsignedView(int64_t V, unsigned Bits) {
 }
 
 unsigned bitsOf(const Type *T) {
+  T = T->getScalarType();
   if (T->isPointerTy())
     return 64;
   if (T->isIntegerTy())
     return T->getIntegerBitWidth();
   return 0;
+}
+
+// Vector values (clang's SLP vectorizer packs index arithmetic into <4 x i32> when no target machine
+// guides it) are kept lane-major: element E of lane L at L * elements + E.
+unsigned elementsOf(const Type *T) {
+  if (const auto *V = dyn_cast<FixedVectorType>(T))
+    return V->getNumElements();
+  return 1;
 }
 
 int64_t dimOf(const Dim3 &D, char C) { return C == 'x' ? D.X : C == 'y' ? D.Y : D.Z; }
@@ -124,8 +133,19 @@ LaneValues LaneEvaluator::evalValue(const Value *V) {
     } else {
       R = splat(canon(CI->getZExtValue(), CI->getBitWidth()));
     }
-  } else if (isa<ConstantPointerNull>(V) || isa<UndefValue>(V)) {
-    R = splat(0);
+  } else if (isa<ConstantPointerNull>(V) || isa<UndefValue>(V) || isa<ConstantAggregateZero>(V)) {
+    R = LaneValues(Sample.Lanes.size() * elementsOf(V->getType()), 0);
+  } else if (isa<ConstantDataVector>(V) || isa<ConstantVector>(V)) {
+    const auto *C = cast<Constant>(V);
+    unsigned E = elementsOf(V->getType());
+    R = LaneValues(Sample.Lanes.size() * E, 0);
+    for (unsigned I = 0; I < E; ++I) {
+      const auto *CI = dyn_cast_or_null<ConstantInt>(C->getAggregateElement(I));
+      if (!CI && !isa_and_nonnull<UndefValue>(C->getAggregateElement(I)))
+        Flags |= LaneUnsupported;
+      for (size_t L = 0; L < Sample.Lanes.size(); ++L)
+        R[L * E + I] = CI ? canon(CI->getZExtValue(), Bits) : 0;
+    }
   } else if (isa<GlobalValue>(V)) {
     R = splat(baseAddressOf(V));
   } else if (const auto *A = dyn_cast<Argument>(V)) {
@@ -184,7 +204,7 @@ LaneValues LaneEvaluator::evalValue(const Value *V) {
 LaneValues LaneEvaluator::evalInstruction(const Instruction *I) {
   unsigned Bits = bitsOf(I->getType());
   size_t N = Sample.Lanes.size();
-  LaneValues R(N, 0);
+  LaneValues R(N * elementsOf(I->getType()), 0);
 
   if (const auto *II = dyn_cast<IntrinsicInst>(I)) {
     if (auto Reg = specialRegister(II->getIntrinsicID())) {
@@ -218,7 +238,7 @@ LaneValues LaneEvaluator::evalInstruction(const Instruction *I) {
     case Intrinsic::umin:
     case Intrinsic::umax: {
       LaneValues A = evalValue(II->getArgOperand(0)), B = evalValue(II->getArgOperand(1));
-      for (size_t L = 0; L < N; ++L) {
+      for (size_t L = 0; L < R.size(); ++L) {
         uint64_t UA = unsignedView(A[L], Bits), UB = unsignedView(B[L], Bits);
         switch (II->getIntrinsicID()) {
         case Intrinsic::smin: R[L] = std::min(A[L], B[L]); break;
@@ -229,9 +249,33 @@ LaneValues LaneEvaluator::evalInstruction(const Instruction *I) {
       }
       return R;
     }
+    case Intrinsic::vector_reduce_add:
+    case Intrinsic::vector_reduce_mul:
+    case Intrinsic::vector_reduce_and:
+    case Intrinsic::vector_reduce_or:
+    case Intrinsic::vector_reduce_xor: {
+      const Value *Vec = II->getArgOperand(0);
+      size_t E = elementsOf(Vec->getType());
+      LaneValues A = evalValue(Vec);
+      for (size_t L = 0; L < N; ++L) {
+        uint64_t Acc = unsignedView(A[L * E], Bits);
+        for (size_t J = 1; J < E; ++J) {
+          uint64_t X = unsignedView(A[L * E + J], Bits);
+          switch (II->getIntrinsicID()) {
+          case Intrinsic::vector_reduce_add: Acc += X; break;
+          case Intrinsic::vector_reduce_mul: Acc *= X; break;
+          case Intrinsic::vector_reduce_and: Acc &= X; break;
+          case Intrinsic::vector_reduce_or: Acc |= X; break;
+          default: Acc ^= X; break;
+          }
+        }
+        R[L] = canon(Acc, Bits);
+      }
+      return R;
+    }
     case Intrinsic::abs: {
       LaneValues A = evalValue(II->getArgOperand(0));
-      for (size_t L = 0; L < N; ++L)
+      for (size_t L = 0; L < R.size(); ++L)
         R[L] = canon(static_cast<uint64_t>(A[L] < 0 ? -A[L] : A[L]), Bits);
       return R;
     }
@@ -242,7 +286,7 @@ LaneValues LaneEvaluator::evalInstruction(const Instruction *I) {
 
   if (const auto *BO = dyn_cast<BinaryOperator>(I)) {
     LaneValues A = evalValue(BO->getOperand(0)), B = evalValue(BO->getOperand(1));
-    for (size_t L = 0; L < N; ++L) {
+    for (size_t L = 0; L < R.size(); ++L) {
       uint64_t UA = unsignedView(A[L], Bits), UB = unsignedView(B[L], Bits);
       int64_t SA = A[L], SB = B[L];
       uint64_t Out = 0;
@@ -288,7 +332,7 @@ LaneValues LaneEvaluator::evalInstruction(const Instruction *I) {
     switch (C->getOpcode()) {
     case Instruction::ZExt: {
       LaneValues A = evalValue(Src);
-      for (size_t L = 0; L < N; ++L)
+      for (size_t L = 0; L < R.size(); ++L)
         R[L] = canon(unsignedView(A[L], SrcBits), Bits);
       return R;
     }
@@ -303,7 +347,11 @@ LaneValues LaneEvaluator::evalInstruction(const Instruction *I) {
         return R;
       }
       LaneValues A = evalValue(Src);
-      for (size_t L = 0; L < N; ++L)
+      if (A.size() != R.size()) { // a bitcast between vector shapes
+        Flags |= LaneUnsupported;
+        return R;
+      }
+      for (size_t L = 0; L < R.size(); ++L)
         R[L] = canon(static_cast<uint64_t>(A[L]), Bits);
       return R;
     }
@@ -340,7 +388,7 @@ LaneValues LaneEvaluator::evalInstruction(const Instruction *I) {
   if (const auto *Cmp = dyn_cast<ICmpInst>(I)) {
     LaneValues A = evalValue(Cmp->getOperand(0)), B = evalValue(Cmp->getOperand(1));
     unsigned OpBits = bitsOf(Cmp->getOperand(0)->getType());
-    for (size_t L = 0; L < N; ++L) {
+    for (size_t L = 0; L < R.size(); ++L) {
       APInt AA(64, unsignedView(A[L], OpBits)), BB(64, unsignedView(B[L], OpBits));
       if (OpBits && OpBits < 64) {
         AA = AA.trunc(OpBits);
@@ -354,8 +402,49 @@ LaneValues LaneEvaluator::evalInstruction(const Instruction *I) {
   if (const auto *Sel = dyn_cast<SelectInst>(I)) {
     LaneValues C = evalValue(Sel->getCondition());
     LaneValues T = evalValue(Sel->getTrueValue()), Fv = evalValue(Sel->getFalseValue());
+    size_t E = elementsOf(I->getType());
+    bool VectorCond = C.size() == R.size();
+    for (size_t L = 0; L < R.size(); ++L)
+      R[L] = (VectorCond ? C[L] : C[L / E]) ? T[L] : Fv[L];
+    return R;
+  }
+
+  if (const auto *IE = dyn_cast<InsertElementInst>(I)) {
+    const auto *Idx = dyn_cast<ConstantInt>(IE->getOperand(2));
+    if (!Idx) {
+      Flags |= LaneUnsupported;
+      return R;
+    }
+    size_t E = elementsOf(I->getType());
+    R = evalValue(IE->getOperand(0));
+    LaneValues X = evalValue(IE->getOperand(1));
     for (size_t L = 0; L < N; ++L)
-      R[L] = C[L] ? T[L] : Fv[L];
+      R[L * E + Idx->getZExtValue()] = X[L];
+    return R;
+  }
+
+  if (const auto *EE = dyn_cast<ExtractElementInst>(I)) {
+    const auto *Idx = dyn_cast<ConstantInt>(EE->getIndexOperand());
+    if (!Idx) {
+      Flags |= LaneUnsupported;
+      return R;
+    }
+    size_t E = elementsOf(EE->getVectorOperandType());
+    LaneValues X = evalValue(EE->getVectorOperand());
+    for (size_t L = 0; L < N; ++L)
+      R[L] = X[L * E + Idx->getZExtValue()];
+    return R;
+  }
+
+  if (const auto *SV = dyn_cast<ShuffleVectorInst>(I)) {
+    size_t E = elementsOf(I->getType());
+    size_t InE = elementsOf(SV->getOperand(0)->getType());
+    LaneValues A = evalValue(SV->getOperand(0)), B = evalValue(SV->getOperand(1));
+    for (size_t L = 0; L < N; ++L)
+      for (size_t J = 0; J < E; ++J) {
+        int M = SV->getMaskValue(J);
+        R[L * E + J] = M < 0 ? 0 : size_t(M) < InE ? A[L * InE + M] : B[L * InE + (M - InE)];
+      }
     return R;
   }
 

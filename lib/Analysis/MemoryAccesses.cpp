@@ -44,6 +44,13 @@ SourceLocation sourceLocationOf(const Instruction &I) {
   if (!Cur)
     return Loc;
   const DILocation *DL = Cur->getDebugLoc().get();
+  // Code inlined from a header (atomicAdd, __ldg wrappers ...) is reported at its call in the
+  // kernel's own file: the innermost location in the file of the outermost one.
+  const DILocation *Outer = DL;
+  while (Outer->getInlinedAt())
+    Outer = Outer->getInlinedAt();
+  while (DL->getInlinedAt() && DL->getFilename() != Outer->getFilename())
+    DL = DL->getInlinedAt();
   Loc.File = DL->getFilename().str();
   Loc.Line = DL->getLine();
   Loc.Column = DL->getColumn();

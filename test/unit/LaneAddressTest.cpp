@@ -366,3 +366,88 @@ TEST(LaneAddress, GridStrideLoopStaysCoalesced) {
 }
 
 } // namespace
+
+namespace {
+
+// An 8x8x4 block over a 256x256 volume, as clang emits it: shifts of every index.
+const char *Volume = R"(
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
+declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.z()
+define void @k(ptr %in) {
+  %3 = tail call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %4 = shl i32 %3, 3
+  %5 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %6 = add i32 %4, %5
+  %7 = tail call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
+  %8 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.y()
+  %9 = tail call i32 @llvm.nvvm.read.ptx.sreg.ctaid.z()
+  %10 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.z()
+  %11 = shl nuw nsw i32 %7, 11
+  %12 = shl i32 %9, 18
+  %13 = shl nuw nsw i32 %10, 16
+  %14 = shl nuw nsw i32 %8, 8
+  %15 = add nuw nsw i32 %13, %14
+  %16 = add i32 %12, %15
+  %17 = add i32 %11, %16
+  %18 = add nsw i32 %6, %17
+  %19 = sext i32 %18 to i64
+  %20 = getelementptr inbounds float, ptr %in, i64 %19
+  %21 = load float, ptr %20, align 4
+  ret void
+}
+)";
+
+TEST(LaneAddress, ThreeDimensionalBlock) {
+  Fixture X(Volume);
+  ASSERT_TRUE(X.F);
+  MemoryInventory Inv = collectMemoryAccesses(*X.F);
+  LaneEvaluator E(*X.F, X.SE.get(), X.LI.get(), launch({8, 8, 4}, {"in"}));
+  LaneAddressSummary S = summarizeLaneAddresses(E, Inv.Accesses[0].Pointer, false);
+  EXPECT_FALSE(S.Flags & LaneUnsupported);
+  ASSERT_TRUE(S.Affine);
+  EXPECT_EQ(*S.CoefX, 4);
+  EXPECT_EQ(*S.CoefY, 1024);
+  EXPECT_EQ(*S.CoefZ, 4 * 65536);
+  EXPECT_EQ(predictSectorsPerRequest(S.Warps[0].Addresses, 4), 4u);
+}
+
+} // namespace
+
+namespace {
+
+// Index arithmetic packed into vectors, as the SLP vectorizer leaves it without a target machine.
+const char *Vectorized = R"(
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
+declare i32 @llvm.vector.reduce.add.v4i32(<4 x i32>)
+define void @k(ptr %in) {
+  %x = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %y = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.y()
+  %z = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.z()
+  %b = tail call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %v0 = insertelement <4 x i32> poison, i32 %x, i64 0
+  %v1 = insertelement <4 x i32> %v0, i32 %y, i64 1
+  %v2 = insertelement <4 x i32> %v1, i32 %z, i64 2
+  %v3 = insertelement <4 x i32> %v2, i32 %b, i64 3
+  %s = shl <4 x i32> %v3, <i32 0, i32 8, i32 16, i32 18>
+  %r = tail call i32 @llvm.vector.reduce.add.v4i32(<4 x i32> %s)
+  %w = sext i32 %r to i64
+  %p = getelementptr inbounds float, ptr %in, i64 %w
+  %v = load float, ptr %p, align 4
+  ret void
+}
+)";
+
+TEST(LaneAddress, VectorizedIndexArithmetic) {
+  Fixture X(Vectorized);
+  ASSERT_TRUE(X.F);
+  MemoryInventory Inv = collectMemoryAccesses(*X.F);
+  LaneEvaluator E(*X.F, X.SE.get(), X.LI.get(), launch({8, 8, 4}, {"in"}));
+  LaneAddressSummary S = summarizeLaneAddresses(E, Inv.Accesses[0].Pointer, false);
+  EXPECT_FALSE(S.Flags & LaneUnsupported);
+  ASSERT_TRUE(S.Affine);
+  EXPECT_EQ(*S.CoefX, 4);
+  EXPECT_EQ(*S.CoefY, 1024);
+  EXPECT_EQ(*S.CoefZ, 4 * 65536);
+}
+
+} // namespace
