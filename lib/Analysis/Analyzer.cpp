@@ -14,6 +14,7 @@ namespace cudaperf {
 std::unique_ptr<KernelAnalysis> createCoalescingAnalysis();
 std::unique_ptr<KernelAnalysis> createWorkAnalysis(); // after Coalescing: reads its sectors
 std::unique_ptr<KernelAnalysis> createSynchronizationAnalysis();
+std::unique_ptr<KernelAnalysis> createSharedMemoryAnalysis();
 std::unique_ptr<KernelAnalysis> createResourcesAnalysis();
 std::unique_ptr<KernelAnalysis> createOccupancyAnalysis(); // after Resources: reads K.Resources
 
@@ -21,6 +22,7 @@ std::vector<std::unique_ptr<KernelAnalysis>> createDefaultAnalyses() {
   std::vector<std::unique_ptr<KernelAnalysis>> A;
   A.push_back(createCoalescingAnalysis());
   A.push_back(createWorkAnalysis());
+  A.push_back(createSharedMemoryAnalysis());
   A.push_back(createSynchronizationAnalysis());
   A.push_back(createResourcesAnalysis());
   A.push_back(createOccupancyAnalysis());

@@ -15,6 +15,7 @@ std::unique_ptr<Check> createLowIntensityCheck();
 std::unique_ptr<Check> createLowOccupancyCheck();
 std::unique_ptr<Check> createMissingBarrierCheck();
 std::unique_ptr<Check> createRedundantBarrierCheck();
+std::unique_ptr<Check> createSharedBankConflictCheck();
 std::unique_ptr<Check> createRegisterSpillsCheck();
 std::unique_ptr<Check> createTailEffectCheck();
 std::unique_ptr<Check> createUncoalescedAccessCheck();
@@ -27,6 +28,7 @@ const std::vector<std::unique_ptr<Check>> &allChecks() {
     C.push_back(createLowOccupancyCheck());
     C.push_back(createMissingBarrierCheck());
     C.push_back(createRedundantBarrierCheck());
+    C.push_back(createSharedBankConflictCheck());
     C.push_back(createRegisterSpillsCheck());
     C.push_back(createTailEffectCheck());
     C.push_back(createUncoalescedAccessCheck());
