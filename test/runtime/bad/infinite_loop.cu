@@ -1,10 +1,11 @@
 // cudaperf-task: vector_add
 // cudaperf-expect: timeout
-// Never terminates.
+// Never terminates: spins on a volatile load of its own (NaN-poisoned) output, which no one
+// changes. (A spin on a local variable is removed by ptxas as a loop without side effects.)
 #include <cuda_runtime.h>
 __global__ void k(float *c, int n) {
-  volatile int spin = 1;
-  while (spin) {
+  volatile float *flag = c;
+  while (flag[0] != 12345.0f) {
   }
   c[0] = n;
 }
