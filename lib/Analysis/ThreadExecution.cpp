@@ -11,6 +11,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
 #include <map>
+#include <set>
 
 using namespace llvm;
 
@@ -72,7 +73,7 @@ struct Profiler {
   DenseMap<const BasicBlock *, double> ThreadSum, WarpSum;
   DenseSet<const Instruction *> DataDependentBranches;
   double SampledThreads = 0;
-  std::vector<double> DensitySum;
+  std::vector<double> DensitySum, DensitySum64;
   std::vector<unsigned> DensityCount;
 
   // Density of warp requests applies to the whole array only when lanes, warps and blocks
@@ -91,6 +92,7 @@ struct Profiler {
       Order.push_back(BB);
     P.Extents.resize(Tracked.size());
     DensitySum.assign(Tracked.size(), 0.0);
+    DensitySum64.assign(Tracked.size(), 0.0);
     DensityCount.assign(Tracked.size(), 0);
   }
 
@@ -350,16 +352,22 @@ struct Profiler {
           Addr.push_back(V[I]);
         }
       if (C == 0 && Addr.size() > 1 && OneDimensional) {
-        int64_t Lo = *std::min_element(Addr.begin(), Addr.end());
-        int64_t Hi = *std::max_element(Addr.begin(), Addr.end()) + TA.Bytes;
-        int64_t FirstSector = Lo >= 0 ? Lo / SectorBytes : -((-Lo + SectorBytes - 1) / SectorBytes);
-        int64_t Span = (Hi - FirstSector * SectorBytes + SectorBytes - 1) / SectorBytes;
-        if (Span > 0) {
-          DensitySum[A] += double(predictSectorsPerRequest(Addr, TA.Bytes)) / double(Span);
-          ++DensityCount[A];
-        }
+        DensitySum[A] += chunkDensity(Addr, TA.Bytes, SectorBytes);
+        DensitySum64[A] += chunkDensity(Addr, TA.Bytes, 2 * SectorBytes);
+        ++DensityCount[A];
       }
     }
+  }
+
+  // Distinct Chunk-byte units the lanes touch / the units their span covers.
+  static double chunkDensity(const std::vector<int64_t> &Addr, unsigned Bytes, int64_t Chunk) {
+    std::set<int64_t> Touched;
+    auto FloorDiv = [](int64_t A, int64_t B) { return A >= 0 ? A / B : -((-A + B - 1) / B); };
+    for (int64_t A : Addr)
+      for (int64_t C = FloorDiv(A, Chunk); C <= FloorDiv(A + Bytes - 1, Chunk); ++C)
+        Touched.insert(C);
+    int64_t Span = *Touched.rbegin() - *Touched.begin() + 1;
+    return double(Touched.size()) / double(Span);
   }
 
   void run(const LaunchFacts &Facts) {
@@ -384,8 +392,10 @@ struct Profiler {
       P.WarpsPerThread[BB] = SampledThreads > 0 ? S / SampledThreads : 0;
     P.DataDependentBranches = DataDependentBranches.size();
     for (size_t A = 0; A < Tracked.size(); ++A)
-      if (DensityCount[A])
+      if (DensityCount[A]) {
         P.Extents[A].WarpDensity = std::min(1.0, DensitySum[A] / DensityCount[A]);
+        P.Extents[A].WarpDensity64 = std::min(1.0, DensitySum64[A] / DensityCount[A]);
+      }
   }
 };
 

@@ -76,7 +76,8 @@ struct ArrayTraffic {
   SourceLocation FirstLoad;
   std::vector<ByteRange> ReadRanges, WriteRanges;
   double ReadMoved = 0, WriteMoved = 0;         // sector bytes moved per thread
-  double UnknownReadMoved = 0, UnknownWriteMoved = 0;
+  double UnknownReadRequested = 0, UnknownWriteRequested = 0;
+  double AtomicShare = 0; // fraction of the writes' sectors moved by atomics
   double LoadRequested = 0;                     // per thread
   bool HasLoads = false, AllLoadsStaged = true;
 };
@@ -223,6 +224,7 @@ public:
         continue;
       bool InLoop = LI.getLoopFor(BB) != nullptr;
       ByteRange R{X.Lo, X.Hi, InLoop ? 1.0 : X.WarpDensity};
+      ByteRange R64{X.Lo, X.Hi, InLoop ? 1.0 : X.WarpDensity64};
       if (Reads) {
         if (!T.HasLoads)
           T.FirstLoad = M.Loc;
@@ -231,16 +233,18 @@ public:
         T.AllLoadsStaged &= M.Kind == AccessKind::Load && feedsSharedStore(M.inst());
         T.ReadMoved += Moved;
         if (X.Known)
-          T.ReadRanges.push_back(R);
+          T.ReadRanges.push_back(R64);
         else
-          T.UnknownReadMoved += Moved;
+          T.UnknownReadRequested += Requested;
       }
       if (Writes) {
         T.WriteMoved += Moved;
+        if (M.Kind == AccessKind::Atomic)
+          T.AtomicShare += Moved;
         if (X.Known)
           T.WriteRanges.push_back(R);
         else
-          T.UnknownWriteMoved += Moved;
+          T.UnknownWriteRequested += Requested;
       }
     }
 
@@ -252,21 +256,27 @@ public:
     };
 
     // DRAM estimates per array, for the launch.
-    double DramRead = 0, DramWrite = 0;
+    double DramRead = 0, DramWrite = 0, AtomicWrite = 0;
     json::Array ArrayList;
     std::vector<std::string> ReuseNotes;
     for (const Value *Key : ArrayOrder) {
       ArrayTraffic &T = Arrays[Key];
-      auto Estimate = [&](const std::vector<ByteRange> &Ranges, double Moved, double UnknownMoved) {
-        double MovedLaunch = Total(Moved).value_or(0);
+      // Data-dependent accesses alone: their requested bytes (each element touched once, as a
+      // permutation or a gather over an array the size of the index space would).
+      // DRAM reads come in 64-byte units (two sectors), so a read sector can cost 64 bytes.
+      auto Estimate = [&](const std::vector<ByteRange> &Ranges, double Moved, double UnknownRequested,
+                          double Unit) {
+        double MovedLaunch = Total(Moved).value_or(0) * Unit;
         if (Ranges.empty())
-          return Total(UnknownMoved).value_or(0);
+          return std::min(Total(UnknownRequested).value_or(0), MovedLaunch);
         return std::min(footprintBytes(Ranges), MovedLaunch);
       };
-      double Read = Estimate(T.ReadRanges, T.ReadMoved, T.UnknownReadMoved);
-      double Write = Estimate(T.WriteRanges, T.WriteMoved, T.UnknownWriteMoved);
+      double Read = Estimate(T.ReadRanges, T.ReadMoved, T.UnknownReadRequested, 2.0);
+      double Write = Estimate(T.WriteRanges, T.WriteMoved, T.UnknownWriteRequested, 1.0);
       DramRead += Read;
       DramWrite += Write;
+      if (T.WriteMoved > 0)
+        AtomicWrite += Write * (T.AtomicShare / T.WriteMoved);
       json::Object O{{"array", T.Name.empty() ? json::Value(nullptr) : json::Value(T.Name)},
                      {"dram_read_bytes_estimate", Threads ? number(Read) : json::Value(nullptr)},
                      {"dram_write_bytes_estimate", Threads ? number(Write) : json::Value(nullptr)},
@@ -362,6 +372,7 @@ public:
     W["shared_bytes"] = LaunchValue(Shared, BytesKnown);
     W["dram_read_bytes_estimate"] = BytesKnown ? number(DramRead) : json::Value(nullptr);
     W["dram_write_bytes_estimate"] = BytesKnown ? number(DramWrite) : json::Value(nullptr);
+    W["dram_write_bytes_estimate_atomic"] = BytesKnown ? number(AtomicWrite) : json::Value(nullptr);
     W["arrays"] = std::move(ArrayList);
 
     std::optional<double> Intensity;

@@ -48,12 +48,13 @@ __global__ void special(const float *x, float *y) {
 // expf: 1 FADD, 1 FMUL, 4 FFMA; 1/x: 1 FADD, 2 FFMA; the source's add: 16 FLOP per thread.
 // CHECK: special threads=256 flops=4096 fp32=add:768,mul:256,fma:1536 sass=fadd:768,ffma:1536,fmul:256 load=1024 store=1024 dram_read=1024 dram_write=1024 bound=memory special=__nv_expf:256,rcp.f32:256
 
-// A stride of 32 floats touches one sector in four: the DRAM estimate is a quarter of the range.
+// A stride of 32 floats touches one 32-byte sector in four, one 64-byte DRAM unit in two: the read
+// estimate is half the 8 MB range (the H200 reads DRAM in 64-byte units).
 __global__ void strided(const float *in, float *out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   out[i] = in[i * 32];
 }
-// CHECK: strided threads=65536 flops=0 load=262144 store=262144 dram_read=2097152 dram_write=262144 bound=memory
+// CHECK: strided threads=65536 flops=0 load=262144 store=262144 dram_read=4194304 dram_write=262144 bound=memory
 
 // A grid-stride loop: ScalarEvolution cannot count it (the step is blockDim.x * gridDim.x); the
 // latch comparison gives ceil((n - i) / stride) per thread.

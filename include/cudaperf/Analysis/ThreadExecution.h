@@ -58,6 +58,9 @@ struct AddressExtent {
   /// sampled warps; computed for one-dimensional blocks and grids only (elsewhere other warps
   /// fill the gaps between a warp's lanes), else 1.
   double WarpDensity = 1.0;
+  /// The same at DRAM granularity: distinct 64-byte chunks a warp request touches / the chunks its
+  /// span covers (the H200 reads DRAM in 64-byte units: measured on the corpus's strided loads).
+  double WarpDensity64 = 1.0;
 };
 
 struct ExecutionProfile {
