@@ -5,9 +5,9 @@
 //  - fadd/fsub -> add, fmul -> mul, llvm.fma/llvm.fmuladd -> fma (2 FLOP); vector operations count
 //    each element; fneg, fabs, min/max, compares and conversions are not FLOPs (no FADD/FMUL/FFMA).
 //  - Contraction: clang emits separate `fmul contract` / `fadd contract` for CUDA at -O3 and the
-//    back end (and ptxas for nvcc) fuses them. An fadd/fsub with the contract flag that has an fmul
-//    operand with the contract flag becomes one fma (at most one multiply per add); the multiply
-//    disappears when every one of its uses was fused, else it stays as a mul as well.
+//    back end (and ptxas for nvcc) fuses them. An fadd/fsub with the contract flag whose operand is
+//    an fmul with the contract flag and no other use becomes one fma (at most one multiply per
+//    add); a product used elsewhere stays an fmul and the add stays an add (as measured).
 //  - Division, square root and math-library calls (`__nv_*`, libdevice is not linked) are counted
 //    separately by name, and also add the FADD/FMUL/FFMA (DADD/...) instructions their expansion
 //    executes on its fast path (table in FlopCount.cpp, with the source of each row).
