@@ -7,6 +7,8 @@ kernel-attributes. Prints one summary line per route and, with --details, every 
 
 Usage: scripts/compare-registers.py --analyzer build/bin/cudaperf-analyze \
            --measured data/measured/kernel-attributes-h200.csv [--routes nvcc,estimate] [--details]
+The measured CSV needs columns cubin, kernel, num_regs (shared_size_bytes optional): the GPU's
+kernel-attributes output, or scripts/cubin-registers.py's reading of cubins on a CPU host.
 """
 import argparse, collections, csv, json, os, subprocess, sys, tempfile, time
 
@@ -45,7 +47,8 @@ def main():
     with open(a.measured) as f:
         for r in csv.DictReader(f):
             measured[r["cubin"]][r["kernel"]] = r
-    with tempfile.TemporaryDirectory() as cache:
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = os.environ.get("CUDAPERF_CACHE_DIR", tmp)
         for route in a.routes.split(","):
             n = exact = missing = 0
             smem_exact = 0
@@ -69,9 +72,9 @@ def main():
                     if r["registers"] == want:
                         exact += 1
                     elif a.details:
-                        print(f"  {route} {cubin} {name}: analyzer {r['registers']} ({r.get('source')}) vs GPU {want}")
+                        print(f"  {route} {cubin} {name}: analyzer {r['registers']} ({r.get('source')}) vs measured {want}")
                     abs_err.append(abs(r["registers"] - want))
-                    if r.get("static_smem_bytes") == int(m["shared_size_bytes"]):
+                    if "shared_size_bytes" in m and r.get("static_smem_bytes") == int(m["shared_size_bytes"]):
                         smem_exact += 1
             mean = sum(abs_err) / len(abs_err) if abs_err else 0
             print(f"route={route}: kernels={n} registers exact={exact} ({100.0 * exact / max(n, 1):.1f}%) "

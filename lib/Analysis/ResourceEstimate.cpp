@@ -2,11 +2,10 @@
 //
 // A stand-in, reported as "source": "estimate". Registers: the peak number of 32-bit registers
 // that SSA values hold at once (classic backward liveness over the CFG; 64-bit values and
-// pointers count 2, vectors per element, i1 predicates 0), plus the registers ptxas keeps for
-// itself in every kernel (2, the smallest count ptxas reports for an empty sm_90 kernel... see
-// docs/resources.md for the measured error). Shared memory: addrspace(3) globals the kernel or a
-// function it calls references. Local memory: its static allocas. Barriers: the highest barrier
-// id used plus one.
+// pointers count 2, vectors per element, i1 predicates 0), plus 2 for what ptxas keeps besides
+// (measured error against ptxas on the corpus: docs/resources.md). Shared memory: addrspace(3)
+// globals the kernel or a function it calls references. Local memory: its static allocas.
+// Barriers: the highest barrier id used plus one.
 //
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Analysis/Resources.h"
