@@ -151,7 +151,7 @@ json::Value Evaluator::runWorker(const TaskEntry &t, const EvalJob &job, const B
     po.fileSizeLimit = options_.outputLimitBytes;
     po.progressPath = events;
     po.stallSeconds = options_.stallSeconds;
-    // The candidate must not find a JIT cache or a debugger-friendly mode that changes timing.
+    // Whatever the caller's environment says, launches stay asynchronous (timing depends on it).
     po.extraEnv = {"CUDA_LAUNCH_BLOCKING=0", "CUDA_DEVICE_MAX_CONNECTIONS=8"};
     rec.worker = runProcess(argv, po);
     rec.workerRan = rec.worker.started;

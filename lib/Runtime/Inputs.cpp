@@ -129,13 +129,14 @@ HostArgs makeHostArgs(const Task &task, const Config &config, uint64_t seed) {
   return out;
 }
 
-PackedArgs packArgs(const Task &task, HostArgs &args, const std::vector<void *> *devicePointers) {
+PackedArgs packArgs(const Task &task, const HostArgs &args, const std::vector<void *> *devicePointers) {
   PackedArgs packed;
   packed.scalarStorage.resize(task.args.size());
   for (size_t i = 0; i < task.args.size(); ++i) {
     const Argument &a = task.args[i];
     if (a.isPointer()) {
-      packed.pointers.push_back(devicePointers ? (*devicePointers)[i] : args.buffers[i].data());
+      packed.pointers.push_back(devicePointers ? (*devicePointers)[i]
+                                               : const_cast<unsigned char *>(args.buffers[i].data()));
     } else {
       packed.scalarStorage[i].resize(8);
       storeElement(packed.scalarStorage[i].data(), a.dtype, 0, args.scalars[i]);

@@ -47,17 +47,24 @@ ExpectedSet computeExpected(const Task &task, const Config &config, uint64_t see
 }
 
 namespace {
-constexpr uint64_t kExpectedMagic = 0x31545045'43524543ull; // "CERCEPT1"
+constexpr uint64_t kExpectedMagic = 0x32545045'43524543ull; // "CERCEPT2": slim sets
 
 bool writeAll(FILE *f, const void *p, size_t n) { return n == 0 || fwrite(p, 1, n, f) == n; }
 bool readAll(FILE *f, void *p, size_t n) { return n == 0 || fread(p, 1, n, f) == n; }
 
-bool writeBuffers(FILE *f, const std::vector<std::vector<unsigned char>> &bufs) {
+// Only what a worker uses is kept: the inputs of arguments the entry reads and the expected
+// values of the ones it writes (the rest are poison, or equal to the inputs).
+bool keepInput(const Argument &a) { return a.isPointer() && a.access != Argument::Access::Out; }
+bool keepExpected(const Argument &a) { return a.isOutput(); }
+
+bool writeBuffers(FILE *f, const Task &task, const std::vector<std::vector<unsigned char>> &bufs,
+                  bool (*keep)(const Argument &)) {
   uint64_t count = bufs.size();
   bool ok = writeAll(f, &count, sizeof count);
-  for (const auto &b : bufs) {
-    uint64_t n = b.size();
-    ok = ok && writeAll(f, &n, sizeof n) && writeAll(f, b.data(), b.size());
+  for (size_t i = 0; i < bufs.size(); ++i) {
+    bool kept = i < task.args.size() && keep(task.args[i]);
+    uint64_t n = kept ? bufs[i].size() : 0;
+    ok = ok && writeAll(f, &n, sizeof n) && (!kept || writeAll(f, bufs[i].data(), bufs[i].size()));
   }
   return ok;
 }
@@ -79,7 +86,7 @@ bool readBuffers(FILE *f, std::vector<std::vector<unsigned char>> &bufs, const s
 }
 } // namespace
 
-bool saveExpected(const std::string &path, const ExpectedSet &set) {
+bool saveExpected(const std::string &path, const Task &task, const ExpectedSet &set) {
   std::string tmp = path + ".tmp" + std::to_string(getpid());
   FILE *f = fopen(tmp.c_str(), "wb");
   if (!f)
@@ -88,7 +95,7 @@ bool saveExpected(const std::string &path, const ExpectedSet &set) {
   bool ok = writeAll(f, &magic, sizeof magic) && writeAll(f, &set.seed, sizeof set.seed) &&
             writeAll(f, &set.referenceMs, sizeof set.referenceMs) && writeAll(f, &nScalars, sizeof nScalars) &&
             writeAll(f, set.inputs.scalars.data(), nScalars * sizeof(double)) &&
-            writeBuffers(f, set.inputs.buffers) && writeBuffers(f, set.expected);
+            writeBuffers(f, task, set.inputs.buffers, keepInput) && writeBuffers(f, task, set.expected, keepExpected);
   ok = (fclose(f) == 0) && ok;
   if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
     unlink(tmp.c_str());
@@ -101,10 +108,14 @@ bool loadExpected(const std::string &path, const Task &task, const Config &confi
   FILE *f = fopen(path.c_str(), "rb");
   if (!f)
     return false;
-  std::vector<uint64_t> sizes;
+  std::vector<uint64_t> inputSizes, expectedSizes;
   std::vector<int64_t> counts = task.counts(config);
-  for (size_t i = 0; i < task.args.size(); ++i)
-    sizes.push_back(task.args[i].isPointer() ? uint64_t(counts[i]) * dtypeSize(task.args[i].dtype) : 0);
+  for (size_t i = 0; i < task.args.size(); ++i) {
+    const Argument &a = task.args[i];
+    uint64_t bytes = a.isPointer() ? uint64_t(counts[i]) * dtypeSize(a.dtype) : 0;
+    inputSizes.push_back(keepInput(a) ? bytes : 0);
+    expectedSizes.push_back(keepExpected(a) ? bytes : 0);
+  }
   ExpectedSet loaded;
   uint64_t magic = 0, nScalars = 0;
   bool ok = readAll(f, &magic, sizeof magic) && magic == kExpectedMagic && readAll(f, &loaded.seed, sizeof loaded.seed) &&
@@ -113,7 +124,7 @@ bool loadExpected(const std::string &path, const Task &task, const Config &confi
   if (ok) {
     loaded.inputs.scalars.resize(nScalars);
     ok = readAll(f, loaded.inputs.scalars.data(), nScalars * sizeof(double)) &&
-         readBuffers(f, loaded.inputs.buffers, sizes) && readBuffers(f, loaded.expected, sizes);
+         readBuffers(f, loaded.inputs.buffers, inputSizes) && readBuffers(f, loaded.expected, expectedSizes);
   }
   fclose(f);
   if (!ok)

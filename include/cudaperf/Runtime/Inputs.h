@@ -33,7 +33,8 @@ struct PackedArgs {
   std::vector<void *> pointers;
   std::vector<std::vector<unsigned char>> scalarStorage;
 };
-PackedArgs packArgs(const Task &task, HostArgs &args, const std::vector<void *> *devicePointers = nullptr);
+// With devicePointers, host buffers are not referenced (only the scalars are read).
+PackedArgs packArgs(const Task &task, const HostArgs &args, const std::vector<void *> *devicePointers = nullptr);
 
 struct Mismatch {
   bool pass = true;

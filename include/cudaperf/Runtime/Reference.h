@@ -35,8 +35,10 @@ ExpectedSet computeExpected(const Task &task, const Config &config, uint64_t see
                             const ReferenceLibrary &reference);
 
 // A computed set on disk, so the next worker for the same task, reference build and seed reads
-// it instead of drawing the inputs and running the reference again (written atomically).
-bool saveExpected(const std::string &path, const ExpectedSet &set);
+// it instead of drawing the inputs and running the reference again (written atomically). Only
+// what the worker uses is stored: inputs of arguments the entry reads, expected values of the
+// ones it writes; after loadExpected the other buffers are empty.
+bool saveExpected(const std::string &path, const Task &task, const ExpectedSet &set);
 // False (and `set` untouched) unless the file holds a set of exactly this task's shapes.
 bool loadExpected(const std::string &path, const Task &task, const Config &config, ExpectedSet &set);
 

@@ -64,7 +64,7 @@ cudaError_t DeviceArgs::prepare(const runtime::HostArgs &host, cudaStream_t stre
 cudaError_t DeviceArgs::download(std::vector<std::vector<unsigned char>> &out) const {
   out.assign(task_.args.size(), {});
   for (size_t i = 0; i < task_.args.size(); ++i) {
-    if (!task_.args[i].isPointer())
+    if (!task_.args[i].isOutput())
       continue;
     out[i].resize(size_t(bytes_[i]));
     if (cudaError_t e = cudaMemcpy(out[i].data(), data_[i], size_t(bytes_[i]), cudaMemcpyDeviceToHost))

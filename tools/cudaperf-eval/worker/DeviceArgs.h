@@ -24,6 +24,7 @@ public:
   cudaError_t allocate(); // buffers and guards
   // Inputs and in/out arguments from `host`; outputs poisoned (NaN / 0xA5), guards reset.
   cudaError_t prepare(const runtime::HostArgs &host, cudaStream_t stream);
+  // Output arguments only; the others are left empty.
   cudaError_t download(std::vector<std::vector<unsigned char>> &out) const;
   // "" or which argument's guard was overwritten, and where.
   std::string checkGuards(cudaError_t &err) const;

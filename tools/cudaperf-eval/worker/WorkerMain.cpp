@@ -177,7 +177,7 @@ public:
             setupError("reference: " + err);
           set = computeExpected(task_, task_.configs[c], seed, ref);
           if (!cachePath.empty())
-            saveExpected(cachePath, set);
+            saveExpected(cachePath, task_, set);
         }
         expected_[c].push_back(std::move(set));
         json::Object o = event("reference");
@@ -244,8 +244,7 @@ private:
     const std::string &cfg = task_.configs[c].name;
     if (cudaError_t e = dev.prepare(set.inputs, stream_))
       return fromCudaError(e, false, cfg, "preparing inputs");
-    HostArgs scratch = set.inputs;
-    PackedArgs packed = packArgs(task_, scratch, &dev.pointers());
+    PackedArgs packed = packArgs(task_, set.inputs, &dev.pointers());
     phase(impl, cfg, what, setIndex);
     CallActivity act = callEntry(fn, packed.pointers.data(), stream_);
     (void)act;
@@ -362,8 +361,7 @@ private:
       const ExpectedSet &set = expected_[c][0];
       if (cudaError_t e = dev.prepare(set.inputs, stream_))
         return fromCudaError(e, false, cfg, "preparing inputs");
-      HostArgs scratch = set.inputs;
-      PackedArgs packed = packArgs(task_, scratch, &dev.pointers());
+      PackedArgs packed = packArgs(task_, set.inputs, &dev.pointers());
 
       phase(impl, cfg, "audit");
       AuditResult audit;
