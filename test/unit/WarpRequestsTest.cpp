@@ -89,9 +89,13 @@ TEST(SharedWavefronts, MeasuredPatterns) {
   EXPECT_EQ(predictSharedWavefronts(sharedLanes(0), 4), 1u);       // broadcast
 }
 
-TEST(SharedWavefronts, WideAccessesInPhases) {
-  EXPECT_EQ(predictSharedWavefronts(sharedLanes(8), 8), 2u);   // double s[t]: two half-warps
-  EXPECT_EQ(predictSharedWavefronts(sharedLanes(16), 16), 4u); // float4 s[t]: four quarter-warps
+TEST(SharedWavefronts, WideAccessesAsMeasured) {
+  EXPECT_EQ(predictSharedWavefronts(sharedLanes(8), 8), 2u);   // double s[t]: 64 words in 32 banks
+  EXPECT_EQ(predictSharedWavefronts(sharedLanes(0), 8), 1u);   // double broadcast (measured 1.00)
+  EXPECT_EQ(predictSharedWavefronts(sharedLanes(264), 8), 2u); // double s[33t] (measured 2.03)
+  EXPECT_EQ(predictSharedWavefronts(sharedLanes(16), 16), 4u); // float4 s[t]: two half-warps of 2
+  EXPECT_EQ(predictSharedWavefronts(sharedLanes(32), 16), 8u); // float4 s[2t] (measured 8.00)
+  EXPECT_EQ(predictSharedWavefronts(sharedLanes(0), 16), 2u);  // float4 broadcast: one per half
   EXPECT_EQ(predictSharedWavefronts(sharedLanes(16), 8), 4u);  // double s[2t]
   EXPECT_EQ(predictSharedWavefronts(sharedLanes(8, 16), 8), 1u); // second half-warp idle
 }

@@ -42,13 +42,12 @@ unsigned predictSectorsPerRequest(const std::vector<int64_t> &LaneAddresses, uns
 /// Ideal sectors for \p ActiveLanes lanes of \p Bytes each: ceil(lanes * bytes / 32).
 unsigned idealSectorsPerRequest(unsigned ActiveLanes, unsigned Bytes);
 
-/// Shared-memory wavefronts of one warp request (1 = conflict-free). Working hypothesis (to be
-/// verified on the GPU by the shared-memory analysis): 32 banks of 4 bytes; lanes touching the same
-/// 4-byte word share it (broadcast); an access of up to 4 bytes is served for all 32 lanes together,
-/// 8-byte accesses in two phases of 16 lanes, 16-byte accesses in four phases of 8 lanes; a phase
-/// costs the largest number of distinct words that fall into one bank; phases with no active lane
-/// cost nothing. \p LaneAddresses holds one entry per lane of the warp, in lane order; inactive lanes
-/// are std::nullopt (the phase split follows lane numbers).
+/// Shared-memory wavefronts of one warp request (1 = conflict-free for up to 4-byte lanes). Rule,
+/// checked against the H200 measurements (docs/accuracy.md): 32 banks of 4 bytes; lanes touching the
+/// same 4-byte word share it (broadcast); accesses of up to 8 bytes are served for all 32 lanes
+/// together, 16-byte accesses in two phases of 16 lanes; a phase costs the largest number of distinct
+/// words that fall into one bank; phases with no active lane cost nothing. \p LaneAddresses holds one
+/// entry per lane of the warp, in lane order; inactive lanes are std::nullopt.
 unsigned predictSharedWavefronts(const std::vector<std::optional<int64_t>> &LaneAddresses,
                                  unsigned Bytes);
 
