@@ -257,7 +257,7 @@ private:
     if (GridStride)
       A.Extra["grid_stride_loop"] = true;
 
-    LaneAddressSummary S = summarizeLaneAddresses(E, M.Pointer, Inner != nullptr, MainParamValue);
+    LaneAddressSummary S = summarizeLaneAddresses(E, M.Pointer, Inner != nullptr, MainParamValue, M.Offset);
     A.Extra["address"] = describeAddress(SE, M.Pointer);
     if (S.Affine) {
       A.Extra["thread_coefficients"] = json::Object{{"x", *S.CoefX}, {"y", *S.CoefY}, {"z", *S.CoefZ}};
@@ -327,7 +327,7 @@ private:
       bool StrideDepends = false;
       double Worst = Main.Sectors;
       for (int64_t V : AlternativeParamValues) {
-        LaneAddressSummary Alt = summarizeLaneAddresses(E, M.Pointer, Inner != nullptr, V);
+        LaneAddressSummary Alt = summarizeLaneAddresses(E, M.Pointer, Inner != nullptr, V, M.Offset);
         Worst = std::max(Worst, costOf(Alt, M.Bytes).Sectors);
         StrideDepends |= rowPattern(Alt) != MainRows;
       }

@@ -647,7 +647,7 @@ std::vector<WarpSample> representativeWarps(const LaunchFacts &Facts, bool InLoo
 }
 
 LaneAddressSummary summarizeLaneAddresses(LaneEvaluator &E, const Value *Ptr, bool InLoop,
-                                          int64_t UnknownParamValue) {
+                                          int64_t UnknownParamValue, int64_t ByteOffset) {
   LaneAddressSummary Sum;
   E.resetFlags();
   for (WarpSample &S : representativeWarps(E.facts(), InLoop, UnknownParamValue)) {
@@ -656,6 +656,8 @@ LaneAddressSummary summarizeLaneAddresses(LaneEvaluator &E, const Value *Ptr, bo
     SampledWarp W;
     W.Sample = std::move(S);
     W.Addresses.assign(V.begin(), V.end());
+    for (int64_t &A : W.Addresses)
+      A += ByteOffset;
     Sum.Warps.push_back(std::move(W));
   }
   // Coefficients by differences at thread (0,0,0) of block 0, iteration 0, checked on every lane.

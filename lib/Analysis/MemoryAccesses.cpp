@@ -254,6 +254,7 @@ struct Collector {
     unsigned Align;
     const Value *Base;
     int64_t Offset;
+    unsigned ElementBytes = 0; // of a vector type; the size for scalars
   };
 
   void flushGroup(std::vector<Plain> &G, bool Combine) {
@@ -271,17 +272,32 @@ struct Collector {
           }
         }
       }
-      MemoryInstruction M;
-      for (size_t J = I; J <= Best; ++J)
-        M.Insts.push_back(G[J].I);
-      M.Pointer = G[I].Ptr;
-      M.Kind = G[I].IsLoad ? AccessKind::Load : AccessKind::Store;
-      M.Bytes = BestBytes;
-      M.Align = G[I].Align;
-      if (Best > I)
-        M.Note = std::to_string(Best - I + 1) + " adjacent accesses combined into one " +
-                 std::to_string(BestBytes) + "-byte vector access";
-      finish(M);
+      // A misaligned vector access is split into pieces of its alignment (at least one element).
+      unsigned Piece = BestBytes, Pieces = 1;
+      if (Best == I && G[I].Align < BestBytes && G[I].ElementBytes < BestBytes) {
+        Piece = std::max(G[I].ElementBytes, G[I].Align);
+        while (BestBytes % Piece != 0)
+          Piece /= 2;
+        Pieces = BestBytes / std::max(1u, Piece);
+      }
+      for (unsigned P = 0; P < Pieces; ++P) {
+        MemoryInstruction M;
+        for (size_t J = I; J <= Best; ++J)
+          M.Insts.push_back(G[J].I);
+        M.Pointer = G[I].Ptr;
+        M.Offset = int64_t(P) * Piece;
+        M.Kind = G[I].IsLoad ? AccessKind::Load : AccessKind::Store;
+        M.Bytes = Piece;
+        M.Align = G[I].Align;
+        if (Best > I)
+          M.Note = std::to_string(Best - I + 1) + " adjacent accesses combined into one " +
+                   std::to_string(BestBytes) + "-byte vector access";
+        if (Pieces > 1)
+          M.Note = "a " + std::to_string(BestBytes) + "-byte vector access aligned to " +
+                   std::to_string(G[I].Align) + " bytes, split into " + std::to_string(Pieces) +
+                   " accesses of " + std::to_string(Piece) + " bytes";
+        finish(M);
+      }
       I = Best + 1;
     }
     G.clear();
@@ -300,6 +316,15 @@ struct Collector {
                     storeBytes(DL, SI->getValueOperand()->getType()),
                     static_cast<unsigned>(SI->getAlign().value()), nullptr, 0};
         if (P) {
+          Type *T = P->IsLoad ? I.getType() : cast<StoreInst>(I).getValueOperand()->getType();
+          // The smallest piece the back end may split a misaligned access into.
+          P->ElementBytes = T->isVectorTy() ? storeBytes(DL, T->getScalarType()) : 1;
+          if (T->isVectorTy() && P->Align < P->Bytes) {
+            flushGroup(Group, Combine); // never combined with neighbours
+            Group.push_back(*P);
+            flushGroup(Group, Combine);
+            continue;
+          }
           P->Base = GetPointerBaseWithConstantOffset(P->Ptr, P->Offset, DL);
           bool Extends = !Group.empty() && Group.back().IsLoad == P->IsLoad &&
                          Group.back().Base == P->Base &&

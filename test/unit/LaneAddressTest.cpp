@@ -451,3 +451,35 @@ TEST(LaneAddress, VectorizedIndexArithmetic) {
 }
 
 } // namespace
+
+namespace {
+
+// A <2 x float> load aligned to 4 bytes is two 4-byte loads on the GPU; one aligned to 8 stays whole.
+const char *MisalignedVector = R"(
+define void @k(ptr %a) {
+  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %t64 = zext i32 %t to i64
+  %p = getelementptr inbounds float, ptr %a, i64 %t64
+  %q = getelementptr inbounds i8, ptr %p, i64 4
+  %v = load <2 x float>, ptr %q, align 4
+  %w = load <2 x float>, ptr %a, align 8
+  ret void
+}
+)";
+
+TEST(MemoryAccesses, MisalignedVectorIsSplit) {
+  Fixture X(MisalignedVector);
+  ASSERT_TRUE(X.F);
+  MemoryInventory Inv = collectMemoryAccesses(*X.F);
+  ASSERT_EQ(Inv.Accesses.size(), 3u);
+  EXPECT_EQ(Inv.Accesses[0].Bytes, 4u);
+  EXPECT_EQ(Inv.Accesses[0].Offset, 0);
+  EXPECT_EQ(Inv.Accesses[1].Offset, 4);
+  EXPECT_EQ(Inv.Accesses[2].Bytes, 8u);
+  LaneEvaluator E(*X.F, X.SE.get(), X.LI.get(), launch({32, 1, 1}, {"a"}));
+  LaneAddressSummary S = summarizeLaneAddresses(E, Inv.Accesses[1].Pointer, false, 1024,
+                                                Inv.Accesses[1].Offset);
+  EXPECT_EQ(predictSectorsPerRequest(S.Warps[0].Addresses, 4), 5u); // a[t + 2]: 8 bytes off
+}
+
+} // namespace

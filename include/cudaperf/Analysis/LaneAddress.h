@@ -133,8 +133,9 @@ std::vector<WarpSample> representativeWarps(const LaunchFacts &Facts, bool InLoo
                                             int64_t UnknownParamValue);
 
 /// Evaluates \p Ptr in every representative warp and derives the coefficients.
+/// \p ByteOffset is added to every address (the pieces of a split vector access).
 LaneAddressSummary summarizeLaneAddresses(LaneEvaluator &E, const llvm::Value *Ptr, bool InLoop,
-                                          int64_t UnknownParamValue = 1024);
+                                          int64_t UnknownParamValue = 1024, int64_t ByteOffset = 0);
 
 /// Trip count of \p L from ScalarEvolution's backedge-taken count, evaluated with the known
 /// values; std::nullopt when unknown or when it depends on unknown parameters (then \p Symbolic

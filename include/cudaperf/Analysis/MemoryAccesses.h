@@ -47,7 +47,8 @@ struct MemoryInstruction {
   /// The instructions this access stands for: one, or several adjacent scalar accesses that the
   /// NVPTX back end combines into one vector access (see collectMemoryAccesses).
   llvm::SmallVector<llvm::Instruction *, 4> Insts;
-  llvm::Value *Pointer = nullptr; // address of the first byte
+  llvm::Value *Pointer = nullptr; // address of the first byte is Pointer + Offset
+  int64_t Offset = 0;             // bytes; nonzero for the pieces of a split vector access
   AccessKind Kind = AccessKind::Load;
   unsigned Bytes = 0;     // per thread per instruction (1..16 for vector groups; memcpy chunks)
   unsigned Count = 1;     // machine instructions it stands for (memcpy split into chunks)
@@ -76,7 +77,9 @@ struct MemoryInventory {
 /// one basic block whose addresses are one base plus consecutive constant offsets, whose combined
 /// size is a power of two up to 16 bytes and whose first address is aligned to that size, become
 /// one access, as the NVPTX load/store vectorizer makes them (a float4 copied field by field is one
-/// 16-byte access on the GPU).
+/// 16-byte access on the GPU). A vector load or store whose alignment is below its size (clang's SLP
+/// vectorizer makes them when it runs without the NVPTX target) is split into aligned pieces, as
+/// the NVPTX back end legalizes it.
 MemoryInventory collectMemoryAccesses(llvm::Function &F, bool CombineVectors = true);
 
 /// The source location of \p I (its own debug location, else the nearest earlier one in its block).
