@@ -35,9 +35,18 @@ void analyzeModule(llvm::Module *M, std::vector<KernelReport> &Kernels,
     resolveLaunchConfig(K, Opts);
   if (!M)
     return;
-  AnalysisContext Ctx(*M, Opts);
+  AnalyzerOptions FileOpts = Opts;
+  FileOpts.EstimateResourcesOnly |= Kernels.size() > Opts.MaxKernels;
+  AnalysisContext Ctx(*M, FileOpts);
   auto Analyses = createDefaultAnalyses();
-  for (KernelReport &K : Kernels) {
+  for (size_t I = 0; I < Kernels.size(); ++I) {
+    KernelReport &K = Kernels[I];
+    if (I >= Opts.MaxKernels) {
+      K.Notes.push_back("not analysed: the file has " + std::to_string(Kernels.size()) +
+                        " kernels and --max-kernels=" + std::to_string(Opts.MaxKernels) +
+                        " analyses the first ones only");
+      continue;
+    }
     llvm::Function *F = Ctx.kernelFunction(K);
     if (!F)
       K.Notes.push_back("no device code was generated for this kernel");

@@ -38,6 +38,8 @@ public:
     ResourceRoute Route = ResourceRoute::Auto;
     if (auto Env = llvm::sys::Process::GetEnv("CUDAPERF_RESOURCES"))
       Route = parseResourceRoute(*Env);
+    if (Ctx.options().EstimateResourcesOnly)
+      Route = ResourceRoute::Estimate; // compiling a file of thousands of kernels takes minutes
 
     const KernelResourceUsage *Found = nullptr;
     FileResources *FR = nullptr;

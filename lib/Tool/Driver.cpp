@@ -60,6 +60,10 @@ struct Options {
       "checks", cl::desc("Checks to run: comma-separated globs, '-' to remove (default '*'; e.g. "
                          "'-*,cuda-missing-barrier')"),
       cl::init("*"), cl::value_desc("globs"), cl::cat(Category)};
+  cl::opt<unsigned> MaxKernels{
+      "max-kernels", cl::desc("Analyse at most this many kernels per file; the rest are listed "
+                              "with a note (default 256)"),
+      cl::init(256), cl::value_desc("n"), cl::cat(Category)};
   cl::opt<bool> ListChecks{"list-checks", cl::desc("List the checks and exit"), cl::cat(Category)};
   cl::opt<bool> OccupancyTable{
       "occupancy-table",
@@ -156,6 +160,7 @@ int runAnalyzeTool(int Argc, const char **Argv) {
 
   AnalyzerOptions AO;
   AO.Arch = O.Arch;
+  AO.MaxKernels = O.MaxKernels;
   for (const std::string &Spec : O.Launch) {
     LaunchOverride L;
     std::string Err;

@@ -40,6 +40,12 @@ struct AnalyzerOptions {
   /// --param KERNEL:NAME=VALUE, keyed like Launches.
   std::map<std::string, std::map<std::string, ParamValue>> Params;
   Dim3 AssumedBlock{256, 1, 1};
+  /// Kernels of one file that get the analyses (--max-kernels); the rest keep their AST facts and a
+  /// note. Bounds the time a huge generated file takes.
+  unsigned MaxKernels = 256;
+  /// Set for files over MaxKernels: registers come from the IR estimate instead of compiling the
+  /// whole file with NVIDIA's compiler.
+  bool EstimateResourcesOnly = false;
 };
 
 /// Per-module state shared by the analyses of one file: the device IR and LLVM's analysis
