@@ -171,15 +171,7 @@ public:
     ScalarEvolution &SE = FAM.getResult<ScalarEvolutionAnalysis>(*F);
     LoopInfo &LI = FAM.getResult<LoopAnalysis>(*F);
 
-    LaunchFacts Facts;
-    Facts.Block = K.Launch.Block;
-    Facts.Grid = K.Launch.Grid;
-    for (const auto &[Name, V] : K.Launch.Params)
-      if (const auto *I = std::get_if<int64_t>(&V))
-        Facts.KnownIntParams[Name] = *I;
-    if (F->arg_size() == K.Params.size())
-      for (const KernelParam &P : K.Params)
-        Facts.ParamNames.push_back(P.Name);
+    LaunchFacts Facts = launchFactsFor(K, *F);
     nameSpecialValues(*F, Facts.ParamNames);
 
     LaneEvaluator E(*F, &SE, &LI, Facts);
@@ -235,20 +227,15 @@ private:
 
     // Executions per thread: the product of the enclosing loops' trip counts.
     Loop *Inner = LI.getLoopFor(M.inst()->getParent());
-    std::optional<int64_t> Exec = M.Count;
     std::string ExecExpr;
+    std::optional<int64_t> Exec = executionsPerThread(E, SE, LI, M.inst()->getParent(), &ExecExpr);
+    if (Exec)
+      *Exec *= M.Count;
     unsigned Depth = 0;
     bool GridStride = false;
     for (Loop *L = Inner; L; L = L->getParentLoop()) {
       ++Depth;
       GridStride |= isGridStride(SE, L);
-      std::string Sym;
-      std::optional<int64_t> Trip = evaluateTripCount(E, SE, L, Sym);
-      if (Trip && Exec)
-        *Exec *= *Trip;
-      else
-        Exec.reset();
-      ExecExpr += (ExecExpr.empty() ? "" : " * ") + (Sym.empty() ? std::string("?") : "(" + Sym + ")");
     }
     A.Extra["loop_depth"] = Depth;
     A.Extra["executions_per_thread"] = Exec ? json::Value(*Exec) : json::Value(nullptr);

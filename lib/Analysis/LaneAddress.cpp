@@ -613,6 +613,35 @@ LaneValues LaneEvaluator::evalSCEVNode(const SCEV *S) {
   return R;
 }
 
+std::optional<int64_t> executionsPerThread(LaneEvaluator &E, ScalarEvolution &SE, LoopInfo &LI,
+                                           const BasicBlock *BB, std::string *Expr) {
+  std::optional<int64_t> Exec = 1;
+  for (Loop *L = LI.getLoopFor(BB); L; L = L->getParentLoop()) {
+    std::string Sym;
+    std::optional<int64_t> Trip = evaluateTripCount(E, SE, L, Sym);
+    if (Trip && Exec)
+      *Exec *= *Trip;
+    else
+      Exec.reset();
+    if (Expr)
+      *Expr += (Expr->empty() ? "" : " * ") + (Sym.empty() ? std::string("?") : "(" + Sym + ")");
+  }
+  return Exec;
+}
+
+LaunchFacts launchFactsFor(const KernelReport &K, const Function &F) {
+  LaunchFacts Facts;
+  Facts.Block = K.Launch.Block;
+  Facts.Grid = K.Launch.Grid;
+  for (const auto &[Name, V] : K.Launch.Params)
+    if (const auto *I = std::get_if<int64_t>(&V))
+      Facts.KnownIntParams[Name] = *I;
+  if (F.arg_size() == K.Params.size())
+    for (const KernelParam &P : K.Params)
+      Facts.ParamNames.push_back(P.Name);
+  return Facts;
+}
+
 std::vector<WarpSample> representativeWarps(const LaunchFacts &Facts, bool InLoop,
                                             int64_t UnknownParamValue) {
   auto Warps = warpsOfBlock(Facts.Block);

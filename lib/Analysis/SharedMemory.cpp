@@ -67,15 +67,7 @@ public:
     FunctionAnalysisManager &FAM = Ctx.functionAnalyses();
     ScalarEvolution &SE = FAM.getResult<ScalarEvolutionAnalysis>(*F);
     LoopInfo &LI = FAM.getResult<LoopAnalysis>(*F);
-    LaunchFacts Facts;
-    Facts.Block = K.Launch.Block;
-    Facts.Grid = K.Launch.Grid;
-    for (const auto &[Name, V] : K.Launch.Params)
-      if (const auto *I = std::get_if<int64_t>(&V))
-        Facts.KnownIntParams[Name] = *I;
-    if (F->arg_size() == K.Params.size())
-      for (const KernelParam &P : K.Params)
-        Facts.ParamNames.push_back(P.Name);
+    LaunchFacts Facts = launchFactsFor(K, *F);
     LaneEvaluator E(*F, &SE, &LI, Facts);
 
     MemoryInventory Inv = collectMemoryAccesses(*F);
@@ -90,15 +82,9 @@ public:
       A.Op = toString(M.Kind);
       A.Bytes = M.Bytes;
       Loop *Inner = LI.getLoopFor(M.inst()->getParent());
-      std::optional<int64_t> Exec = M.Count;
-      for (Loop *L = Inner; L; L = L->getParentLoop()) {
-        std::string Sym;
-        std::optional<int64_t> Trip = evaluateTripCount(E, SE, L, Sym);
-        if (Trip && Exec)
-          *Exec *= *Trip;
-        else
-          Exec.reset();
-      }
+      std::optional<int64_t> Exec = executionsPerThread(E, SE, LI, M.inst()->getParent());
+      if (Exec)
+        *Exec *= M.Count;
       A.Extra["executions_per_thread"] = Exec ? json::Value(*Exec) : json::Value(nullptr);
       if (const SharedArrayDecl *S = arrayOf(M, K)) {
         json::Array Dims;

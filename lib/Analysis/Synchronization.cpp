@@ -179,19 +179,6 @@ Object locationJSON(const SourceLocation &L) {
   return Object{{"line", L.Line}, {"column", L.Column}};
 }
 
-LaunchFacts launchFactsOf(const KernelReport &K, const Function &F) {
-  LaunchFacts Facts;
-  Facts.Block = K.Launch.Block;
-  Facts.Grid = K.Launch.Grid;
-  for (const auto &[Name, V] : K.Launch.Params)
-    if (const auto *I = std::get_if<int64_t>(&V))
-      Facts.KnownIntParams[Name] = *I;
-  if (F.arg_size() == K.Params.size())
-    for (const KernelParam &P : K.Params)
-      Facts.ParamNames.push_back(P.Name);
-  return Facts;
-}
-
 constexpr unsigned UnjudgedFlags = LaneDataDependent | LaneUnsupported | LaneUnknownParam |
                                    LaneNonAffineRecurrence | LaneControlDependent;
 
@@ -274,7 +261,7 @@ public:
     PostDominatorTree &PDT = FAM.getResult<PostDominatorTreeAnalysis>(*F);
     ScalarEvolution &SE = FAM.getResult<ScalarEvolutionAnalysis>(*F);
     DivergenceInfo DI(*F, PDT, LI);
-    LaneEvaluator E(*F, &SE, &LI, launchFactsOf(K, *F));
+    LaneEvaluator E(*F, &SE, &LI, launchFactsFor(K, *F));
 
     Array Divergent, Redundant, Missing, Sites;
     int64_t Barriers = 0, InLoops = 0;
@@ -290,17 +277,10 @@ public:
       SourceLocation Loc = sourceLocationOf(I);
       Object Site = locationJSON(Loc);
       // Executions per thread: product of the enclosing loops' trip counts.
-      std::optional<int64_t> Executions = 1;
-      for (Loop *L = LI.getLoopFor(I.getParent()); L; L = L->getParentLoop()) {
-        std::string Symbolic;
-        std::optional<int64_t> Trip = evaluateTripCount(E, SE, L, Symbolic);
-        if (Trip && Executions)
-          *Executions *= *Trip;
-        else
-          Executions.reset();
-        if (!Trip && PerThreadNote.empty())
-          PerThreadNote = Symbolic.empty() ? "trip count unknown" : "trip count " + Symbolic;
-      }
+      std::string Expr;
+      std::optional<int64_t> Executions = executionsPerThread(E, SE, LI, I.getParent(), &Expr);
+      if (!Executions && PerThreadNote.empty())
+        PerThreadNote = "executions per thread " + Expr;
       if (LI.getLoopFor(I.getParent()))
         ++InLoops;
       Site["in_loop"] = LI.getLoopFor(I.getParent()) != nullptr;

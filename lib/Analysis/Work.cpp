@@ -130,15 +130,7 @@ public:
     ScalarEvolution &SE = FAM.getResult<ScalarEvolutionAnalysis>(*F);
     LoopInfo &LI = FAM.getResult<LoopAnalysis>(*F);
 
-    LaunchFacts Facts;
-    Facts.Block = K.Launch.Block;
-    Facts.Grid = K.Launch.Grid;
-    for (const auto &[Name, V] : K.Launch.Params)
-      if (const auto *I = std::get_if<int64_t>(&V))
-        Facts.KnownIntParams[Name] = *I;
-    if (F->arg_size() == K.Params.size())
-      for (const KernelParam &P : K.Params)
-        Facts.ParamNames.push_back(P.Name);
+    LaunchFacts Facts = launchFactsFor(K, *F);
     nameSpecialValues(*F, Facts.ParamNames); // symbolic trip counts read like the source
 
     MemoryInventory Inv = collectMemoryAccesses(*F);

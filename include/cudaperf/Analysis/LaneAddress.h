@@ -33,6 +33,7 @@
 #include <vector>
 
 namespace llvm {
+class BasicBlock;
 class Function;
 class Instruction;
 class Loop;
@@ -63,6 +64,10 @@ struct LaunchFacts {
   std::map<std::string, int64_t> KnownIntParams; // by parameter name
   std::vector<std::string> ParamNames;           // by IR argument number
 };
+
+/// The uniform facts of a kernel's resolved launch: block, grid, known integer parameters, and the
+/// parameter names in IR argument order (when the AST and the IR agree on their number).
+LaunchFacts launchFactsFor(const KernelReport &K, const llvm::Function &F);
 
 /// One concrete warp: a block, its lanes' thread indices, an iteration number for every loop.
 struct WarpSample {
@@ -142,6 +147,13 @@ LaneAddressSummary summarizeLaneAddresses(LaneEvaluator &E, const llvm::Value *P
 /// receives the printed expression, if any).
 std::optional<int64_t> evaluateTripCount(LaneEvaluator &E, llvm::ScalarEvolution &SE,
                                          llvm::Loop *L, std::string &Symbolic);
+
+/// How often one thread executes block \p BB: the product of the trip counts of the loops around it
+/// (1 outside loops), or std::nullopt when one is unknown; \p Expr receives the product as
+/// printed expressions ("?" for a loop with none).
+std::optional<int64_t> executionsPerThread(LaneEvaluator &E, llvm::ScalarEvolution &SE,
+                                           llvm::LoopInfo &LI, const llvm::BasicBlock *BB,
+                                           std::string *Expr = nullptr);
 
 /// The base-free offset of \p Ptr as ScalarEvolution prints it (for reports).
 std::string describeAddress(llvm::ScalarEvolution &SE, const llvm::Value *Ptr);
