@@ -15,21 +15,13 @@ Usage: compare-coalescing.py --analyzer BIN [--corpus DIR] [--measured FILE] [--
 Exit 77 (skipped) when the measurement file is missing. Python 3 standard library only.
 """
 import argparse
-import json
 import os
-import subprocess
 import sys
 
-SKIP = 77
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import corpus_compare  # noqa: E402
+
 EXCLUDED_PATTERNS = {"data-dependent", "unknown"}
-
-
-def analyse(analyzer, path, extra):
-    cmd = [analyzer, "--format=json", path] + extra
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    if out.returncode not in (0, 1):  # 1: findings reported
-        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), out.returncode, out.stderr[-2000:]))
-    return json.loads(out.stdout)
 
 
 def predict(kernel, op):
@@ -69,25 +61,16 @@ def main():
     p.add_argument("analyzer_args", nargs="*", help="extra arguments for cudaperf-analyze")
     args = p.parse_args()
 
-    measured_path = args.measured or os.path.join(args.corpus, "measured", "h200-ncu.json")
-    if not os.path.exists(measured_path):
-        print("no measurements at %s: skipped" % measured_path)
-        return SKIP
-    with open(os.path.join(args.corpus, "manifest.json")) as f:
-        manifest = json.load(f)
-    with open(measured_path) as f:
-        measured = json.load(f)
-
-    files = sorted({k["file"] for k in manifest["kernels"]})
-    reports = {}
-    for rel in files:
-        path = rel if os.path.isabs(rel) else os.path.join(root, rel)
-        reports[rel] = {k["name"]: k for k in analyse(args.analyzer, path, args.analyzer_args)["kernels"]}
+    loaded = corpus_compare.load(args.corpus, args.measured)
+    if loaded is None:
+        return corpus_compare.SKIP
+    manifest, measured = loaded
+    reports = corpus_compare.analyse_corpus(args.analyzer, root, manifest, args.analyzer_args)
 
     rows = []
     for mk in manifest["kernels"]:
         key = "%s/%s" % (mk["family"], mk["kernel"])
-        meas = measured["kernels"].get(key)
+        meas = measured.get(key)
         pk = reports[mk["file"]].get(mk["kernel"])
         if meas is None:
             continue
@@ -97,43 +80,9 @@ def main():
                 continue
             m = meas["derived"]["global_%s_sectors_per_request" % short]
             pred, status, lines = predict(pk, op) if pk else (None, "no kernel", [])
-            if pred is None and status == "ok":
-                status = "no access"
-            err = None if pred is None else abs(pred - m) / m
-            rows.append({"kernel": key, "op": short, "line": ",".join(str(l) for l in sorted(set(lines))),
-                         "predicted": pred, "measured": m, "status": status, "error": err})
-
-    population = [r for r in rows if r["status"] in ("ok", "unweighted", "no access")]
-    within = [r for r in population if r["error"] is not None and r["error"] <= args.tolerance]
-    share = len(within) / len(population) if population else 0.0
-
-    lines = ["| kernel | op | lines | predicted | measured | error | |", "| --- | --- | --- | ---: | ---: | ---: | --- |"]
-    for r in rows:
-        excluded = r["status"] not in ("ok", "unweighted")
-        pred = "-" if r["predicted"] is None or excluded else "%.2f" % r["predicted"]
-        err = "-" if r["error"] is None or excluded else "%.0f%%" % (100 * r["error"])
-        mark = r["status"] if r["status"] != "ok" else ("" if r["error"] <= args.tolerance else "outside")
-        if r["status"] in ("ok", "unweighted") and r["error"] is not None and r["error"] > args.tolerance:
-            mark = (mark + " outside").strip() if r["status"] != "ok" else "outside"
-        lines.append("| %s | %s | %s | %s | %.2f | %s | %s |" % (r["kernel"], r["op"], r["line"], pred, r["measured"], err, mark))
-    summary = ("%d of %d kernel-level global load/store ratios without data-dependent accesses are within "
-               "%.0f%% of the H200 measurement (%.1f%%); %d data-dependent or unanalysable ones excluded."
-               % (len(within), len(population), 100 * args.tolerance, 100 * share, len(rows) - len(population)))
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(summary + "\n\n" + "\n".join(lines) + "\n")
-    if args.verbose:
-        print("\n".join(lines))
-    else:
-        for r in population:
-            if r not in within:
-                print("outside: %s %s predicted %s measured %.2f" % (
-                    r["kernel"], r["op"], "-" if r["predicted"] is None else "%.2f" % r["predicted"], r["measured"]))
-    print(summary)
-    if share + 1e-9 < args.min_within:
-        print("FAIL: below the required %.1f%%" % (100 * args.min_within))
-        return 1
-    return 0
+            rows.append(corpus_compare.row(key, short, lines, pred, m, status))
+    return corpus_compare.finish(rows, args.tolerance, args.min_within, "global load/store ratios",
+                                 args.markdown, args.verbose)
 
 
 if __name__ == "__main__":

@@ -13,20 +13,13 @@ Usage: compare-shared.py --analyzer BIN [--corpus DIR] [--measured FILE] [--tole
        [--min-within 0.95] [--markdown FILE] [--verbose]
 """
 import argparse
-import json
 import os
-import subprocess
 import sys
 
-SKIP = 77
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import corpus_compare  # noqa: E402
+
 EXCLUDED = {"data-dependent", "unknown", "parameter-dependent"}
-
-
-def analyse(analyzer, path):
-    out = subprocess.run([analyzer, "--format=json", "--checks=-*", path], capture_output=True, text=True)
-    if out.returncode != 0:
-        raise RuntimeError("%s on %s failed (%d): %s" % (analyzer, path, out.returncode, out.stderr[-2000:]))
-    return json.loads(out.stdout)
 
 
 def predict(kernel, op):
@@ -60,17 +53,11 @@ def main():
     p.add_argument("--verbose", action="store_true")
     args = p.parse_args()
 
-    measured_path = args.measured or os.path.join(args.corpus, "measured", "h200-ncu.json")
-    if not os.path.exists(measured_path):
-        print("no measurements at %s: skipped" % measured_path)
-        return SKIP
-    manifest = json.load(open(os.path.join(args.corpus, "manifest.json")))
-    measured = json.load(open(measured_path))["kernels"]
-
-    reports = {}
-    for rel in sorted({k["file"] for k in manifest["kernels"]}):
-        path = rel if os.path.isabs(rel) else os.path.join(root, rel)
-        reports[rel] = {k["name"]: k for k in analyse(args.analyzer, path)["kernels"]}
+    loaded = corpus_compare.load(args.corpus, args.measured)
+    if loaded is None:
+        return corpus_compare.SKIP
+    manifest, measured = loaded
+    reports = corpus_compare.analyse_corpus(args.analyzer, root, manifest)
 
     rows = []
     for mk in manifest["kernels"]:
@@ -83,46 +70,12 @@ def main():
             insts = m.get("smsp__inst_executed_op_shared_%s.sum" % short, 0)
             if not insts:
                 continue
-            wf = m.get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_%s.sum" % short, 0) / insts
+            wavefronts = m.get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_%s.sum" % short, 0) / insts
             pk = reports[mk["file"]].get(mk["kernel"])
             pred, status, lines = predict(pk, op) if pk else (None, "no kernel", [])
-            if pred is None and status == "ok":
-                status = "no access"
-            err = None if pred is None else abs(pred - wf) / wf
-            rows.append(dict(kernel=key, op=short, lines=",".join(map(str, sorted(set(lines)))),
-                             predicted=pred, measured=wf, status=status, error=err))
-
-    population = [r for r in rows if r["status"] in ("ok", "unweighted", "no access")]
-    agree = [r for r in population if r["error"] is not None and r["error"] <= args.tolerance]
-    share = len(agree) / len(population) if population else 0.0
-    table = ["| kernel | op | lines | predicted | measured | error | |",
-             "| --- | --- | --- | ---: | ---: | ---: | --- |"]
-    for r in rows:
-        pred = "-" if r["predicted"] is None else "%.2f" % r["predicted"]
-        err = "-" if r["error"] is None else "%.0f%%" % (100 * r["error"])
-        mark = "" if r["status"] == "ok" else r["status"]
-        if r in population and r not in agree:
-            mark = (mark + " outside").strip()
-        table.append("| %s | %s | %s | %s | %.2f | %s | %s |" % (
-            r["kernel"], r["op"], r["lines"], pred, r["measured"], err, mark))
-    summary = ("%d of %d kernel-level shared load/store wavefront ratios without data-dependent accesses "
-               "are within %.0f%% of the H200 measurement (%.1f%%); %d excluded."
-               % (len(agree), len(population), 100 * args.tolerance, 100 * share, len(rows) - len(population)))
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(summary + "\n\n" + "\n".join(table) + "\n")
-    if args.verbose:
-        print("\n".join(table))
-    else:
-        for r in population:
-            if r not in agree:
-                print("outside: %s %s predicted %s measured %.2f" % (
-                    r["kernel"], r["op"], "-" if r["predicted"] is None else "%.2f" % r["predicted"], r["measured"]))
-    print(summary)
-    if share + 1e-9 < args.min_within:
-        print("FAIL: below the required %.1f%%" % (100 * args.min_within))
-        return 1
-    return 0
+            rows.append(corpus_compare.row(key, short, lines, pred, wavefronts, status))
+    return corpus_compare.finish(rows, args.tolerance, args.min_within, "shared load/store wavefront ratios",
+                                 args.markdown, args.verbose)
 
 
 if __name__ == "__main__":
