@@ -44,7 +44,7 @@ public:
     const KernelResourceUsage *Found = nullptr;
     FileResources *FR = nullptr;
     if (Route != ResourceRoute::Estimate && !File.empty()) {
-      FR = &compiledFile(File, Arch, Route, K);
+      FR = &compiledFile(File, Arch, Route, K, Ctx.options().CompileArgs);
       Found = lookup(*FR, K);
       // A template kernel that only host code instantiates is missing from NVRTC's output until
       // it is named; compile once more with its name.
@@ -52,7 +52,7 @@ public:
           llvm::StringRef(K.Name).contains('<')) {
         FR->NameExpressions.push_back(K.Name);
         FR->Report.reset();
-        FR = &compiledFile(File, Arch, Route, K, /*Force=*/true);
+        FR = &compiledFile(File, Arch, Route, K, Ctx.options().CompileArgs, /*Force=*/true);
         Found = lookup(*FR, K);
       }
     }
@@ -112,14 +112,17 @@ private:
   }
 
   FileResources &compiledFile(const std::string &File, const std::string &Arch, ResourceRoute Route,
-                              const KernelReport &K, bool Force = false) {
+                              const KernelReport &K, const std::vector<std::string> &CompileArgs,
+                              bool Force = false) {
     FileResources &FR = Files[File + "\n" + Arch];
     if (FR.Report || (!FR.Error.empty() && !Force))
       return FR;
     ResourceRequest Req;
     Req.File = File;
     Req.Arch = Arch;
-    Req.Args = flagsFromEnvironment();
+    Req.Args = CompileArgs;
+    for (std::string &A : flagsFromEnvironment())
+      Req.Args.push_back(std::move(A));
     Req.NameExpressions = FR.NameExpressions;
     Req.HasHostCode = looksLikeHostCode(File, K);
     Req.Route = Route;

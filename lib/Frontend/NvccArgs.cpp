@@ -10,6 +10,9 @@
 #include "cudaperf/Frontend/Frontend.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSet.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 using llvm::StringRef;
 
@@ -128,6 +131,52 @@ std::vector<std::string> translateNvccArgs(const std::vector<std::string> &Args)
         A.starts_with("--cuda-gpu-arch=") || A.starts_with("--offload-arch="))
       continue;
     Out.push_back(A.str());
+  }
+  return Out;
+}
+
+std::vector<std::string> sourceMeaningFlags(const clang::tooling::CompilationDatabase &DB,
+                                            const std::string &File) {
+  llvm::SmallString<256> Abs(File);
+  llvm::sys::fs::make_absolute(Abs);
+  std::vector<clang::tooling::CompileCommand> Commands = DB.getCompileCommands(Abs);
+  if (Commands.empty())
+    return {};
+  const clang::tooling::CompileCommand &C = Commands.front();
+  auto absolute = [&](StringRef Path) {
+    llvm::SmallString<256> P(Path);
+    if (!llvm::sys::path::is_absolute(P)) {
+      llvm::SmallString<256> Dir(C.Directory);
+      llvm::sys::fs::make_absolute(Dir);
+      llvm::sys::path::append(Dir, P);
+      P = Dir;
+    }
+    return std::string(P);
+  };
+  std::vector<std::string> Args = translateNvccArgs(C.CommandLine), Out;
+  for (size_t I = 1; I < Args.size(); ++I) {
+    StringRef A = Args[I];
+    for (StringRef PathOpt : {"-I", "-isystem", "-iquote", "-include"}) {
+      if (A == PathOpt && I + 1 < Args.size()) {
+        Out.push_back(A.str());
+        Out.push_back(absolute(Args[++I]));
+        A = "";
+        break;
+      }
+      if (PathOpt == "-I" && A.starts_with("-I") && A.size() > 2) {
+        Out.push_back("-I" + absolute(A.drop_front(2)));
+        A = "";
+        break;
+      }
+    }
+    if (A.empty())
+      continue;
+    if ((A.starts_with("-D") || A.starts_with("-U")) && A.size() > 2)
+      Out.push_back(A.str());
+    else if ((A == "-D" || A == "-U") && I + 1 < Args.size())
+      Out.push_back(A.str() + Args[++I]);
+    else if (A.starts_with("-std="))
+      Out.push_back(A.str());
   }
   return Out;
 }

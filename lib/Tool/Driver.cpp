@@ -217,7 +217,9 @@ int runAnalyzeTool(int Argc, const char **Argv) {
     ParsedFile &PF = Parsed.front();
     R.Analysed = true;
     R.Kernels = std::move(PF.Kernels);
-    analyzeModule(PF.DeviceModule.get(), R.Kernels, AO);
+    AnalyzerOptions FileAO = AO;
+    FileAO.CompileArgs = sourceMeaningFlags(*DB, File);
+    analyzeModule(PF.DeviceModule.get(), R.Kernels, FileAO);
     runChecks(R, Filter);
     Reports.push_back(std::move(R));
   }

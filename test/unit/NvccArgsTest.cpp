@@ -1,4 +1,5 @@
 #include "cudaperf/Frontend/Frontend.h"
+#include "clang/Tooling/CompilationDatabase.h"
 #include <gtest/gtest.h>
 
 using cudaperf::translateNvccArgs;
@@ -38,4 +39,13 @@ TEST(NvccArgs, WerrorAloneDoesNotEatTheNextArgument) {
 TEST(NvccArgs, LeavesClangCommandsAlone) {
   Args In = {"clang++", "-x", "cuda", "--cuda-path=/usr/local/cuda", "-I.", "a.cu"};
   EXPECT_EQ(translateNvccArgs(In), In);
+}
+
+TEST(SourceMeaningFlags, KeepsIncludesMacrosAndStandardWithAbsolutePaths) {
+  clang::tooling::FixedCompilationDatabase DB(
+      "/build", {"-Iinc", "-I", "/abs/inc", "-DN=4", "-U", "X", "-std=c++17", "-O3", "-Wall",
+                 "-include", "pre.h", "-gencode", "arch=compute_90,code=sm_90"});
+  Args Out = cudaperf::sourceMeaningFlags(DB, "/src/k.cu");
+  Args Want = {"-I/build/inc", "-I", "/abs/inc", "-DN=4", "-UX", "-std=c++17", "-include", "/build/pre.h"};
+  EXPECT_EQ(Out, Want);
 }

@@ -46,6 +46,9 @@ struct AnalyzerOptions {
   /// Set for files over MaxKernels: registers come from the IR estimate instead of compiling the
   /// whole file with NVIDIA's compiler.
   bool EstimateResourcesOnly = false;
+  /// Include paths, macros and the language standard of the file's compile command
+  /// (sourceMeaningFlags), for analyses that compile the file with another compiler.
+  std::vector<std::string> CompileArgs;
 };
 
 /// Per-module state shared by the analyses of one file: the device IR and LLVM's analysis

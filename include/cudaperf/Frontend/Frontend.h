@@ -61,6 +61,13 @@ std::vector<ParsedFile> parseFiles(const clang::tooling::CompilationDatabase &DB
 /// translates -arch=sm_XX. Exposed for tests.
 std::vector<std::string> translateNvccArgs(const std::vector<std::string> &Args);
 
+/// The flags of \p File's compile command that change what the source means -- include paths,
+/// macro definitions, forced includes, the language standard -- translated from nvcc syntax and
+/// with relative paths made absolute against the command's directory. Other tools that compile
+/// the same file (NVIDIA's compiler for resources) need them.
+std::vector<std::string> sourceMeaningFlags(const clang::tooling::CompilationDatabase &DB,
+                                            const std::string &File);
+
 } // namespace cudaperf
 
 #endif
