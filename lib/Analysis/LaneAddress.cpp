@@ -790,11 +790,105 @@ static std::optional<int64_t> evaluateLatchTripCount(LaneEvaluator &E, ScalarEvo
   return Continues + 1;
 }
 
+// Loops whose counter is halved, doubled or divided each iteration (`for (s = blockDim.x / 2; s > 0;
+// s >>= 1)`, the tree reductions) have no ScalarEvolution trip count either. When the latch compares
+// the counter (or its next value) with a loop-invariant bound and the counter's next value is the
+// counter shifted, multiplied or divided by a constant, simulate it for lane 0 of block 0.
+std::optional<int64_t> evaluateGeometricTripCount(LaneEvaluator &E, ScalarEvolution &SE,
+                                                  const Loop *L, std::string &Symbolic) {
+  BasicBlock *Latch = L->getLoopLatch();
+  auto *Br = Latch ? dyn_cast<BranchInst>(Latch->getTerminator()) : nullptr;
+  auto *Cmp = Br && Br->isConditional() ? dyn_cast<ICmpInst>(Br->getCondition()) : nullptr;
+  if (!Cmp)
+    return std::nullopt;
+  for (PHINode &P : L->getHeader()->phis()) {
+    if (!P.getType()->isIntegerTy() || P.getNumIncomingValues() != 2)
+      continue;
+    // The value entering the loop (its predecessor outside need not be a dedicated preheader).
+    Value *Entry = nullptr;
+    for (unsigned I = 0; I < 2; ++I)
+      if (!L->contains(P.getIncomingBlock(I)))
+        Entry = P.getIncomingValue(I);
+    if (!Entry)
+      continue;
+    auto *Next = dyn_cast<BinaryOperator>(P.getIncomingValueForBlock(Latch));
+    auto *C = Next ? dyn_cast<ConstantInt>(Next->getOperand(1)) : nullptr;
+    if (!C || Next->getOperand(0) != &P)
+      continue;
+    Instruction::BinaryOps Op = Next->getOpcode();
+    if (Op != Instruction::LShr && Op != Instruction::AShr && Op != Instruction::Shl &&
+        Op != Instruction::Mul && Op != Instruction::UDiv && Op != Instruction::SDiv)
+      continue;
+    // Which side of the compare is the counter (or its next value), which the bound.
+    unsigned CounterSide;
+    if (Cmp->getOperand(0) == &P || Cmp->getOperand(0) == Next)
+      CounterSide = 0;
+    else if (Cmp->getOperand(1) == &P || Cmp->getOperand(1) == Next)
+      CounterSide = 1;
+    else
+      continue;
+    Value *Bound = Cmp->getOperand(1 - CounterSide);
+    if (!L->isLoopInvariant(Bound))
+      continue;
+    bool TestsNext = Cmp->getOperand(CounterSide) == Next;
+    ICmpInst::Predicate Pred = CounterSide == 0 ? Cmp->getPredicate() : Cmp->getSwappedPredicate();
+    bool ContinueOnTrue = Br->getSuccessor(0) == L->getHeader();
+
+    E.resetFlags();
+    WarpSample S;
+    S.Lanes = {{0, 0, 0}};
+    E.setSample(S);
+    int64_t Start = E.evaluate(Entry)[0];
+    int64_t BoundValue = E.evaluate(Bound)[0];
+    if (E.flags() & (LaneUnknownParam | LaneUnknownGrid | LaneUnsupported | LaneDataDependent |
+                     LaneUsesThreadIdx))
+      return std::nullopt; // unknown, or different for each thread
+    unsigned Bits = P.getType()->getIntegerBitWidth();
+    APInt V(Bits, static_cast<uint64_t>(Start), /*isSigned=*/true);
+    APInt B(Bits, static_cast<uint64_t>(BoundValue), /*isSigned=*/true);
+    APInt K = C->getValue();
+    {
+      raw_string_ostream OS(Symbolic);
+      OS << "iterations of " << P.getName() << " = " << Next->getOpcodeName() << " by " << K
+         << " while " << ICmpInst::getPredicateName(Pred) << " bound";
+    }
+    constexpr int64_t MaxIterations = 1 << 20;
+    for (int64_t Count = 1; Count <= MaxIterations; ++Count) {
+      APInt N = V;
+      switch (Op) {
+      case Instruction::LShr: N = V.lshr(K); break;
+      case Instruction::AShr: N = V.ashr(K); break;
+      case Instruction::Shl: N = V.shl(K); break;
+      case Instruction::Mul: N = V * K; break;
+      case Instruction::UDiv: if (K.isZero()) return std::nullopt; N = V.udiv(K); break;
+      case Instruction::SDiv: if (K.isZero()) return std::nullopt; N = V.sdiv(K); break;
+      default: return std::nullopt;
+      }
+      bool Cond = ICmpInst::compare(TestsNext ? N : V, B, Pred);
+      if (Cond != ContinueOnTrue)
+        return Count;
+      if (N == V) // a fixed point that keeps the loop going: not a count
+        return std::nullopt;
+      V = N;
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 std::optional<int64_t> evaluateTripCount(LaneEvaluator &E, ScalarEvolution &SE, Loop *L,
                                          std::string &Symbolic) {
   const SCEV *BTC = SE.getBackedgeTakenCount(L);
-  if (isa<SCEVCouldNotCompute>(BTC))
-    return evaluateLatchTripCount(E, SE, L, Symbolic);
+  if (isa<SCEVCouldNotCompute>(BTC)) {
+    if (auto N = evaluateLatchTripCount(E, SE, L, Symbolic))
+      return N;
+    std::string Geometric;
+    if (auto N = evaluateGeometricTripCount(E, SE, L, Geometric)) {
+      Symbolic = Geometric;
+      return N;
+    }
+    return std::nullopt;
+  }
   {
     raw_string_ostream OS(Symbolic);
     OS << "1 + " << *BTC;

@@ -83,6 +83,7 @@ struct Profiler {
   // Per sample.
   WarpSample Sample;
   DenseMap<const Loop *, SmallVector<int64_t, 32>> Trips; // -1: unknown
+  DenseSet<const BasicBlock *> IterationGuarded; // counts depend on a guard evaluated at iteration 0
 
   Profiler(Function &F, ScalarEvolution &SE, LoopInfo &LI, const LaunchFacts &Facts,
            const std::vector<TrackedAddress> &Tracked)
@@ -130,6 +131,12 @@ struct Profiler {
     }
     if (isa<SCEVCouldNotCompute>(BTC)) {
       latchTrips(L, T);
+      std::string Geometric;
+      if (llvm::is_contained(T, -1))
+        if (auto N = evaluateGeometricTripCount(E, SE, L, Geometric)) {
+          std::fill(T.begin(), T.end(), *N);
+          P.TripExpr[H] = Geometric;
+        }
     } else {
       unsigned Flags = 0;
       LaneValues V = evaluateFresh(BTC, Flags);
@@ -217,6 +224,7 @@ struct Profiler {
 
   void runSample(double Weight) {
     Trips.clear();
+    IterationGuarded.clear();
     size_t N = Sample.Lanes.size();
     uint32_t Full = N >= 32 ? 0xffffffffu : ((1u << N) - 1);
     SampledThreads += Weight * N;
@@ -227,7 +235,7 @@ struct Profiler {
       uint32_t M = Mask.lookup(BB);
       if (!M)
         continue;
-      if (!tripProduct(BB, Prod))
+      if (!tripProduct(BB, Prod) || IterationGuarded.count(BB))
         P.UnknownTrip.insert(BB);
       double Threads = 0, Warp = 0;
       for (size_t I = 0; I < N; ++I)
@@ -243,6 +251,13 @@ struct Profiler {
       if (const auto *Br = dyn_cast<BranchInst>(T); Br && Br->isConditional()) {
         unsigned Flags = 0;
         LaneValues C = evaluateFresh(Br->getCondition(), Flags);
+        // A guard on a loop counter that is not an affine recurrence (`if (t < s)` in a loop that
+        // halves s) is only evaluated at the loop's first iteration: what follows it is counted
+        // as unknown rather than wrongly.
+        if ((Flags & LaneNonAffineRecurrence) || IterationGuarded.count(BB))
+          for (const BasicBlock *S : successors(BB))
+            if (const Loop *LB = LI.getLoopFor(BB); LB && LB->contains(S) && S != LB->getHeader())
+              IterationGuarded.insert(S);
         if (Flags & (LaneDataDependent | LaneUnsupported)) {
           if (Flags & LaneDataDependent)
             DataDependentBranches.insert(Br);

@@ -155,6 +155,13 @@ std::optional<int64_t> executionsPerThread(LaneEvaluator &E, llvm::ScalarEvoluti
                                            llvm::LoopInfo &LI, const llvm::BasicBlock *BB,
                                            std::string *Expr = nullptr);
 
+/// Trip count of a loop whose counter is shifted, multiplied or divided by a constant each iteration
+/// (`for (s = blockDim.x / 2; s > 0; s >>= 1)`), which ScalarEvolution cannot count, found by
+/// simulating the counter; std::nullopt unless start and bound are known and the same for every
+/// thread. evaluateTripCount uses it as a fallback.
+std::optional<int64_t> evaluateGeometricTripCount(LaneEvaluator &E, llvm::ScalarEvolution &SE,
+                                                  const llvm::Loop *L, std::string &Symbolic);
+
 /// The base-free offset of \p Ptr as ScalarEvolution prints it (for reports).
 std::string describeAddress(llvm::ScalarEvolution &SE, const llvm::Value *Ptr);
 
