@@ -157,6 +157,12 @@ std::vector<ParsedFile> parseFiles(const tooling::CompilationDatabase &DB,
     Extra.push_back("--cuda-path=" + CudaPath);
     Extra.push_back("-isystem");
     Extra.push_back(Root + "/compat");
+    // CUDA 13 keeps libcu++/CUB/Thrust (cuda/std/..., used by cooperative_groups.h) under
+    // include/cccl, which nvcc adds to the search path itself.
+    if (llvm::sys::fs::is_directory(CudaPath + "/include/cccl")) {
+      Extra.push_back("-isystem");
+      Extra.push_back(CudaPath + "/include/cccl");
+    }
   } else {
     Extra.push_back("-nocudainc");
     Extra.push_back("-isystem");
