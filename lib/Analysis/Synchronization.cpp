@@ -212,13 +212,13 @@ std::optional<RaceWitness> crossThreadOverlap(LaneEvaluator &E, const MemoryInst
     std::vector<int64_t> WA = blockAddresses(E, W.Pointer, Block, KW);
     if (WA.empty())
       return std::nullopt;
-    // Written bytes -> writer (or -2 when several threads write it).
-    std::map<int64_t, int64_t> Writers;
+    // Written byte -> two of its writers (the second -1 when one thread alone writes it).
+    std::map<int64_t, std::pair<int64_t, int64_t>> Writers;
     for (size_t T = 0; T < WA.size(); ++T)
       for (unsigned B = 0; B < W.Bytes; ++B) {
-        auto [It, New] = Writers.insert({WA[T] + B, int64_t(T)});
-        if (!New && It->second != int64_t(T))
-          It->second = -2;
+        auto [It, New] = Writers.insert({WA[T] + B, {int64_t(T), -1}});
+        if (!New && It->second.first != int64_t(T) && It->second.second < 0)
+          It->second.second = int64_t(T);
       }
     for (int64_t KR = KW; KR < KW + 2; ++KR) {
       std::vector<int64_t> RA = blockAddresses(E, R.Pointer, Block, KR);
@@ -227,12 +227,12 @@ std::optional<RaceWitness> crossThreadOverlap(LaneEvaluator &E, const MemoryInst
       for (size_t T = 0; T < RA.size(); ++T)
         for (unsigned B = 0; B < R.Bytes; ++B) {
           auto It = Writers.find(RA[T] + B);
-          if (It == Writers.end() || It->second == int64_t(T))
+          if (It == Writers.end())
             continue;
-          int64_t Writer = It->second;
-          if (Writer == -2) // several writers: one of them is another thread
-            Writer = T == 0 ? 1 : 0;
-          return RaceWitness{int64_t(T), Writer};
+          auto [First, Second] = It->second;
+          int64_t Writer = First != int64_t(T) ? First : Second; // a writer other than the reader
+          if (Writer >= 0)
+            return RaceWitness{int64_t(T), Writer};
         }
     }
   }
