@@ -14,7 +14,6 @@ Usage: compare-coalescing.py --analyzer BIN [--corpus DIR] [--measured FILE] [--
        [--min-within 0.95] [--markdown FILE] [--verbose]
 Exit 77 (skipped) when the measurement file is missing. Python 3 standard library only.
 """
-import argparse
 import os
 import sys
 
@@ -26,38 +25,14 @@ EXCLUDED_PATTERNS = {"data-dependent", "unknown"}
 
 def predict(kernel, op):
     """Weighted sectors per request of a kernel's global accesses of one op, with its status."""
-    num = den = 0.0
-    status = "ok"
-    lines = []
-    for a in kernel["accesses"]:
-        if a["space"] not in ("global", "generic") or a["op"] != op:
-            continue
-        if a["pattern"] in EXCLUDED_PATTERNS or a.get("sectors_per_request") is None:
-            status = "data-dependent" if a["pattern"] == "data-dependent" else "unknown"
-            continue
-        execs = a.get("executions_per_thread")
-        if execs is None:
-            if status == "ok":
-                status = "unweighted"
-            execs = 1
-        num += a["sectors_per_request"] * execs
-        den += execs
-        lines.append(a["line"])
-    if den == 0:
-        return None, status, lines
-    return num / den, status, lines
+    return corpus_compare.weighted_mean(
+        kernel, ("global", "generic"), op, "sectors_per_request", EXCLUDED_PATTERNS,
+        lambda pattern: "data-dependent" if pattern == "data-dependent" else "unknown")
 
 
 def main():
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--analyzer", required=True)
-    p.add_argument("--corpus", default=os.path.join(root, "data", "corpus"))
-    p.add_argument("--measured", default=None)
-    p.add_argument("--tolerance", type=float, default=0.10)
-    p.add_argument("--min-within", type=float, default=0.95)
-    p.add_argument("--markdown", default=None, help="write the comparison table here")
-    p.add_argument("--verbose", action="store_true")
+    p = corpus_compare.parser(__doc__, root)
     p.add_argument("analyzer_args", nargs="*", help="extra arguments for cudaperf-analyze")
     args = p.parse_args()
 

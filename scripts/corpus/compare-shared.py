@@ -12,7 +12,6 @@ Exit 1 when the share that agrees is below --min-within; 77 (skipped) without me
 Usage: compare-shared.py --analyzer BIN [--corpus DIR] [--measured FILE] [--tolerance 0.10]
        [--min-within 0.95] [--markdown FILE] [--verbose]
 """
-import argparse
 import os
 import sys
 
@@ -23,34 +22,13 @@ EXCLUDED = {"data-dependent", "unknown", "parameter-dependent"}
 
 
 def predict(kernel, op):
-    num = den = 0.0
-    status, lines = "ok", []
-    for a in kernel["accesses"]:
-        if a["space"] != "shared" or a["op"] != op:
-            continue
-        if a["pattern"] in EXCLUDED or a.get("bank_conflict_ways") is None:
-            status = a["pattern"]
-            continue
-        execs = a.get("executions_per_thread")
-        if execs is None:
-            status = "unweighted" if status == "ok" else status
-            execs = 1
-        num += a["bank_conflict_ways"] * execs
-        den += execs
-        lines.append(a["line"])
-    return (num / den if den else None), status, lines
+    return corpus_compare.weighted_mean(kernel, ("shared",), op, "bank_conflict_ways", EXCLUDED,
+                                        lambda pattern: pattern)
 
 
 def main():
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--analyzer", required=True)
-    p.add_argument("--corpus", default=os.path.join(root, "data", "corpus"))
-    p.add_argument("--measured", default=None)
-    p.add_argument("--tolerance", type=float, default=0.10)
-    p.add_argument("--min-within", type=float, default=0.95)
-    p.add_argument("--markdown", default=None)
-    p.add_argument("--verbose", action="store_true")
+    p = corpus_compare.parser(__doc__, root)
     args = p.parse_args()
 
     loaded = corpus_compare.load(args.corpus, args.measured)

@@ -1,6 +1,7 @@
 """Shared pieces of the corpus comparisons (compare-coalescing.py, compare-shared.py): run the
 analyzer over the corpus files, and turn rows of (kernel, op, predicted, measured) into the
 markdown table, the summary line and the exit code. Python 3 standard library only."""
+import argparse
 import json
 import os
 import subprocess
@@ -36,6 +37,41 @@ def analyse_corpus(analyzer, root, manifest, extra=()):
         path = rel if os.path.isabs(rel) else os.path.join(root, rel)
         reports[rel] = {k["name"]: k for k in analyse(analyzer, path, extra)["kernels"]}
     return reports
+
+
+def parser(doc, root):
+    """The options every comparison takes."""
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--analyzer", required=True)
+    p.add_argument("--corpus", default=os.path.join(root, "data", "corpus"))
+    p.add_argument("--measured", default=None)
+    p.add_argument("--tolerance", type=float, default=0.10)
+    p.add_argument("--min-within", type=float, default=0.95)
+    p.add_argument("--markdown", default=None, help="write the comparison table here")
+    p.add_argument("--verbose", action="store_true")
+    return p
+
+
+def weighted_mean(kernel, spaces, op, key, excluded, status_of):
+    """Execution-weighted mean of access[key] over a kernel's accesses of one op in \p spaces, with
+    a status: "ok", "unweighted" (some executions unknown, weighted 1) or status_of(pattern) for an
+    access that cannot be judged; and the lines that were averaged."""
+    num = den = 0.0
+    status, lines = "ok", []
+    for a in kernel["accesses"]:
+        if a["space"] not in spaces or a["op"] != op:
+            continue
+        if a["pattern"] in excluded or a.get(key) is None:
+            status = status_of(a["pattern"])
+            continue
+        execs = a.get("executions_per_thread")
+        if execs is None:
+            status = "unweighted" if status == "ok" else status
+            execs = 1
+        num += a[key] * execs
+        den += execs
+        lines.append(a["line"])
+    return (num / den if den else None), status, lines
 
 
 def row(kernel, op, lines, predicted, measured, status):
