@@ -34,6 +34,32 @@ bool isUniformCall(const CallBase &C) {
   return N.starts_with("__nv_") || N.starts_with("llvm.") ;
 }
 
+/// True when every incoming value of \p Phi is the same value for each thread whichever path it
+/// came by: one value, or identical side-effect-free instructions (the optimiser duplicates reads
+/// of blockDim into both sides of a branch, and a phi at the join merges the copies).
+bool incomingValuesAgree(const PHINode &Phi) {
+  const Value *First = Phi.getIncomingValue(0);
+  const auto *FirstI = dyn_cast<Instruction>(First);
+  for (unsigned K = 1; K < Phi.getNumIncomingValues(); ++K) {
+    const Value *V = Phi.getIncomingValue(K);
+    if (V == First)
+      continue;
+    const auto *I = dyn_cast<Instruction>(V);
+    // Same operation on the same operands; attributes (noundef, !dbg) may differ between copies.
+    if (!FirstI || !I || I->getOpcode() != FirstI->getOpcode() ||
+        I->getType() != FirstI->getType() || I->mayReadOrWriteMemory() ||
+        I->getNumOperands() != FirstI->getNumOperands() || isa<PHINode>(I))
+      return false;
+    for (unsigned Op = 0; Op < I->getNumOperands(); ++Op)
+      if (I->getOperand(Op) != FirstI->getOperand(Op))
+        return false;
+    if (const auto *C = dyn_cast<CmpInst>(I))
+      if (C->getPredicate() != cast<CmpInst>(FirstI)->getPredicate())
+        return false;
+  }
+  return true;
+}
+
 /// Blocks where threads that took different successors of \p X meet again: a block with
 /// predecessors reachable from two different successors of X (without passing X's immediate
 /// post-dominator, where all paths have met).
@@ -131,13 +157,16 @@ DivergenceInfo::DivergenceInfo(Function &F, PostDominatorTree &PDT, LoopInfo &LI
           // A phi merges values per thread: divergent if an incoming value is, if threads that
           // took different sides of a divergent branch meet here, or if it carries a value out of
           // a loop that threads leave after different numbers of iterations.
-          bool D = JoinOfDivergent.contains(BB);
+          bool D = JoinOfDivergent.contains(BB) && !incomingValuesAgree(*Phi);
           for (unsigned K = 0; K < Phi->getNumIncomingValues() && !D; ++K) {
             const Value *In = Phi->getIncomingValue(K);
             const BasicBlock *From = Phi->getIncomingBlock(K);
             D |= Divergent.contains(In);
-            const Loop *L = LI.getLoopFor(From);
-            if (L && !L->contains(BB) && isa<Instruction>(In) && hasDivergentExit(L))
+            // Only a value defined inside the loop differs with the iteration count; one defined
+            // before the loop (a uniform bound) is the same whenever a thread leaves.
+            const auto *InI = dyn_cast<Instruction>(In);
+            const Loop *L = InI ? LI.getLoopFor(InI->getParent()) : nullptr;
+            if (L && L->contains(From) && !L->contains(BB) && hasDivergentExit(L))
               D = true;
           }
           if (D)

@@ -10,6 +10,7 @@
 #include "cudaperf/Frontend/Frontend.h"
 #include "cudaperf/Report/Writers.h"
 #include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -69,6 +70,10 @@ struct Options {
       "occupancy-table",
       cl::desc("Also print each kernel's theoretical occupancy for block sizes 32..1024 (text)"),
       cl::cat(Category)};
+  cl::opt<bool> DumpIR{"dump-ir",
+                       cl::desc("Print the optimised device IR the analyses read to stderr "
+                                "(for developers)"),
+                       cl::Hidden, cl::cat(Category)};
 };
 
 /// Rejects inputs clang would choke on with unhelpful output: missing, directories, unreadable,
@@ -219,6 +224,8 @@ int runAnalyzeTool(int Argc, const char **Argv) {
     R.Kernels = std::move(PF.Kernels);
     AnalyzerOptions FileAO = AO;
     FileAO.CompileArgs = sourceMeaningFlags(*DB, File);
+    if (O.DumpIR && PF.DeviceModule)
+      PF.DeviceModule->print(llvm::errs(), nullptr);
     analyzeModule(PF.DeviceModule.get(), R.Kernels, FileAO);
     runChecks(R, Filter);
     Reports.push_back(std::move(R));

@@ -100,6 +100,25 @@ __global__ void reductionBranchInsideLoop(float *out, const float *in) {
     out[blockIdx.x] = s[0];
 }
 
+// A thread-strided loop before a blockDim-halving reduction: the optimiser reads blockDim on both
+// sides of the strided loop's guard and merges the copies with a phi, which is still uniform.
+__global__ void stridedLoopThenReduction(const float *in, float *out, int cols) {
+  __shared__ float red[256];
+  const float *x = in + blockIdx.x * cols;
+  int tid = threadIdx.x;
+  float m = -1e30f;
+  for (int j = tid; j < cols; j += blockDim.x)
+    m = fmaxf(m, x[j]);
+  red[tid] = m;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s)
+      red[tid] = fmaxf(red[tid], red[tid + s]);
+    __syncthreads();
+  }
+  out[blockIdx.x] = red[0];
+}
+
 int main() {
   float *p = nullptr;
   const int *flags = nullptr;
@@ -112,4 +131,5 @@ int main() {
   uniformLoop<<<4, 256>>>(p, p, 1024);
   returnAfterLastBarrier<<<4, 256>>>(p, 1000);
   reductionBranchInsideLoop<<<4, 256>>>(p, p);
+  stridedLoopThenReduction<<<4, 256>>>(p, p, 1024);
 }
