@@ -1,0 +1,45 @@
+// Per-kernel counter results and their JSON document ("schema": "cudaperf-counters/1", docs/counters.md).
+// Pure C++ (no CUDA): the collector fills it, the injection library and the tests write it.
+#pragma once
+
+#include "cudaperf/Runtime/Json.h"
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace cudaperf::counters {
+
+struct KernelCounters {
+  std::string name;      // mangled, as the driver reports it
+  std::string demangled; // the mangled name when it does not demangle (extern "C" kernels)
+  int launch = 0;        // index of the launch among the launches seen in the context, in launch order
+  std::map<std::string, double> metrics; // metric name (CounterMetrics.h) -> value; absent when not collected
+};
+
+struct CountersDocument {
+  std::string program;
+  std::string gpuName;
+  std::string computeCapability; // "9.0"
+  bool available = false;        // false: nothing could be collected; reason says why
+  std::string reason;
+  std::map<std::string, std::string> droppedMetrics; // metric -> why it was not collected
+  std::vector<KernelCounters> kernels;
+  // Additions to the lead's format (documented in docs/counters.md):
+  size_t kernelsNotProfiled = 0;  // launches seen but not profiled (cap reached, profiler failure, ...)
+  size_t maxKernels = 0;          // the cap in force (0: none)
+  size_t replayPasses = 0;        // passes per kernel that the metric configuration needs
+  std::vector<std::string> notes; // anything that limits the numbers (range count mismatches, dropped ranges)
+};
+
+json::Value countersToJson(const CountersDocument &doc);
+// Pretty (indent 2) by default; non-finite metric values are left out and named in "notes".
+std::string writeCountersJson(const CountersDocument &doc, int indent = 2);
+// Reads a document written by writeCountersJson (throws json::ParseError or std::runtime_error).
+CountersDocument parseCountersJson(const std::string &text);
+
+// Itanium demangling; returns the input when it is not a mangled name.
+std::string demangleKernelName(const std::string &mangled);
+
+} // namespace cudaperf::counters

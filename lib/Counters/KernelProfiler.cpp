@@ -1,0 +1,798 @@
+// CUPTI Range Profiler in auto-range + kernel-replay mode (docs/counters.md, "How"):
+//   host:   cuptiProfilerHostInitialize(chip, counter availability) -> ConfigAddMetrics -> GetConfigImage
+//   target: cuptiRangeProfilerEnable(ctx) -> GetCounterDataSize/CounterDataImageInitialize -> SetConfig -> Start
+//   ...kernels (one range each)...  Stop -> DecodeData -> GetCounterDataInfo -> EvaluateToGpuValues per range
+// The counter data image holds rangesPerSession ranges; when it is full, the next launch's entry callback
+// decodes it and starts a fresh session. Range i of a session is the i-th launch recorded in that session.
+#include "cudaperf/Counters/KernelProfiler.h"
+
+#include "cudaperf/Counters/CounterMetrics.h"
+
+#include <cupti_driver_cbid.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_result.h>
+#include <cupti_target.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <set>
+
+namespace cudaperf::counters {
+
+namespace {
+
+// CUPTI takes at most one subscriber per process.
+std::atomic<bool> ownSubscriberHeld{false};
+
+template <class Params> Params makeParams(size_t structSize) {
+  Params p;
+  std::memset(&p, 0, sizeof p);
+  p.structSize = structSize;
+  return p;
+}
+
+std::string cuptiText(CUptiResult r) {
+  const char *s = nullptr;
+  if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
+    return "CUPTI error " + std::to_string(int(r));
+  return s;
+}
+
+std::string driverText(CUresult r) {
+  const char *s = nullptr;
+  if (cuGetErrorName(r, &s) != CUDA_SUCCESS || !s)
+    return "CUDA error " + std::to_string(int(r));
+  return s;
+}
+
+// A failed CUPTI call in words a user can act on.
+std::string describe(const char *call, CUptiResult r) {
+  std::string base = std::string(call) + " returned " + cuptiText(r);
+  switch (r) {
+  case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+  case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+    return "profiling not permitted (NVreg_RestrictProfilingToAdminUsers=1?): " + base;
+  case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+    return "another CUPTI client is active (ncu, nsys, a debugger or another profiler): " + base;
+  case CUPTI_ERROR_NOT_SUPPORTED:
+  case CUPTI_ERROR_INVALID_DEVICE:
+  case CUPTI_ERROR_INVALID_CHIP_NAME:
+  case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+  case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
+  case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
+  case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+  case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+  case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
+    return "unsupported device or configuration: " + base;
+  case CUPTI_ERROR_NOT_INITIALIZED:
+  case CUPTI_ERROR_NOT_COMPATIBLE:
+    return "CUPTI unusable (missing, or not matching the driver): " + base;
+  case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
+    return "the legacy CUPTI profiler API is in use in this process: " + base;
+  default:
+    return base;
+  }
+}
+
+std::string supportLevel(CUpti_Profiler_Support_Level level) {
+  switch (level) {
+  case CUPTI_PROFILER_CONFIGURATION_SUPPORTED: return "supported";
+  case CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED: return "unsupported";
+  case CUPTI_PROFILER_CONFIGURATION_DISABLED: return "disabled";
+  default: return "unknown";
+  }
+}
+
+bool isLaunchCallback(CUpti_CallbackId cbid) {
+  const auto &ids = KernelProfiler::launchCallbackIds();
+  return std::find(ids.begin(), ids.end(), cbid) != ids.end();
+}
+
+// Leading members of the driver's launch parameter structs (as in generated_cuda_meta.h, which does not
+// compile on its own: it needs cuda.h's legacy _v1 types). cuLaunchKernel, cuLaunchCooperativeKernel and their
+// _ptsz forms start with the CUfunction; cuLaunchKernelEx[_ptsz] with the launch config, then the CUfunction.
+struct FunctionFirstParams {
+  CUfunction f;
+};
+struct LaunchExParams {
+  const CUlaunchConfig *config;
+  CUfunction f;
+};
+
+CUfunction launchedFunction(CUpti_CallbackId cbid, const void *params) {
+  if (!params)
+    return nullptr;
+  switch (cbid) {
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+    return static_cast<const FunctionFirstParams *>(params)->f;
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+    return static_cast<const LaunchExParams *>(params)->f;
+  default:
+    return nullptr;
+  }
+}
+
+struct PendingLaunch {
+  uint32_t correlationId = 0;
+  KernelCounters counters; // name, launch, and the function-attribute metrics
+};
+
+void CUPTIAPI ownSubscriberCallback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                    const void *cbdata) {
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API || !userdata || !cbdata)
+    return;
+  static_cast<KernelProfiler *>(userdata)->onDriverApiCallback(cbid, static_cast<const CUpti_CallbackData *>(cbdata));
+}
+
+} // namespace
+
+struct KernelProfiler::State {
+  std::mutex mutex;
+  CUcontext ctx = nullptr;
+  ProfilerOptions options;
+  bool active = false;         // between a successful begin() and end()
+  bool sessionRunning = false; // range profiler started and not yet stopped
+  bool broken = false;         // the profiler failed mid-way: later launches run unprofiled
+  bool capNoted = false;
+  std::string beginFailure;    // why begin() failed
+  std::string collectFailure;  // first failure after begin()
+  std::vector<std::string> counterMetrics; // in the config image
+  std::vector<const char *> counterMetricPtrs;
+  bool wantRegisters = false;
+  std::map<std::string, std::string> dropped;
+  std::vector<std::string> notes;
+  std::set<std::string> evaluationFailuresNoted;
+  std::string gpuName, computeCapability, chipName;
+  size_t passes = 0;
+  CUpti_Profiler_Host_Object *host = nullptr;
+  CUpti_RangeProfiler_Object *rangeProfiler = nullptr;
+  std::vector<uint8_t> configImage, counterDataImage, counterAvailability;
+  CUpti_SubscriberHandle subscriber = nullptr;
+  std::vector<PendingLaunch> pending; // recorded in the running session, not yet decoded
+  std::vector<std::pair<uint32_t, size_t>> attributeOnly; // correlation id -> index in results (no counters)
+  std::vector<KernelCounters> results;
+  int launchesSeen = 0;
+  size_t profiled = 0;
+  size_t notProfiled = 0;
+
+  std::string failBegin(std::string why) {
+    beginFailure = std::move(why);
+    return beginFailure;
+  }
+  void failCollect(std::string why) {
+    broken = true;
+    notes.push_back("collection stopped: " + why);
+    if (collectFailure.empty())
+      collectFailure = std::move(why);
+  }
+
+  std::string readGpu(CUdevice &device);
+  std::string setUpCounters(CUdevice device, const std::vector<std::string> &candidates);
+  CUptiResult createHost(CUpti_Profiler_Host_Object **out);
+  void destroyHost(CUpti_Profiler_Host_Object *&h);
+  CUptiResult addMetrics(CUpti_Profiler_Host_Object *h, const std::vector<std::string> &names);
+  std::string startRangeProfiler();
+  std::string configureAndStart();
+  void disableRangeProfiler();
+  void collect(); // stop, decode, evaluate the running session
+  bool restart();
+  void evaluateRange(size_t rangeIndex, KernelCounters &out);
+  void onLaunchEnter(CUpti_CallbackId cbid, const CUpti_CallbackData &data);
+  void onLaunchExit(const CUpti_CallbackData &data);
+  void teardown();
+};
+
+std::string KernelProfiler::State::readGpu(CUdevice &device) {
+  CUresult r = cuCtxPushCurrent(ctx);
+  if (r != CUDA_SUCCESS)
+    return "cuCtxPushCurrent failed: " + driverText(r);
+  r = cuCtxGetDevice(&device);
+  CUcontext popped = nullptr;
+  cuCtxPopCurrent(&popped);
+  if (r != CUDA_SUCCESS)
+    return "cuCtxGetDevice failed: " + driverText(r);
+  char name[256] = {};
+  if (cuDeviceGetName(name, sizeof name - 1, device) == CUDA_SUCCESS)
+    gpuName = name;
+  int major = 0, minor = 0;
+  if (cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) == CUDA_SUCCESS &&
+      cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device) == CUDA_SUCCESS)
+    computeCapability = std::to_string(major) + "." + std::to_string(minor);
+  return "";
+}
+
+CUptiResult KernelProfiler::State::createHost(CUpti_Profiler_Host_Object **out) {
+  auto p = makeParams<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+  p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+  p.pChipName = chipName.c_str();
+  p.pCounterAvailabilityImage = counterAvailability.empty() ? nullptr : counterAvailability.data();
+  CUptiResult r = cuptiProfilerHostInitialize(&p);
+  *out = r == CUPTI_SUCCESS ? p.pHostObject : nullptr;
+  return r;
+}
+
+void KernelProfiler::State::destroyHost(CUpti_Profiler_Host_Object *&h) {
+  if (!h)
+    return;
+  auto p = makeParams<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+  p.pHostObject = h;
+  cuptiProfilerHostDeinitialize(&p);
+  h = nullptr;
+}
+
+CUptiResult KernelProfiler::State::addMetrics(CUpti_Profiler_Host_Object *h, const std::vector<std::string> &names) {
+  std::vector<const char *> ptrs;
+  for (const std::string &n : names)
+    ptrs.push_back(n.c_str());
+  auto p = makeParams<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+      CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+  p.pHostObject = h;
+  p.ppMetricNames = ptrs.data();
+  p.numMetrics = ptrs.size();
+  return cuptiProfilerHostConfigAddMetrics(&p);
+}
+
+std::string KernelProfiler::State::setUpCounters(CUdevice device, const std::vector<std::string> &candidates) {
+  static std::once_flag initOnce;
+  static CUptiResult initResult = CUPTI_SUCCESS;
+  std::call_once(initOnce, [] {
+    auto p = makeParams<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+    initResult = cuptiProfilerInitialize(&p);
+  });
+  if (initResult != CUPTI_SUCCESS)
+    return describe("cuptiProfilerInitialize", initResult);
+
+  auto supported = makeParams<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
+  supported.cuDevice = device;
+  supported.api = CUPTI_PROFILER_RANGE_PROFILING;
+  if (CUptiResult r = cuptiProfilerDeviceSupported(&supported); r != CUPTI_SUCCESS)
+    return describe("cuptiProfilerDeviceSupported", r);
+  if (supported.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+    std::string why = "unsupported device for range profiling:";
+    auto add = [&](const char *what, CUpti_Profiler_Support_Level level) {
+      if (level != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+        why += std::string(" ") + what + " " + supportLevel(level) + ";";
+    };
+    add("architecture", supported.architecture);
+    add("SLI", supported.sli);
+    add("vGPU", supported.vGpu);
+    add("confidential compute", supported.confidentialCompute);
+    add("CMP", supported.cmp);
+    add("WSL", supported.wsl);
+    return why;
+  }
+
+  auto chip = makeParams<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+  chip.deviceIndex = size_t(device);
+  if (CUptiResult r = cuptiDeviceGetChipName(&chip); r != CUPTI_SUCCESS || !chip.pChipName)
+    return describe("cuptiDeviceGetChipName", r);
+  chipName = chip.pChipName;
+
+  // Size query, then the image itself.
+  auto avail = makeParams<CUpti_Profiler_GetCounterAvailability_Params>(
+      CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+  avail.ctx = ctx;
+  if (CUptiResult r = cuptiProfilerGetCounterAvailability(&avail); r != CUPTI_SUCCESS)
+    return describe("cuptiProfilerGetCounterAvailability", r);
+  counterAvailability.assign(avail.counterAvailabilityImageSize, 0);
+  avail.pCounterAvailabilityImage = counterAvailability.data();
+  if (CUptiResult r = cuptiProfilerGetCounterAvailability(&avail); r != CUPTI_SUCCESS)
+    return describe("cuptiProfilerGetCounterAvailability", r);
+
+  // All metrics at once; if the host configuration refuses the set, find the culprits one by one on fresh
+  // host objects and keep the rest.
+  if (CUptiResult r = createHost(&host); r != CUPTI_SUCCESS)
+    return describe("cuptiProfilerHostInitialize", r);
+  std::vector<std::string> kept = candidates;
+  if (addMetrics(host, kept) != CUPTI_SUCCESS) {
+    destroyHost(host);
+    kept.clear();
+    for (const std::string &m : candidates) {
+      CUpti_Profiler_Host_Object *probe = nullptr;
+      CUptiResult r = createHost(&probe);
+      if (r == CUPTI_SUCCESS)
+        r = addMetrics(probe, {m});
+      destroyHost(probe);
+      if (r == CUPTI_SUCCESS)
+        kept.push_back(m);
+      else
+        dropped[m] = "not accepted by the CUPTI host configuration for chip " + chipName + ": " +
+                     describe("cuptiProfilerHostConfigAddMetrics", r);
+    }
+    if (kept.empty())
+      return "no requested counter metric is accepted by CUPTI on chip " + chipName;
+    if (CUptiResult r = createHost(&host); r != CUPTI_SUCCESS)
+      return describe("cuptiProfilerHostInitialize", r);
+    if (CUptiResult r = addMetrics(host, kept); r != CUPTI_SUCCESS)
+      return describe("cuptiProfilerHostConfigAddMetrics", r);
+  }
+  counterMetrics = kept;
+  counterMetricPtrs.clear();
+  for (const std::string &m : counterMetrics)
+    counterMetricPtrs.push_back(m.c_str());
+
+  auto size = makeParams<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+      CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+  size.pHostObject = host;
+  if (CUptiResult r = cuptiProfilerHostGetConfigImageSize(&size); r != CUPTI_SUCCESS)
+    return describe("cuptiProfilerHostGetConfigImageSize", r);
+  configImage.assign(size.configImageSize, 0);
+  auto image = makeParams<CUpti_Profiler_Host_GetConfigImage_Params>(
+      CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+  image.pHostObject = host;
+  image.configImageSize = configImage.size();
+  image.pConfigImage = configImage.data();
+  if (CUptiResult r = cuptiProfilerHostGetConfigImage(&image); r != CUPTI_SUCCESS)
+    return describe("cuptiProfilerHostGetConfigImage", r);
+  auto passesParams = makeParams<CUpti_Profiler_Host_GetNumOfPasses_Params>(
+      CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+  passesParams.configImageSize = configImage.size();
+  passesParams.pConfigImage = configImage.data();
+  if (cuptiProfilerHostGetNumOfPasses(&passesParams) == CUPTI_SUCCESS)
+    passes = passesParams.numOfPasses;
+  return "";
+}
+
+// Counter data image (re)initialised and bound, then started.
+std::string KernelProfiler::State::configureAndStart() {
+  auto init = makeParams<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+  init.pRangeProfilerObject = rangeProfiler;
+  init.counterDataSize = counterDataImage.size();
+  init.pCounterData = counterDataImage.data();
+  if (CUptiResult r = cuptiRangeProfilerCounterDataImageInitialize(&init); r != CUPTI_SUCCESS)
+    return describe("cuptiRangeProfilerCounterDataImageInitialize", r);
+
+  auto config = makeParams<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+  config.pRangeProfilerObject = rangeProfiler;
+  config.configSize = configImage.size();
+  config.pConfig = configImage.data();
+  config.counterDataImageSize = counterDataImage.size();
+  config.pCounterDataImage = counterDataImage.data();
+  config.range = CUPTI_AutoRange;
+  config.replayMode = CUPTI_KernelReplay;
+  config.maxRangesPerPass = options.rangesPerSession;
+  config.numNestingLevels = 1; // auto range: one level
+  config.minNestingLevel = 1;
+  config.passIndex = 0;
+  config.targetNestingLevel = 1;
+  if (CUptiResult r = cuptiRangeProfilerSetConfig(&config); r != CUPTI_SUCCESS)
+    return describe("cuptiRangeProfilerSetConfig", r);
+
+  auto start = makeParams<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+  start.pRangeProfilerObject = rangeProfiler;
+  if (CUptiResult r = cuptiRangeProfilerStart(&start); r != CUPTI_SUCCESS)
+    return describe("cuptiRangeProfilerStart", r);
+  sessionRunning = true;
+  return "";
+}
+
+std::string KernelProfiler::State::startRangeProfiler() {
+  auto enable = makeParams<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+  enable.ctx = ctx;
+  if (CUptiResult r = cuptiRangeProfilerEnable(&enable); r != CUPTI_SUCCESS)
+    return describe("cuptiRangeProfilerEnable", r);
+  rangeProfiler = enable.pRangeProfilerObject;
+
+  auto size = makeParams<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+  size.pRangeProfilerObject = rangeProfiler;
+  size.pMetricNames = counterMetricPtrs.data();
+  size.numMetrics = counterMetricPtrs.size();
+  size.maxNumOfRanges = options.rangesPerSession;
+  size.maxNumRangeTreeNodes = uint32_t(options.rangesPerSession);
+  if (CUptiResult r = cuptiRangeProfilerGetCounterDataSize(&size); r != CUPTI_SUCCESS)
+    return describe("cuptiRangeProfilerGetCounterDataSize", r);
+  counterDataImage.assign(size.counterDataSize, 0);
+  return configureAndStart();
+}
+
+void KernelProfiler::State::disableRangeProfiler() {
+  if (!rangeProfiler)
+    return;
+  if (sessionRunning) {
+    auto stop = makeParams<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+    stop.pRangeProfilerObject = rangeProfiler;
+    cuptiRangeProfilerStop(&stop);
+    sessionRunning = false;
+  }
+  auto disable = makeParams<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+  disable.pRangeProfilerObject = rangeProfiler;
+  cuptiRangeProfilerDisable(&disable);
+  rangeProfiler = nullptr;
+}
+
+void KernelProfiler::State::evaluateRange(size_t rangeIndex, KernelCounters &out) {
+  auto evaluate = [&](const char *const *names, size_t count, double *values) {
+    auto p = makeParams<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+    p.pHostObject = host;
+    p.pCounterDataImage = counterDataImage.data();
+    p.counterDataImageSize = counterDataImage.size();
+    p.rangeIndex = rangeIndex;
+    p.ppMetricNames = const_cast<const char **>(names);
+    p.numMetrics = count;
+    p.pMetricValues = values;
+    return cuptiProfilerHostEvaluateToGpuValues(&p);
+  };
+  std::vector<double> values(counterMetricPtrs.size(), 0.0);
+  if (evaluate(counterMetricPtrs.data(), counterMetricPtrs.size(), values.data()) == CUPTI_SUCCESS) {
+    for (size_t i = 0; i < counterMetrics.size(); ++i)
+      out.metrics[counterMetrics[i]] = values[i];
+    return;
+  }
+  // One metric that fails to evaluate must not cost the others.
+  for (size_t i = 0; i < counterMetrics.size(); ++i) {
+    double value = 0;
+    CUptiResult r = evaluate(&counterMetricPtrs[i], 1, &value);
+    if (r == CUPTI_SUCCESS)
+      out.metrics[counterMetrics[i]] = value;
+    else if (evaluationFailuresNoted.insert(counterMetrics[i]).second)
+      notes.push_back(counterMetrics[i] + " could not be evaluated (first at launch " + std::to_string(out.launch) +
+                      "): " + describe("cuptiProfilerHostEvaluateToGpuValues", r));
+  }
+}
+
+void KernelProfiler::State::collect() {
+  if (!sessionRunning)
+    return;
+  sessionRunning = false;
+  auto stop = makeParams<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+  stop.pRangeProfilerObject = rangeProfiler;
+  CUptiResult r = cuptiRangeProfilerStop(&stop);
+  if (r != CUPTI_SUCCESS) {
+    notProfiled += pending.size();
+    pending.clear();
+    failCollect(describe("cuptiRangeProfilerStop", r));
+    return;
+  }
+  if (!stop.isAllPassSubmitted)
+    notes.push_back("cuptiRangeProfilerStop reported passes not submitted (kernel replay should submit all)");
+
+  auto decode = makeParams<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+  decode.pRangeProfilerObject = rangeProfiler;
+  r = cuptiRangeProfilerDecodeData(&decode);
+  if (r != CUPTI_SUCCESS) {
+    notProfiled += pending.size();
+    pending.clear();
+    failCollect(describe("cuptiRangeProfilerDecodeData", r));
+    return;
+  }
+  if (decode.numOfRangeDropped)
+    notes.push_back(std::to_string(decode.numOfRangeDropped) + " ranges dropped while decoding");
+
+  auto info = makeParams<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+      CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+  info.pCounterDataImage = counterDataImage.data();
+  info.counterDataImageSize = counterDataImage.size();
+  r = cuptiRangeProfilerGetCounterDataInfo(&info);
+  if (r != CUPTI_SUCCESS) {
+    notProfiled += pending.size();
+    pending.clear();
+    failCollect(describe("cuptiRangeProfilerGetCounterDataInfo", r));
+    return;
+  }
+  size_t ranges = info.numTotalRanges;
+  if (ranges != pending.size())
+    notes.push_back("a session recorded " + std::to_string(ranges) + " ranges for " + std::to_string(pending.size()) +
+                    " launches seen (kernels launched through an entry point not intercepted?); ranges were "
+                    "matched to launches in order");
+  size_t matched = std::min(ranges, pending.size());
+  for (size_t i = 0; i < matched; ++i) {
+    KernelCounters k = std::move(pending[i].counters);
+    evaluateRange(i, k);
+    results.push_back(std::move(k));
+  }
+  notProfiled += pending.size() - matched;
+  pending.clear();
+}
+
+// A fresh session after a full counter data image: reset and rebind it; if CUPTI refuses, re-enable.
+bool KernelProfiler::State::restart() {
+  std::string why = configureAndStart();
+  if (why.empty())
+    return true;
+  notes.push_back("restarting the session in place failed (" + why + "); re-enabling the range profiler");
+  disableRangeProfiler();
+  why = startRangeProfiler();
+  if (why.empty())
+    return true;
+  failCollect(why);
+  return false;
+}
+
+void KernelProfiler::State::onLaunchEnter(CUpti_CallbackId cbid, const CUpti_CallbackData &data) {
+  int launch = launchesSeen++;
+  bool counting = !counterMetrics.empty();
+  if (options.maxKernels && profiled >= options.maxKernels) {
+    if (!capNoted) {
+      capNoted = true;
+      notes.push_back("kernel cap of " + std::to_string(options.maxKernels) + " reached at launch " +
+                      std::to_string(launch) + ": later launches are not profiled");
+    }
+    collect(); // stops the last session for good
+    ++notProfiled;
+    return;
+  }
+  if (broken || (counting && !sessionRunning)) {
+    ++notProfiled;
+    return;
+  }
+  if (counting && pending.size() >= options.rangesPerSession) {
+    collect();
+    if (broken || !restart()) {
+      ++notProfiled;
+      return;
+    }
+  }
+  CUfunction f = launchedFunction(cbid, data.functionParams);
+  PendingLaunch p;
+  p.correlationId = data.correlationId;
+  if (data.symbolName && *data.symbolName) {
+    p.counters.name = data.symbolName;
+  } else if (const char *name = nullptr; f && cuFuncGetName(&name, f) == CUDA_SUCCESS && name) {
+    p.counters.name = name;
+  } else {
+    p.counters.name = "<unknown>";
+  }
+  p.counters.demangled = demangleKernelName(p.counters.name);
+  p.counters.launch = launch;
+  if (wantRegisters) {
+    int registers = 0;
+    if (f && cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS)
+      p.counters.metrics["launch__registers_per_thread"] = registers;
+  }
+  ++profiled;
+  if (counting) {
+    pending.push_back(std::move(p));
+  } else {
+    attributeOnly.emplace_back(p.correlationId, results.size());
+    results.push_back(std::move(p.counters));
+  }
+}
+
+// A launch the driver rejected ran nothing and left no range: forget it.
+void KernelProfiler::State::onLaunchExit(const CUpti_CallbackData &data) {
+  const CUresult *rc = static_cast<const CUresult *>(data.functionReturnValue);
+  if (!rc || *rc == CUDA_SUCCESS)
+    return;
+  auto it = std::find_if(pending.begin(), pending.end(),
+                         [&](const PendingLaunch &p) { return p.correlationId == data.correlationId; });
+  std::string what;
+  if (it != pending.end()) {
+    what = std::to_string(it->counters.launch);
+    pending.erase(it);
+  } else {
+    auto a = std::find_if(attributeOnly.begin(), attributeOnly.end(),
+                          [&](const auto &e) { return e.first == data.correlationId; });
+    if (a == attributeOnly.end())
+      return;
+    what = std::to_string(results[a->second].launch);
+    results.erase(results.begin() + long(a->second));
+    for (auto &e : attributeOnly)
+      if (e.second > a->second)
+        --e.second;
+    attributeOnly.erase(a);
+  }
+  if (profiled)
+    --profiled;
+  notes.push_back("launch " + what + " failed (" + driverText(*rc) + "): nothing to profile");
+}
+
+void KernelProfiler::State::teardown() {
+  disableRangeProfiler();
+  destroyHost(host);
+}
+
+KernelProfiler::KernelProfiler() : state_(std::make_unique<State>()) {}
+
+KernelProfiler::~KernelProfiler() {
+  try {
+    end();
+  } catch (...) {
+  }
+}
+
+const std::vector<CUpti_CallbackId> &KernelProfiler::launchCallbackIds() {
+  static const std::vector<CUpti_CallbackId> ids = {
+      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+      CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz};
+  return ids;
+}
+
+std::string KernelProfiler::begin(CUcontext ctx, const std::vector<std::string> &metrics) {
+  ProfilerOptions options;
+  options.metrics = metrics;
+  return begin(ctx, options);
+}
+
+std::string KernelProfiler::begin(CUcontext ctx, const ProfilerOptions &options) {
+  try {
+    if (state_->active)
+      return "this KernelProfiler is already active (call end() first)";
+    state_ = std::make_unique<State>();
+    State &s = *state_;
+    s.ctx = ctx;
+    s.options = options;
+    if (s.options.rangesPerSession == 0)
+      s.options.rangesPerSession = 64;
+    if (!ctx)
+      return s.failBegin("no CUDA context");
+    CUdevice device = 0;
+    if (std::string why = s.readGpu(device); !why.empty())
+      return s.failBegin(why);
+
+    std::vector<std::string> requested = options.metrics.empty() ? allMetricNames() : options.metrics;
+    std::vector<std::string> candidates;
+    std::set<std::string> seen;
+    for (const std::string &m : requested) {
+      if (!seen.insert(m).second)
+        continue;
+      const MetricInfo *info = findMetric(m);
+      if (!info)
+        s.dropped[m] = "not in cudaperf's metric table (docs/counters.md)";
+      else if (info->source == MetricSource::FunctionAttribute)
+        s.wantRegisters = true;
+      else
+        candidates.push_back(m);
+    }
+    if (!candidates.empty()) {
+      if (std::string why = s.setUpCounters(device, candidates); !why.empty()) {
+        s.teardown();
+        return s.failBegin(why);
+      }
+    } else if (!s.wantRegisters) {
+      return s.failBegin("no metric of the table requested");
+    }
+
+    if (options.ownSubscriber) {
+      if (ownSubscriberHeld.exchange(true)) {
+        s.teardown();
+        return s.failBegin("another KernelProfiler of this process holds the CUPTI subscriber");
+      }
+      char oldName[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
+      CUpti_SubscriberParams sp;
+      std::memset(&sp, 0, sizeof sp);
+      sp.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+      sp.subscriberName = "cudaperf-counters";
+      sp.oldSubscriberName = oldName;
+      sp.oldSubscriberSize = sizeof oldName - 1;
+      CUptiResult r = cuptiSubscribe_v2(&s.subscriber, ownSubscriberCallback, this, &sp);
+      if (r != CUPTI_SUCCESS) {
+        ownSubscriberHeld = false;
+        s.subscriber = nullptr;
+        s.teardown();
+        std::string why = describe("cuptiSubscribe_v2", r);
+        if (oldName[0])
+          why += std::string(" (held by ") + oldName + ")";
+        return s.failBegin(why);
+      }
+      for (CUpti_CallbackId id : launchCallbackIds()) {
+        r = cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+        if (r != CUPTI_SUCCESS) {
+          cuptiUnsubscribe(s.subscriber);
+          s.subscriber = nullptr;
+          ownSubscriberHeld = false;
+          s.teardown();
+          return s.failBegin(describe("cuptiEnableCallback", r));
+        }
+      }
+    }
+
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!s.counterMetrics.empty()) {
+      if (std::string why = s.startRangeProfiler(); !why.empty()) {
+        s.teardown();
+        if (s.subscriber) {
+          cuptiUnsubscribe(s.subscriber);
+          s.subscriber = nullptr;
+          ownSubscriberHeld = false;
+        }
+        return s.failBegin(why);
+      }
+    }
+    s.active = true;
+    return "";
+  } catch (const std::exception &e) {
+    return state_->failBegin(std::string("internal error: ") + e.what());
+  } catch (...) {
+    return state_->failBegin("internal error");
+  }
+}
+
+std::string KernelProfiler::end() {
+  State &s = *state_;
+  CUpti_SubscriberHandle subscriber = nullptr;
+  try {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!s.active)
+      return s.beginFailure.empty() ? s.collectFailure : s.beginFailure;
+    s.active = false;
+    s.collect();
+    s.notProfiled += s.pending.size();
+    s.pending.clear();
+    s.teardown();
+    subscriber = s.subscriber;
+    s.subscriber = nullptr;
+  } catch (const std::exception &e) {
+    s.failCollect(std::string("internal error: ") + e.what());
+  } catch (...) {
+    s.failCollect("internal error");
+  }
+  // Outside the lock: a callback in flight on another thread may be waiting for it.
+  if (subscriber) {
+    cuptiUnsubscribe(subscriber);
+    ownSubscriberHeld = false;
+  }
+  return s.collectFailure;
+}
+
+void KernelProfiler::onDriverApiCallback(CUpti_CallbackId cbid, const CUpti_CallbackData *data) {
+  if (!data || !state_ || !isLaunchCallback(cbid))
+    return;
+  State &s = *state_;
+  try {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!s.active || data->context != s.ctx)
+      return;
+    if (data->callbackSite == CUPTI_API_ENTER)
+      s.onLaunchEnter(cbid, *data);
+    else
+      s.onLaunchExit(*data);
+  } catch (...) {
+    // Never let an exception unwind into the driver.
+  }
+}
+
+bool KernelProfiler::active() const { return state_->active; }
+const std::vector<KernelCounters> &KernelProfiler::kernels() const { return state_->results; }
+std::vector<std::string> KernelProfiler::droppedMetrics() const {
+  std::vector<std::string> names;
+  for (const auto &entry : state_->dropped)
+    names.push_back(entry.first);
+  return names;
+}
+const std::map<std::string, std::string> &KernelProfiler::droppedMetricReasons() const { return state_->dropped; }
+const std::vector<std::string> &KernelProfiler::collectedMetrics() const { return state_->counterMetrics; }
+size_t KernelProfiler::kernelsNotProfiled() const { return state_->notProfiled; }
+size_t KernelProfiler::replayPasses() const { return state_->passes; }
+const std::vector<std::string> &KernelProfiler::notes() const { return state_->notes; }
+std::string KernelProfiler::gpuName() const { return state_->gpuName; }
+std::string KernelProfiler::computeCapability() const { return state_->computeCapability; }
+
+CountersDocument KernelProfiler::document(const std::string &program) const {
+  const State &s = *state_;
+  CountersDocument doc;
+  doc.program = program;
+  doc.gpuName = s.gpuName;
+  doc.computeCapability = s.computeCapability;
+  doc.droppedMetrics = s.dropped;
+  doc.kernels = s.results;
+  doc.kernelsNotProfiled = s.notProfiled;
+  doc.maxKernels = s.options.maxKernels;
+  doc.replayPasses = s.passes;
+  doc.notes = s.notes;
+  if (!s.beginFailure.empty()) {
+    doc.available = false;
+    doc.reason = s.beginFailure;
+  } else if (!s.collectFailure.empty() && s.results.empty()) {
+    doc.available = false;
+    doc.reason = s.collectFailure;
+  } else {
+    doc.available = true;
+  }
+  return doc;
+}
+
+} // namespace cudaperf::counters
