@@ -690,20 +690,24 @@ std::string KernelProfiler::begin(CUcontext ctx, const ProfilerOptions &options)
       }
     }
 
-    std::lock_guard<std::mutex> lock(s.mutex);
-    if (!s.counterMetrics.empty()) {
-      if (std::string why = s.startRangeProfiler(); !why.empty()) {
-        s.teardown();
-        if (s.subscriber) {
-          cuptiUnsubscribe(s.subscriber);
-          s.subscriber = nullptr;
-          ownSubscriberHeld = false;
-        }
-        return s.failBegin(why);
+    std::string why;
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      if (!s.counterMetrics.empty())
+        why = s.startRangeProfiler();
+      if (why.empty()) {
+        s.active = true;
+        return "";
       }
+      s.teardown();
     }
-    s.active = true;
-    return "";
+    // Outside the lock, as in end().
+    if (s.subscriber) {
+      cuptiUnsubscribe(s.subscriber);
+      s.subscriber = nullptr;
+      ownSubscriberHeld = false;
+    }
+    return s.failBegin(why);
   } catch (const std::exception &e) {
     return state_->failBegin(std::string("internal error: ") + e.what());
   } catch (...) {
