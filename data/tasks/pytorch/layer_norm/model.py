@@ -1,0 +1,41 @@
+"""Layer normalization over the last dimension of a (batch_size, seq_len, hidden) tensor."""
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """out = (x - mean) / sqrt(var + 1e-5) * ln.weight + ln.bias over the last dimension.
+
+    nn.LayerNorm(hidden): biased variance (divided by hidden), eps 1e-5, affine weight and bias.
+    """
+
+    def __init__(self, hidden):
+        super().__init__()
+        self.ln = nn.LayerNorm(hidden)
+
+    def forward(self, x):
+        return self.ln(x)
+
+
+batch_size = 4
+seq_len = 128
+hidden = 1024
+
+CONFIGS = {
+    "small": {"batch_size": 2, "seq_len": 7, "hidden": 100},
+    "medium": {"batch_size": 4, "seq_len": 128, "hidden": 1024},
+    "large": {"batch_size": 8, "seq_len": 512, "hidden": 2048},
+}
+
+# nn.LayerNorm starts with weight 1 and bias 0; drawing them at random makes an implementation
+# that ignores either fail.
+DISTRIBUTIONS = {"ln_weight": {"uniform": [0.5, 1.5]}, "ln_bias": {"uniform": [-0.5, 0.5]}}
+
+
+def get_inputs():
+    x = torch.randn(batch_size, seq_len, hidden)
+    return [x]
+
+
+def get_init_inputs():
+    return [hidden]

@@ -1,0 +1,789 @@
+#!/usr/bin/env python3
+"""Import PyTorch problems (KernelBench convention, model.py) as cudaperf-eval tasks.
+
+    scripts/import-pytorch-task.py MODEL_PY|TASK_DIR... [--out TASK_DIR] [--export-only | --check | --signature]
+
+For every model.py: per configuration, set the module's size globals, build Model with
+torch.manual_seed(0), call get_inputs(), run forward once on CUDA, then write task.json
+("kind": "pytorch-to-cuda") and exported/<config>.pt (a TorchScript trace taking the forward's
+tensor inputs, then the parameters and buffers). docs/pytorch-tasks.md describes the convention
+and everything generated.
+
+The helpers above the "PyTorch side" line need no torch, so the CPU tests import them.
+Exit status: 0 done, 1 a problem failed (or --check found a difference), 2 bad usage or no
+PyTorch/CUDA.
+"""
+import argparse
+import ast
+import difflib
+import importlib.util
+import inspect
+import json
+import math
+import os
+import re
+import sys
+
+# dtypes the task format accepts (lib/Runtime/Dtype.cpp), by the torch dtype's name. f16/bf16 have
+# no task dtype, so problems stay in fp32.
+TORCH_DTYPES = {
+    "torch.float32": "f32",
+    "torch.float64": "f64",
+    "torch.int32": "i32",
+    "torch.int64": "i64",
+    "torch.uint8": "u8",
+    "torch.bool": "u8",
+}
+C_TYPES = {"f32": "float", "f64": "double", "i32": "int", "i64": "long long", "u32": "unsigned int",
+           "u8": "unsigned char"}
+FLOAT_DTYPES = ("f32", "f64")
+INT32_MAX = 2**31 - 1
+# Names an argument cannot take: C/C++ keywords the entry point would not compile with, and the
+# stream the task format reserves.
+RESERVED_NAMES = set("""
+    auto break case char const continue default do double else enum extern float for goto if inline
+    int long register restrict return short signed sizeof static struct switch typedef union unsigned
+    void volatile while bool catch class delete friend mutable namespace new operator private
+    protected public template this throw try typename using virtual stream""".split())
+EXTRA_NAMES = ("CONFIGS", "TOLERANCE", "DISTRIBUTIONS")
+
+
+class TaskImportError(Exception):
+    """A problem that cannot be imported; the message says why and what to change."""
+
+
+# ---------------------------------------------------------------------------------------------
+# model.py read as source (no torch)
+# ---------------------------------------------------------------------------------------------
+
+def is_identifier(name):
+    return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) is not None
+
+
+def module_size_globals(source):
+    """Module-level `name = <int literal>` assignments, in order: the default configuration."""
+    sizes = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+            if isinstance(value, int) and not isinstance(value, bool) and name not in EXTRA_NAMES \
+                    and not name.startswith("_"):
+                sizes[name] = value
+    return sizes
+
+
+def source_extras(source):
+    """CONFIGS, TOLERANCE and DISTRIBUTIONS as literals from the source (None where absent)."""
+    extras = dict.fromkeys(EXTRA_NAMES)
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and node.targets[0].id in EXTRA_NAMES:
+            try:
+                extras[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError as e:
+                raise TaskImportError(f"{node.targets[0].id} must be a literal (dicts, numbers, strings): {e}")
+    return extras
+
+
+def problem_configs(configs, size_globals):
+    """[(name, {param: value})] from CONFIGS, or one "default" config of the module's int globals."""
+    if configs is None:
+        if not size_globals:
+            raise TaskImportError("no CONFIGS and no module-level int globals to make a configuration of")
+        return [("default", dict(size_globals))]
+    if not isinstance(configs, dict) or not configs:
+        raise TaskImportError("CONFIGS must be a non-empty dict {config name: {global: int, ...}}")
+    result = []
+    keys = None
+    for name, params in configs.items():
+        if not isinstance(name, str) or not is_identifier(name):
+            raise TaskImportError(f"CONFIGS: config name {name!r} must be an identifier (it names exported/<name>.pt)")
+        if not isinstance(params, dict) or not params:
+            raise TaskImportError(f"CONFIGS[{name!r}] must be a non-empty dict of size globals")
+        for p, v in params.items():
+            if p not in size_globals:
+                raise TaskImportError(f"CONFIGS[{name!r}] sets {p!r}, which is not a module-level int global")
+            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+                raise TaskImportError(f"CONFIGS[{name!r}][{p!r}] must be a positive int, not {v!r}")
+        if keys is None:
+            keys = list(params)
+        elif set(params) != set(keys):
+            raise TaskImportError(f"CONFIGS[{name!r}] sets {sorted(params)}; every config must set {sorted(keys)}")
+        result.append((name, {k: params[k] for k in keys}))
+    return result
+
+
+def check_model_source(source):
+    """Problems with a model.py that reading it as source can find (empty list: none)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as e:
+        return [f"does not parse: {e}"]
+    problems = []
+    top = {n.name: n for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    model = top.get("Model")
+    if not isinstance(model, ast.ClassDef):
+        problems.append("no top-level class Model")
+    elif not any(isinstance(n, ast.FunctionDef) and n.name == "forward" for n in model.body):
+        problems.append("class Model has no forward method")
+    for fn in ("get_inputs", "get_init_inputs"):
+        if not isinstance(top.get(fn), ast.FunctionDef):
+            problems.append(f"no top-level function {fn}()")
+    try:
+        extras = source_extras(source)
+        problem_configs(extras["CONFIGS"], module_size_globals(source))
+        tolerance_entries(extras["TOLERANCE"], ["f32"])
+        for name, spec in (extras["DISTRIBUTIONS"] or {}).items():
+            distribution_from_extra(name, spec)
+    except TaskImportError as e:
+        problems.append(str(e))
+    return problems
+
+
+def forward_parameter_names(source):
+    """Names of Model.forward's parameters after self, from the source."""
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ClassDef) and node.name == "Model":
+            for f in node.body:
+                if isinstance(f, ast.FunctionDef) and f.name == "forward":
+                    return [a.arg for a in f.args.args[1:]]
+    return []
+
+
+# torch factory functions whose values the evaluator can reproduce: name -> distribution.
+_FACTORY_DISTRIBUTIONS = {
+    "rand": {"dist": "uniform", "min": 0, "max": 1},
+    "rand_like": {"dist": "uniform", "min": 0, "max": 1},
+    "randn": {"dist": "normal", "mean": 0, "std": 1},
+    "randn_like": {"dist": "normal", "mean": 0, "std": 1},
+    "zeros": {"dist": "constant", "value": 0},
+    "ones": {"dist": "constant", "value": 1},
+}
+
+
+def _factory_distribution(call):
+    """The distribution of a torch.<factory>(...) call, or None when it is anything else."""
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute) \
+            or not isinstance(call.func.value, ast.Name) or call.func.value.id != "torch":
+        return None
+    name = call.func.attr
+    if name in _FACTORY_DISTRIBUTIONS:
+        return dict(_FACTORY_DISTRIBUTIONS[name])
+    if name == "randint":
+        # torch.randint(high, size) or torch.randint(low, high, size): integers in [low, high).
+        try:
+            bounds = [ast.literal_eval(a) for a in call.args[:-1]]
+        except ValueError:
+            return None
+        if len(bounds) == 1:
+            bounds = [0] + bounds
+        if len(bounds) == 2 and all(isinstance(b, int) for b in bounds):
+            return {"dist": "uniform", "min": bounds[0], "max": bounds[1] - 1}
+    return None
+
+
+def infer_input_distributions(source):
+    """Per element of get_inputs()'s returned list: the distribution its factory call gives, or None.
+
+    Follows a returned name to its single assignment in get_inputs. Anything else (arithmetic on
+    the tensor, a helper call) gives None: the caller then uses the observed value range.
+    """
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef) and node.name == "get_inputs":
+            assigned = {}
+            returned = None
+            for stmt in ast.walk(node):
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                    name = stmt.targets[0].id
+                    assigned[name] = None if name in assigned else stmt.value  # reassigned: unknown
+                elif isinstance(stmt, ast.Return):
+                    returned = stmt.value
+            if not isinstance(returned, (ast.List, ast.Tuple)):
+                return None
+            result = []
+            for element in returned.elts:
+                if isinstance(element, ast.Name):
+                    element = assigned.get(element.id)
+                result.append(_factory_distribution(element))
+            return result
+    return None
+
+
+def distribution_from_extra(name, spec):
+    """A DISTRIBUTIONS entry ({"normal": [m, s]}, {"uniform": [a, b]}, {"constant": v}) in task.json form."""
+    if not isinstance(spec, dict) or len(spec) != 1:
+        raise TaskImportError(f"DISTRIBUTIONS[{name!r}] must be one of {{'normal': [mean, std]}}, "
+                              f"{{'uniform': [min, max]}}, {{'constant': value}}")
+    (kind, value), = spec.items()
+    number = (int, float)
+    if kind in ("normal", "uniform") and isinstance(value, (list, tuple)) and len(value) == 2 \
+            and all(isinstance(v, number) and not isinstance(v, bool) for v in value):
+        keys = ("mean", "std") if kind == "normal" else ("min", "max")
+        if kind == "uniform" and value[0] > value[1]:
+            raise TaskImportError(f"DISTRIBUTIONS[{name!r}]: uniform min {value[0]} > max {value[1]}")
+        if kind == "normal" and value[1] < 0:
+            raise TaskImportError(f"DISTRIBUTIONS[{name!r}]: normal std {value[1]} < 0")
+        return {"dist": kind, keys[0]: value[0], keys[1]: value[1]}
+    if kind == "constant" and isinstance(value, number) and not isinstance(value, bool):
+        return {"dist": "constant", "value": value}
+    raise TaskImportError(f"DISTRIBUTIONS[{name!r}]: cannot read {spec!r}")
+
+
+def round_bound(value, dtype):
+    """A value range bound for task.json: integers exact, floats to 6 significant digits."""
+    if dtype not in FLOAT_DTYPES:
+        return int(value)
+    rounded = float(f"{value:.6g}")
+    return int(rounded) if rounded == int(rounded) and abs(rounded) < 1e15 else rounded
+
+
+def observed_distribution(low, high, dtype):
+    """Uniform over an observed [low, high], or constant when all values are equal."""
+    low, high = round_bound(low, dtype), round_bound(high, dtype)
+    if low == high:
+        return {"dist": "constant", "value": low}
+    return {"dist": "uniform", "min": low, "max": high}
+
+
+def tolerance_entries(tolerance, output_dtypes):
+    """task.json "tolerances" from TOLERANCE: {"atol", "rtol"} for every float output dtype, or per dtype."""
+    if tolerance is None:
+        return None
+    if not isinstance(tolerance, dict) or not tolerance:
+        raise TaskImportError("TOLERANCE must be {'atol': x, 'rtol': y} or {'f32': {'atol': x, 'rtol': y}, ...}")
+    if set(tolerance) <= {"atol", "rtol"}:
+        per_dtype = {d: tolerance for d in dict.fromkeys(output_dtypes) if d in FLOAT_DTYPES}
+    else:
+        per_dtype = tolerance
+    result = {}
+    for dtype, tol in per_dtype.items():
+        if dtype not in C_TYPES or not isinstance(tol, dict) or not set(tol) <= {"atol", "rtol"} \
+                or not all(isinstance(v, (int, float)) and v >= 0 for v in tol.values()):
+            raise TaskImportError(f"TOLERANCE: bad entry {dtype!r}: {tol!r}")
+        result[dtype] = {k: tol[k] for k in ("atol", "rtol") if k in tol}
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Size expressions
+# ---------------------------------------------------------------------------------------------
+
+def infer_dim_expr(values, configs):
+    """A size expression over the config params that gives values[i] in configs[i], for every i.
+
+    Tried in order: one parameter; a product of two; a literal when the value is the same in
+    every config; a parameter times, divided by, plus or minus a literal. The first match wins,
+    parameters in config order. Raises TaskImportError when nothing fits.
+    """
+    params = list(configs[0])
+    def fits(f):
+        return all(f(c) == v for c, v in zip(configs, values))
+    for p in params:
+        if fits(lambda c: c[p]):
+            return p
+    for i, p in enumerate(params):
+        for q in params[i:]:
+            if fits(lambda c: c[p] * c[q]):
+                return f"{p} * {q}"
+    if len(set(values)) == 1:
+        return str(values[0])
+    for p in params:
+        p0, v0 = configs[0][p], values[0]
+        if v0 % p0 == 0 and v0 // p0 > 1 and fits(lambda c: c[p] * (v0 // p0)):
+            return f"{p} * {v0 // p0}"
+        if p0 % v0 == 0 and p0 // v0 > 1 and fits(lambda c: c[p] % (p0 // v0) == 0 and c[p] // (p0 // v0)):
+            return f"{p} / {p0 // v0}"
+        if v0 > p0 and fits(lambda c: c[p] + (v0 - p0)):
+            return f"{p} + {v0 - p0}"
+        if v0 < p0 and fits(lambda c: c[p] - (p0 - v0)):
+            return f"{p} - {p0 - v0}"
+    shown = ", ".join(f"{name}: {v} with {c}" for (name, c), v in
+                      zip(((f"config {i}", c) for i, c in enumerate(configs)), values))
+    raise TaskImportError(f"cannot express a dimension as a size expression of the config params ({shown}); "
+                          "add the size as a module global and set it in every CONFIGS entry")
+
+
+def shape_exprs(shapes, configs):
+    """Per dimension of a tensor seen with shapes[i] in configs[i]: its size expression."""
+    ranks = {len(s) for s in shapes}
+    if len(ranks) != 1:
+        raise TaskImportError(f"rank differs between configs: {shapes}")
+    return [infer_dim_expr([s[d] for s in shapes], configs) for d in range(ranks.pop())]
+
+
+def count_expr(dims):
+    """Element count of a tensor with these dimension expressions ("1" for a 0-d tensor)."""
+    factors = [d if re.fullmatch(r"\w+( \* \w+)*", d) else f"({d})" for d in dims if d != "1"]
+    return " * ".join(factors) or "1"
+
+
+def evaluate_count(expr, params):
+    """Value of a count expression for one config (integer division, as the evaluator does)."""
+    tree = ast.parse(expr, mode="eval")
+    def ev(n):
+        if isinstance(n, ast.Expression):
+            return ev(n.body)
+        if isinstance(n, ast.Constant) and isinstance(n.value, int):
+            return n.value
+        if isinstance(n, ast.Name):
+            return params[n.id]
+        if isinstance(n, ast.BinOp):
+            a, b = ev(n.left), ev(n.right)
+            ops = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
+                   ast.Div: lambda: a // b, ast.Mod: lambda: a % b}
+            return ops[type(n.op)]()
+        raise ValueError(f"not a size expression: {expr}")
+    return ev(tree)
+
+
+# ---------------------------------------------------------------------------------------------
+# task.json from what was observed (no torch)
+# ---------------------------------------------------------------------------------------------
+
+def _check_consistent(kind, per_config):
+    """The names and dtypes of inputs/weights/outputs must not change between configs."""
+    first = [(t["name"], t["dtype"], t.get("kind", "tensor")) for t in per_config[0]]
+    for entries in per_config[1:]:
+        if [(t["name"], t["dtype"], t.get("kind", "tensor")) for t in entries] != first:
+            raise TaskImportError(f"the {kind} differ between configs: {first} vs "
+                                  f"{[(t['name'], t['dtype']) for t in entries]}")
+
+
+def build_task(name, description, observations, extras):
+    """task.json (a dict in file order) from per-config observations.
+
+    observations: [{"name": config name, "params": {p: int},
+                    "inputs": [{"name", "kind": "tensor", "dtype", "shape", "min", "max"} or
+                               {"name", "kind": "scalar", "dtype", "value"}],   # forward inputs in order
+                    "weights": [{"name", "dtype", "shape", "min", "max"}],      # parameters, then buffers
+                    "outputs": [{"name", "dtype", "shape"}]}]
+    extras: {"TOLERANCE", "DISTRIBUTIONS", "input_distributions" (per forward input: dict or None)}.
+    """
+    if not is_identifier(name) or name in RESERVED_NAMES:
+        raise TaskImportError(f"task name {name!r} must be a C identifier (the directory name is the entry point)")
+    configs = [o["params"] for o in observations]
+    for kind in ("inputs", "weights", "outputs"):
+        _check_consistent(kind, [o[kind] for o in observations])
+    first = observations[0]
+    tensors_in = [t for t in first["inputs"] if t.get("kind", "tensor") == "tensor"]
+    scalars_in = [t for t in first["inputs"] if t.get("kind") == "scalar"]
+    if not first["outputs"]:
+        raise TaskImportError("forward returns no tensor")
+
+    names = [t["name"] for t in tensors_in + first["weights"] + first["outputs"]] + list(configs[0]) + \
+        [s["name"] for s in scalars_in]
+    for n in names:
+        if not is_identifier(n) or n in RESERVED_NAMES:
+            raise TaskImportError(f"argument name {n!r} is not usable in C; rename it")
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise TaskImportError(f"argument names used twice: {duplicates} (forward inputs, parameters, "
+                              "outputs and size globals share one namespace)")
+
+    distributions = extras.get("DISTRIBUTIONS") or {}
+    unknown = sorted(set(distributions) - {t["name"] for t in tensors_in + first["weights"]})
+    if unknown:
+        raise TaskImportError(f"DISTRIBUTIONS names {unknown}, which are not tensor inputs or parameters")
+    inferred = extras.get("input_distributions") or []
+    forward_names = [t["name"] for t in first["inputs"]]
+
+    def seen_range(kind, index):
+        entries = [o[kind][index] for o in observations]
+        return min(e["min"] for e in entries), max(e["max"] for e in entries)
+
+    args, inputs, shapes = [], {}, {}
+
+    def pointer(kind, index, access):
+        t = first[kind][index]
+        dims = shape_exprs([o[kind][index]["shape"] for o in observations], configs)
+        for o, c in zip(observations, configs):
+            want = math.prod(o[kind][index]["shape"])
+            if evaluate_count(count_expr(dims), c) != want:
+                raise TaskImportError(f"{t['name']}: count {count_expr(dims)} != {want} in config {o['name']}")
+        shapes[t["name"]] = dims
+        args.append({"name": t["name"], "type": "pointer", "dtype": t["dtype"], "access": access,
+                     "count": count_expr(dims)})
+
+    for t in tensors_in:
+        i = first["inputs"].index(t)
+        pointer("inputs", i, "in")
+        position = forward_names.index(t["name"])
+        if t["name"] in distributions:
+            inputs[t["name"]] = distribution_from_extra(t["name"], distributions[t["name"]])
+        elif position < len(inferred) and inferred[position] is not None:
+            inputs[t["name"]] = inferred[position]
+        else:
+            inputs[t["name"]] = observed_distribution(*seen_range("inputs", i), t["dtype"])
+    for i, t in enumerate(first["weights"]):
+        pointer("weights", i, "in")
+        if t["name"] in distributions:
+            inputs[t["name"]] = distribution_from_extra(t["name"], distributions[t["name"]])
+        else:
+            inputs[t["name"]] = observed_distribution(*seen_range("weights", i), t["dtype"])
+    for i, t in enumerate(first["outputs"]):
+        pointer("outputs", i, "out")
+    for p in configs[0]:
+        wide = any(abs(c[p]) > INT32_MAX for c in configs)
+        args.append({"name": p, "type": "scalar", "dtype": "i64" if wide else "i32"})
+    varying_scalars = []
+    for s in scalars_in:
+        values = [next(x["value"] for x in o["inputs"] if x["name"] == s["name"]) for o in observations]
+        arg = {"name": s["name"], "type": "scalar", "dtype": s["dtype"]}
+        if len(set(values)) == 1:
+            arg["value"] = values[0]
+        else:
+            varying_scalars.append(s["name"])
+        args.append(arg)
+
+    task_configs = []
+    for o in observations:
+        entry = {"name": o["name"], **o["params"]}
+        for s in varying_scalars:
+            entry[s] = next(x["value"] for x in o["inputs"] if x["name"] == s)
+        task_configs.append(entry)
+
+    task = {"name": name, "kind": "pytorch-to-cuda"}
+    if description:
+        task["description"] = description
+    task["entry"] = name
+    task["args"] = args
+    task["configs"] = task_configs
+    task["inputs"] = inputs
+    tolerances = tolerance_entries(extras.get("TOLERANCE"), [t["dtype"] for t in first["outputs"]])
+    if tolerances:
+        task["tolerances"] = tolerances
+    task["pytorch"] = {
+        "module": "model.py",
+        "exported": "exported/{config}.pt",
+        "forward_args": [t["name"] for t in tensors_in + first["weights"]],
+        "outputs": [t["name"] for t in first["outputs"]],
+        "shapes": shapes,
+    }
+    return task
+
+
+def format_task_json(task):
+    """task.json text in the style of data/tasks: one argument, config or input per line."""
+    def compact(v):
+        return json.dumps(v, separators=(", ", ": "))
+    lines = ["{"]
+    items = list(task.items())
+    for k, (key, value) in enumerate(items):
+        comma = "," if k + 1 < len(items) else ""
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            lines.append(f"  {json.dumps(key)}: [")
+            lines += [f"    {compact(v)}{',' if i + 1 < len(value) else ''}" for i, v in enumerate(value)]
+            lines.append(f"  ]{comma}")
+        elif isinstance(value, dict) and key in ("inputs", "pytorch"):
+            lines.append(f"  {json.dumps(key)}: {{")
+            sub = list(value.items())
+            lines += [f"    {json.dumps(a)}: {compact(b)}{',' if i + 1 < len(sub) else ''}"
+                      for i, (a, b) in enumerate(sub)]
+            lines.append(f"  }}{comma}")
+        else:
+            lines.append(f"  {json.dumps(key)}: {compact(value)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def c_signature(task):
+    """The entry point an implementation defines, as docs/task-format.md derives it from args."""
+    params = []
+    for a in task["args"]:
+        ctype = C_TYPES[a["dtype"]]
+        if a["type"] == "pointer":
+            params.append(f"{'const ' if a['access'] == 'in' else ''}{ctype} *{a['name']}")
+        else:
+            params.append(f"{ctype} {a['name']}")
+    params.append("cudaStream_t stream")
+    return f"void {task['entry']}({', '.join(params)})"
+
+
+def normalize_signature(text):
+    """A signature with whitespace removed, so `float* x` and `float *x` compare equal."""
+    return re.sub(r"\s+", "", text)
+
+
+def signature_comment(cu_source):
+    """The `// entry: void name(...)` comment of an implementation, or None."""
+    m = re.search(r"^//\s*entry:\s*(void\s+\w+\s*\([^)]*\))", cu_source, re.MULTILINE)
+    return m.group(1) if m else None
+
+
+def model_description(source):
+    """The Model class docstring, else the module docstring, on one line."""
+    tree = ast.parse(source)
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == "Model" and ast.get_docstring(node):
+            return " ".join(ast.get_docstring(node).split())
+    doc = ast.get_docstring(tree)
+    return " ".join(doc.split()) if doc else ""
+
+
+# ---------------------------------------------------------------------------------------------
+# PyTorch side
+# ---------------------------------------------------------------------------------------------
+
+def torch_dtype(t):
+    name = str(t.dtype)
+    if name not in TORCH_DTYPES:
+        raise TaskImportError(f"tensor dtype {name} has no task dtype (supported: {', '.join(TORCH_DTYPES)})")
+    return TORCH_DTYPES[name]
+
+
+def tensor_record(torch, name, t):
+    record = {"name": name, "kind": "tensor", "dtype": torch_dtype(t), "shape": list(t.shape)}
+    if t.numel():
+        values = t.detach().double() if t.is_floating_point() else t.detach().long()
+        record["min"], record["max"] = values.min().item(), values.max().item()
+    else:
+        raise TaskImportError(f"{name} has no elements; every argument needs at least one")
+    return record
+
+
+def load_model_module(path, config_params):
+    """model.py executed fresh, its size globals overridden by one config."""
+    spec = importlib.util.spec_from_file_location(f"cudaperf_pytorch_task_{abs(hash(path))}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for attr in ("Model", "get_inputs", "get_init_inputs"):
+        if not hasattr(module, attr):
+            raise TaskImportError(f"model.py defines no {attr}")
+    for p, v in config_params.items():
+        setattr(module, p, v)
+    return module
+
+
+def output_list(torch, out):
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, (tuple, list)) and out and all(isinstance(t, torch.Tensor) for t in out):
+        return list(out)
+    raise TaskImportError(f"forward must return a tensor or a tuple of tensors, not {type(out).__name__}")
+
+
+class ProblemRun:
+    """One config of one problem on the GPU: model, inputs, outputs and the exported trace."""
+
+    def __init__(self, torch, path, config_name, params):
+        self.torch = torch
+        self.config_name = config_name
+        module = load_model_module(path, params)
+        forward_names = list(inspect.signature(module.Model.forward).parameters)[1:]
+        torch.manual_seed(0)
+        self.model = module.Model(*module.get_init_inputs()).cuda().eval()
+        raw_inputs = list(module.get_inputs())
+        if len(raw_inputs) != len(forward_names):
+            raise TaskImportError(f"get_inputs() returns {len(raw_inputs)} values; forward takes {len(forward_names)}")
+        self.inputs = []  # (name, tensor on the GPU or python scalar)
+        for name, v in zip(forward_names, raw_inputs):
+            if isinstance(v, torch.Tensor):
+                self.inputs.append((name, v.cuda()))
+            elif isinstance(v, (bool, int, float)):
+                self.inputs.append((name, v))
+            else:
+                raise TaskImportError(f"get_inputs() element {name!r} is a {type(v).__name__}; "
+                                      "only tensors and numbers are supported")
+        self.params = [(n.replace(".", "_"), n, p) for n, p in self.model.named_parameters()]
+        self.buffers = [(n.replace(".", "_"), n, b) for n, b in self.model.named_buffers()]
+        with torch.no_grad():
+            self.outputs = output_list(torch, self.model(*[v for _, v in self.inputs]))
+        self.output_names = ["out"] if len(self.outputs) == 1 else [f"out{i}" for i in range(len(self.outputs))]
+
+    def observation(self, params):
+        torch = self.torch
+        inputs = []
+        for name, v in self.inputs:
+            if isinstance(v, torch.Tensor):
+                inputs.append(tensor_record(torch, name, v))
+            else:
+                dtype = "f32" if isinstance(v, float) else ("i64" if abs(int(v)) > INT32_MAX else "i32")
+                inputs.append({"name": name, "kind": "scalar", "dtype": dtype,
+                               "value": float(v) if isinstance(v, float) else int(v)})
+        weights = [tensor_record(torch, n, t) for n, _, t in self.params + self.buffers]
+        outputs = [{"name": n, "dtype": torch_dtype(t), "shape": list(t.shape)}
+                   for n, t in zip(self.output_names, self.outputs)]
+        return {"name": self.config_name, "params": params, "inputs": inputs, "weights": weights,
+                "outputs": outputs}
+
+    def exported_wrapper(self):
+        """A module taking (tensor inputs..., parameters..., buffers...) that calls the model functionally."""
+        torch = self.torch
+        run = self
+        state_names = [orig for _, orig, _ in run.params + run.buffers]
+        layout = [(isinstance(v, torch.Tensor), v) for _, v in run.inputs]
+
+        class Exported(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.model = run.model
+
+            def forward(self, *args):
+                tensors = list(args[:sum(is_t for is_t, _ in layout)])
+                state = dict(zip(state_names, args[len(tensors):]))
+                # Non-tensor forward inputs are constants of the trace.
+                call = [tensors.pop(0) if is_t else v for is_t, v in layout]
+                return torch.func.functional_call(self.model, state, tuple(call))
+
+        return Exported().eval()
+
+    def example_args(self):
+        torch = self.torch
+        return tuple(v for _, v in self.inputs if isinstance(v, torch.Tensor)) + \
+            tuple(t for _, _, t in self.params + self.buffers)
+
+    def export(self, path):
+        """Trace, save, reload and check the exported module against eager PyTorch."""
+        torch = self.torch
+        args = tuple(a.detach() for a in self.example_args())
+        with torch.no_grad():
+            traced = torch.jit.trace(self.exported_wrapper(), args, check_trace=False)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        traced.save(path)
+        loaded = torch.jit.load(path, map_location="cuda")
+        self._compare(loaded, args, self.outputs, "the example inputs")
+        # New values everywhere: catches parameters baked into the trace as constants and
+        # control flow that depended on the example values.
+        gen = torch.Generator(device="cuda").manual_seed(1)
+        fresh = tuple(torch.randn(a.shape, device="cuda", generator=gen).to(a.dtype) if a.is_floating_point()
+                      else a.clone() for a in args)
+        with torch.no_grad():
+            eager = output_list(torch, self.exported_wrapper()(*fresh))
+        self._compare(loaded, fresh, eager, "fresh random inputs and parameters")
+
+    def _compare(self, loaded, args, expected, what):
+        torch = self.torch
+        with torch.no_grad():
+            got = output_list(torch, loaded(*args))
+        for name, g, e in zip(self.output_names, got, expected):
+            if g.shape != e.shape or g.dtype != e.dtype or not torch.allclose(g, e, rtol=1e-5, atol=1e-6, equal_nan=True):
+                diff = (g.double() - e.double()).abs().max().item() if g.shape == e.shape else "shape"
+                raise TaskImportError(f"exported/{self.config_name}.pt does not reproduce eager PyTorch on {what}: "
+                                      f"output {name} differs (max |diff| {diff})")
+
+    def reference_ms(self):
+        """Median time of one eager forward (CUDA events), to size the configs."""
+        torch = self.torch
+        call = [v for _, v in self.inputs]
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        times = []
+        with torch.no_grad():
+            for i in range(13):
+                start.record()
+                self.model(*call)
+                stop.record()
+                stop.synchronize()
+                if i >= 3:
+                    times.append(start.elapsed_time(stop))
+        return sorted(times)[len(times) // 2]
+
+
+def import_problem(torch, model_path, task_dir, mode):
+    """Generate one problem's task (and exported/ unless --check or --signature). Returns the task."""
+    name = os.path.basename(os.path.abspath(task_dir))
+    with open(model_path) as f:
+        source = f.read()
+    problems = check_model_source(source)
+    if problems:
+        raise TaskImportError("; ".join(problems))
+    extras = source_extras(source)
+    configs = problem_configs(extras["CONFIGS"], module_size_globals(source))
+    observations = []
+    for config_name, params in configs:
+        run = ProblemRun(torch, model_path, config_name, params)
+        observations.append(run.observation(params))
+        if mode in ("write", "export-only"):
+            run.export(os.path.join(task_dir, "exported", f"{config_name}.pt"))
+            print(f"  {config_name}: {params}  eager {run.reference_ms():.4f} ms", flush=True)
+        del run
+        torch.cuda.empty_cache()
+    task = build_task(name, model_description(source), observations,
+                      {"TOLERANCE": extras["TOLERANCE"], "DISTRIBUTIONS": extras["DISTRIBUTIONS"],
+                       "input_distributions": infer_input_distributions(source)})
+    return task
+
+
+def resolve(path):
+    """(model.py, task dir) from either."""
+    if os.path.isdir(path):
+        return os.path.join(path, "model.py"), path
+    return path, os.path.dirname(os.path.abspath(path))
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("models", nargs="+", metavar="MODEL_PY", help="model.py files or task directories")
+    ap.add_argument("--out", help="task directory to write (one model only; default: the model's directory)")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--export-only", action="store_true", help="regenerate exported/ only, not task.json")
+    mode.add_argument("--check", action="store_true", help="exit 1 with a diff if task.json differs from what would be written")
+    mode.add_argument("--signature", action="store_true", help="print each problem's C entry point; write nothing")
+    args = ap.parse_args(argv)
+    if args.out and len(args.models) != 1:
+        ap.error("--out takes one model")
+    chosen = "export-only" if args.export_only else "check" if args.check else \
+        "signature" if args.signature else "write"
+
+    try:
+        import torch
+    except ImportError:
+        print("error: PyTorch is not importable by this python3 (on the GPU host: "
+              "export PATH=/opt/torch/.venv/bin:$PATH)", file=sys.stderr)
+        return 2
+    if not torch.cuda.is_available():
+        print("error: no CUDA device visible to PyTorch; the import runs every model on the GPU", file=sys.stderr)
+        return 2
+    # The evaluator's reference runs without TF32 as well: fp32 matmuls and convolutions in full precision.
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+
+    failed = []
+    for path in args.models:
+        model_path, task_dir = resolve(path)
+        if args.out:
+            task_dir = args.out
+        label = os.path.basename(os.path.abspath(task_dir))
+        if chosen != "signature":
+            print(f"== {label}", flush=True)
+        try:
+            if not os.path.isfile(model_path):
+                raise TaskImportError(f"{model_path}: no such file")
+            task = import_problem(torch, model_path, task_dir, chosen)
+            text = format_task_json(task)
+            task_json = os.path.join(task_dir, "task.json")
+            if chosen == "signature":
+                print(f"{label}\t{c_signature(task)}", flush=True)
+            elif chosen == "check":
+                old = open(task_json).read() if os.path.exists(task_json) else ""
+                if old != text:
+                    sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), text.splitlines(True),
+                                                               task_json, "generated"))
+                    raise TaskImportError("task.json is not what the import script generates")
+                print("  task.json up to date")
+            elif chosen == "write":
+                os.makedirs(task_dir, exist_ok=True)
+                with open(task_json, "w") as f:
+                    f.write(text)
+                print(f"  wrote {task_json}\n  entry: {c_signature(task)}")
+            if chosen == "write" and os.path.exists(os.path.join(task_dir, "impls", "baseline.cu")):
+                comment = signature_comment(open(os.path.join(task_dir, "impls", "baseline.cu")).read())
+                if comment is None or normalize_signature(comment) != normalize_signature(c_signature(task)):
+                    print(f"  warning: impls/baseline.cu says `{comment}`", flush=True)
+        except TaskImportError as e:
+            print(f"error: {label}: {e}", file=sys.stderr, flush=True)
+            failed.append(label)
+        except Exception as e:  # a model that raises: report it and go on with the others
+            print(f"error: {label}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+            failed.append(label)
+    if failed:
+        print(f"{len(failed)} of {len(args.models)} failed: {' '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
