@@ -46,6 +46,7 @@ measured, no analyzer). Python 3 standard library only.
 """
 import argparse
 import ast
+import concurrent.futures
 import datetime
 import glob
 import importlib.util
@@ -310,6 +311,11 @@ def summarize(rows):
 # "launch", "metrics", "config" (task implementations: {"name", "params"})}.
 
 
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
 def _counter_kernels(source, rel, kernels, config=None):
     for k in kernels or []:
         yield {"source": source, "file": rel, "mangled": k.get("name"), "demangled": k.get("demangled"),
@@ -317,7 +323,7 @@ def _counter_kernels(source, rel, kernels, config=None):
 
 
 def load_ncu(path):
-    doc = json.load(open(path))
+    doc = read_json(path)
     info = {"source": "Nsight Compute", "date": doc.get("date"), "gpu": doc.get("gpu"),
             "driver": doc.get("driver"), "tool": doc.get("ncu_version"), "path": path}
     measured = [{"source": "corpus-ncu", "file": r["file"], "mangled": r["mangled"],
@@ -332,7 +338,7 @@ def load_corpus_counters(directory, notes):
         stem = os.path.basename(path)[:-5]
         rel = "data/corpus/%s.cu" % stem
         try:
-            doc = json.load(open(path))
+            doc = read_json(path)
         except (OSError, ValueError) as e:
             notes.append("%s: unreadable (%s)" % (path, e))
             continue
@@ -361,7 +367,9 @@ def repository_path(path):
 def load_task_results(paths, notes):
     measured, info = [], {"source": "cudaperf-eval --counters (CUPTI)", "path": ", ".join(paths)}
     for path in paths:
-        for number, line in enumerate(open(path), 1):
+        with open(path) as f:
+            lines = f.readlines()
+        for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             try:
@@ -641,7 +649,7 @@ def task_params(rel, config):
     params = {}
     task_json = os.path.join(ROOT, config.get("task_dir") or os.path.dirname(os.path.dirname(rel)), "task.json")
     if os.path.exists(task_json):
-        task = json.load(open(task_json))
+        task = read_json(task_json)
         for a in task.get("args") or []:
             if a.get("type") == "scalar" and "value" in a:
                 params[a["name"]] = a["value"]
@@ -677,11 +685,12 @@ class Analyses:
                 if not os.path.exists(path):
                     self.notes.append("%s: no precomputed analysis %s" % (rel, path))
                     return None
-                doc = json.load(open(path))
+                doc = read_json(path)
             else:
                 doc = self._run(rel, [])
                 if config is not None:
-                    source = open(os.path.join(ROOT, rel)).read()
+                    with open(os.path.join(ROOT, rel)) as f:
+                        source = f.read()
                     extra, origins = task_launch_arguments(doc, source, task_params(rel, config),
                                                            measured_by_mangled or {})
                     doc.setdefault("validate", {})
@@ -760,6 +769,7 @@ def main(argv=None):
     p.add_argument("--markdown", help="write the tables for docs/accuracy.md here")
     p.add_argument("--environment", default="", help="GPU / driver text for the Markdown header")
     p.add_argument("--verbose", action="store_true", help="print every compared row that is not exact")
+    p.add_argument("--jobs", type=int, default=2, help="analyzer processes at once")
     args = p.parse_args(argv)
 
     notes, measured, infos = [], [], []
@@ -789,14 +799,18 @@ def main(argv=None):
     groups = {}
     for rec in measured:
         groups.setdefault((rec["file"], json.dumps(rec["config"], sort_keys=True)), []).append(rec)
-    rows, unmatched = [], 0
-    cache = {}
+    # Analyses run in parallel (each is a separate analyzer process); the comparison is sequential.
+    work = {}
     for (rel, _), recs in sorted(groups.items()):
         config = recs[0]["config"]
-        key = (rel, config and config.get("name"))
-        if key not in cache:
-            cache[key] = analyses.get(rel, config, {r["mangled"]: r for r in recs})
-        reports = cache[key]
+        work.setdefault((rel, config and config.get("name")), (rel, config, {r["mangled"]: r for r in recs}))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = {key: pool.submit(analyses.get, *job) for key, job in work.items()}
+        cache = {key: f.result() for key, f in futures.items()}
+    rows, unmatched = [], 0
+    for (rel, _), recs in sorted(groups.items()):
+        config = recs[0]["config"]
+        reports = cache[(rel, config and config.get("name"))]
         if reports is None:
             continue
         for rec in recs:
