@@ -163,7 +163,12 @@ TEST(Occupancy, WarpAndBlockSlotLimits) {
   KernelResources Bounded;
   Bounded.RegistersPerThread = 16;
   Bounded.MaxThreadsPerBlock = 256;
-  EXPECT_EQ(computeOccupancy(sm90(), Bounded, {512, 0, -1}).ActiveBlocksPerSM, 0);
+  // Over __launch_bounds__: the launch fails, but cudaOccupancyMaxActiveBlocksPerMultiprocessor
+  // counts the block as if it could run (H200 sweep: 7 blocks of 288 threads, bounded to 256).
+  OccupancyResult Over = computeOccupancy(sm90(), Bounded, {512, 0, -1});
+  EXPECT_EQ(Over.ActiveBlocksPerSM, 4);
+  EXPECT_NE(Over.Problem.find("__launch_bounds__"), std::string::npos);
+  EXPECT_TRUE(computeOccupancy(sm90(), Bounded, {256, 0, -1}).Problem.empty());
 
   KernelResources K;
   K.RegistersPerThread = 16;
