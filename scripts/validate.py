@@ -861,10 +861,9 @@ def main(argv=None):
                 ", driver %s" % info["driver"] if info.get("driver") else ""))
         if args.environment:
             lines.append("- Environment: %s." % args.environment)
-        lines.append("- Exact: %s. Median APE over measurements != 0; Spearman with average ranks for ties."
-                     % "; ".join("%s %s" % (f["title"], f["exact_text"]) for f in FEATURES if f["key"] in
-                                 ("global_ld_sectors_per_request", "flops_total", "dram_read_bytes", "registers",
-                                  "theoretical_occupancy")))
+        lines.append("- n: measured kernels with a prediction (for ratios: kernels that issued such instructions); "
+                     "excluded: kernels whose prediction the analysis leaves open, by reason. Median APE over "
+                     "measurements != 0; Spearman's rho with average ranks for ties.")
         for s, _ in groups_out:
             lines += ["", "**%s**" % SOURCE_TITLES[s], "", markdown_table(summaries[s])]
         with open(args.markdown, "w") as f:
