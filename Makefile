@@ -20,6 +20,7 @@ help:
 	@echo "make build                build everything into $(BUILD_DIR)/"
 	@echo "make analyze FILE=x.cu    analyze a file (ARGS='--format=json' for JSON)"
 	@echo "make deps                 install missing Debian packages (apt)"
+	@echo "make validate             GPU host only: predictions against CUPTI counters (scripts/gpu/validate.sh)"
 
 deps:
 	@scripts/install-deps.sh
@@ -46,3 +47,10 @@ analyze: build
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# GPU host only (an H200 with CUDA 13; the analyzer carried as .carry/analyzer, made here by
+# scripts/pack-analyzer.sh): measures the corpus and the task implementations with the CUPTI counters
+# and compares them with the analyzer's predictions (docs/accuracy.md, "Validation against measured counters").
+.PHONY: validate
+validate:
+	bash scripts/gpu/validate.sh $(OUT)
