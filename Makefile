@@ -10,7 +10,7 @@ ARGS ?=
 GENERATOR := $(if $(shell command -v ninja 2>/dev/null),-G Ninja,)
 ANALYZE := $(BUILD_DIR)/bin/cudaperf-analyze
 
-.PHONY: all build deps configure test demo analyze clean help
+.PHONY: all build deps configure test demo analyze tasks clean help
 
 all: build
 
@@ -21,6 +21,7 @@ help:
 	@echo "make analyze FILE=x.cu    analyze a file (ARGS='--format=json' for JSON)"
 	@echo "make deps                 install missing Debian packages (apt)"
 	@echo "make validate             GPU host only: predictions against CUPTI counters (scripts/gpu/validate.sh)"
+	@echo "make tasks                PyTorch problems: task.json and exported/ per data/tasks/pytorch/* (GPU, PyTorch)"
 
 deps:
 	@scripts/install-deps.sh
@@ -44,6 +45,10 @@ demo: build
 analyze: build
 	@if [ -z "$(FILE)" ]; then echo "usage: make analyze FILE=path/to/file.cu [ARGS=...]"; exit 2; fi
 	@$(ANALYZE) $(ARGS) $(FILE)
+
+# Needs a GPU and python3 with PyTorch (on the GPU host: PATH=/opt/torch/.venv/bin:$PATH); docs/pytorch-tasks.md.
+tasks:
+	python3 scripts/import-pytorch-task.py data/tasks/pytorch/*/model.py
 
 clean:
 	rm -rf $(BUILD_DIR)

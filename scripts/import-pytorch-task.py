@@ -15,6 +15,7 @@ PyTorch/CUDA.
 """
 import argparse
 import ast
+import contextlib
 import difflib
 import importlib.util
 import inspect
@@ -566,23 +567,41 @@ def output_list(torch, out):
     raise TaskImportError(f"forward must return a tensor or a tuple of tensors, not {type(out).__name__}")
 
 
+@contextlib.contextmanager
+def substituted_state(model, state):
+    """model's parameters and buffers replaced by the tensors in state ({dotted name: tensor}) for a while."""
+    saved = []
+    try:
+        for dotted, tensor in state.items():
+            owner_name, _, leaf = dotted.rpartition(".")
+            owner = model.get_submodule(owner_name) if owner_name else model
+            table = owner._parameters if leaf in owner._parameters else owner._buffers
+            saved.append((table, leaf, table[leaf]))
+            table[leaf] = tensor
+        yield
+    finally:
+        for table, leaf, original in reversed(saved):
+            table[leaf] = original
+
+
 class ProblemRun:
     """One config of one problem on the GPU: model, inputs, outputs and the exported trace."""
 
-    def __init__(self, torch, path, config_name, params):
+    def __init__(self, torch, path, config_name, params, device):
         self.torch = torch
+        self.device = device
         self.config_name = config_name
         module = load_model_module(path, params)
         forward_names = list(inspect.signature(module.Model.forward).parameters)[1:]
         torch.manual_seed(0)
-        self.model = module.Model(*module.get_init_inputs()).cuda().eval()
+        self.model = module.Model(*module.get_init_inputs()).to(device).eval()
         raw_inputs = list(module.get_inputs())
         if len(raw_inputs) != len(forward_names):
             raise TaskImportError(f"get_inputs() returns {len(raw_inputs)} values; forward takes {len(forward_names)}")
         self.inputs = []  # (name, tensor on the GPU or python scalar)
         for name, v in zip(forward_names, raw_inputs):
             if isinstance(v, torch.Tensor):
-                self.inputs.append((name, v.cuda()))
+                self.inputs.append((name, v.to(device)))
             elif isinstance(v, (bool, int, float)):
                 self.inputs.append((name, v))
             else:
@@ -611,7 +630,12 @@ class ProblemRun:
                 "outputs": outputs}
 
     def exported_wrapper(self):
-        """A module taking (tensor inputs..., parameters..., buffers...) that calls the model functionally."""
+        """A module taking (tensor inputs..., parameters..., buffers...) that runs the model on them.
+
+        torch.func.functional_call refuses to run under torch.jit.trace, so the wrapper does what it
+        does by hand: the model's parameter and buffer tables hold the passed tensors for the call,
+        and the trace records them as inputs rather than constants.
+        """
         torch = self.torch
         run = self
         state_names = [orig for _, orig, _ in run.params + run.buffers]
@@ -627,7 +651,8 @@ class ProblemRun:
                 state = dict(zip(state_names, args[len(tensors):]))
                 # Non-tensor forward inputs are constants of the trace.
                 call = [tensors.pop(0) if is_t else v for is_t, v in layout]
-                return torch.func.functional_call(self.model, state, tuple(call))
+                with substituted_state(self.model, state):
+                    return self.model(*call)
 
         return Exported().eval()
 
@@ -644,16 +669,26 @@ class ProblemRun:
             traced = torch.jit.trace(self.exported_wrapper(), args, check_trace=False)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         traced.save(path)
-        loaded = torch.jit.load(path, map_location="cuda")
+        loaded = torch.jit.load(path, map_location=self.device)
         self._compare(loaded, args, self.outputs, "the example inputs")
         # New values everywhere: catches parameters baked into the trace as constants and
         # control flow that depended on the example values.
-        gen = torch.Generator(device="cuda").manual_seed(1)
-        fresh = tuple(torch.randn(a.shape, device="cuda", generator=gen).to(a.dtype) if a.is_floating_point()
+        gen = torch.Generator(device=self.device).manual_seed(1)
+        fresh = tuple(torch.randn(a.shape, device=self.device, generator=gen).to(a.dtype) if a.is_floating_point()
                       else a.clone() for a in args)
         with torch.no_grad():
-            eager = output_list(torch, self.exported_wrapper()(*fresh))
+            eager = output_list(torch, self.functional_forward(fresh))
         self._compare(loaded, fresh, eager, "fresh random inputs and parameters")
+
+    def functional_forward(self, args):
+        """Eager outputs for exported-style args, through torch.func.functional_call where it exists."""
+        torch = self.torch
+        if not hasattr(torch, "func"):  # before PyTorch 2.0: the wrapper itself
+            return self.exported_wrapper()(*args)
+        tensors = list(args[:sum(isinstance(v, torch.Tensor) for _, v in self.inputs)])
+        state = dict(zip([orig for _, orig, _ in self.params + self.buffers], args[len(tensors):]))
+        call = [tensors.pop(0) if isinstance(v, torch.Tensor) else v for _, v in self.inputs]
+        return torch.func.functional_call(self.model, state, tuple(call))
 
     def _compare(self, loaded, args, expected, what):
         torch = self.torch
@@ -668,6 +703,8 @@ class ProblemRun:
     def reference_ms(self):
         """Median time of one eager forward (CUDA events), to size the configs."""
         torch = self.torch
+        if self.device != "cuda":
+            return float("nan")
         call = [v for _, v in self.inputs]
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         times = []
@@ -682,7 +719,7 @@ class ProblemRun:
         return sorted(times)[len(times) // 2]
 
 
-def import_problem(torch, model_path, task_dir, mode):
+def import_problem(torch, model_path, task_dir, mode, device):
     """Generate one problem's task (and exported/ unless --check or --signature). Returns the task."""
     name = os.path.basename(os.path.abspath(task_dir))
     with open(model_path) as f:
@@ -694,13 +731,14 @@ def import_problem(torch, model_path, task_dir, mode):
     configs = problem_configs(extras["CONFIGS"], module_size_globals(source))
     observations = []
     for config_name, params in configs:
-        run = ProblemRun(torch, model_path, config_name, params)
+        run = ProblemRun(torch, model_path, config_name, params, device)
         observations.append(run.observation(params))
         if mode in ("write", "export-only"):
             run.export(os.path.join(task_dir, "exported", f"{config_name}.pt"))
             print(f"  {config_name}: {params}  eager {run.reference_ms():.4f} ms", flush=True)
         del run
-        torch.cuda.empty_cache()
+        if device == "cuda":
+            torch.cuda.empty_cache()
     task = build_task(name, model_description(source), observations,
                       {"TOLERANCE": extras["TOLERANCE"], "DISTRIBUTIONS": extras["DISTRIBUTIONS"],
                        "input_distributions": infer_input_distributions(source)})
@@ -722,6 +760,9 @@ def main(argv):
     mode.add_argument("--export-only", action="store_true", help="regenerate exported/ only, not task.json")
     mode.add_argument("--check", action="store_true", help="exit 1 with a diff if task.json differs from what would be written")
     mode.add_argument("--signature", action="store_true", help="print each problem's C entry point; write nothing")
+    ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"),
+                    help="cpu: try the import without a GPU (task.json comes out the same; the traces are CPU traces "
+                         "and the evaluator needs CUDA ones)")
     args = ap.parse_args(argv)
     if args.out and len(args.models) != 1:
         ap.error("--out takes one model")
@@ -734,7 +775,7 @@ def main(argv):
         print("error: PyTorch is not importable by this python3 (on the GPU host: "
               "export PATH=/opt/torch/.venv/bin:$PATH)", file=sys.stderr)
         return 2
-    if not torch.cuda.is_available():
+    if args.device == "cuda" and not torch.cuda.is_available():
         print("error: no CUDA device visible to PyTorch; the import runs every model on the GPU", file=sys.stderr)
         return 2
     # The evaluator's reference runs without TF32 as well: fp32 matmuls and convolutions in full precision.
@@ -752,7 +793,7 @@ def main(argv):
         try:
             if not os.path.isfile(model_path):
                 raise TaskImportError(f"{model_path}: no such file")
-            task = import_problem(torch, model_path, task_dir, chosen)
+            task = import_problem(torch, model_path, task_dir, chosen, args.device)
             text = format_task_json(task)
             task_json = os.path.join(task_dir, "task.json")
             if chosen == "signature":
