@@ -197,6 +197,12 @@ json::Value assembleResult(const EvalRecord &r) {
         if (kv.first != "event" && kv.first != "t" && kv.first != "impl" && kv.first != "config")
           a[kv.first] = kv.second;
       configs[size_t(ci)]["audit"] = json::Value(std::move(a));
+    } else if (type == "counters" && ci >= 0 && str(e, "impl") == "candidate") {
+      json::Object c;
+      for (const auto &kv : e.asObject().items())
+        if (kv.first != "event" && kv.first != "t" && kv.first != "impl" && kv.first != "config")
+          c[kv.first] = kv.second;
+      configs[size_t(ci)]["counters"] = json::Value(std::move(c));
     } else if (type == "verdict") {
       (str(e, "impl") == "baseline" ? baselineVerdict : candidateVerdict) = &e;
     } else if (type == "error") {
@@ -215,15 +221,28 @@ json::Value assembleResult(const EvalRecord &r) {
       std::sort(v.begin(), v.end());
       configs[i]["reference_ms"] = v[v.size() / 2];
     }
+    // Read before anything is added to the object (which may move its members).
     const json::Value *cand = configs[i].find("candidate");
     const json::Value *base = configs[i].find("baseline");
-    if (cand && base && cand->get("median_ms") && base->get("median_ms")) {
-      double c = cand->get("median_ms")->asNumber(), b = base->get("median_ms")->asNumber();
-      if (c > 0 && b > 0) {
-        configs[i]["speedup"] = b / c;
-        logSum += std::log(b / c);
-        ++timed;
-      }
+    double c = cand && cand->get("median_ms") ? cand->get("median_ms")->asNumber() : 0;
+    double b = base && base->get("median_ms") ? base->get("median_ms")->asNumber() : 0;
+    // pytorch-to-cuda: PyTorch eager is what the candidate is measured against; the baseline
+    // implementation's ratio is kept beside it.
+    const json::Value *eager = nullptr;
+    if (r.pytorchEager)
+      if (const json::Value *cs = r.pytorchEager->get("configs"))
+        eager = cs->get(configs[i]["name"].asString());
+    if (eager && eager->get("median_ms")) {
+      configs[i]["pytorch_eager"] = *eager;
+      configs[i]["reference_ms"] = *eager->get("median_ms");
+    }
+    double against = r.pytorchEager ? (eager && eager->get("median_ms") ? eager->get("median_ms")->asNumber() : 0) : b;
+    if (r.pytorchEager && c > 0 && b > 0)
+      configs[i]["speedup_vs_baseline"] = b / c;
+    if (c > 0 && against > 0) {
+      configs[i]["speedup"] = against / c;
+      logSum += std::log(against / c);
+      ++timed;
     }
   }
 

@@ -20,12 +20,19 @@ struct Evaluator::TaskEntry {
   BuildResult reference;
   BuildResult baseline;
   std::once_flag built;
+  // pytorch-to-cuda: where cudaperf-torch-reference left the expected sets, and its timings.
+  bool pytorchPrepared = false;
+  std::string pytorchError;
+  std::string expectedDir;
+  json::Value pytorchEager;
 };
 
 Evaluator::Evaluator(EvalOptions options, Toolchain toolchain)
     : options_(std::move(options)), toolchain_(std::move(toolchain)) {
   if (options_.workerPath.empty())
     options_.workerPath = executableDir() + "/cudaperf-eval-worker";
+  if (options_.torchReferencePath.empty())
+    options_.torchReferencePath = executableDir() + "/cudaperf-torch-reference";
   if (options_.build.cacheDir.empty())
     options_.build.cacheDir = defaultCacheDir();
   if (options_.workDir.empty()) {
@@ -110,6 +117,71 @@ json::Value Evaluator::taskFailure(const EvalJob &job, Outcome outcome, const st
   return json::Value(std::move(doc));
 }
 
+std::string Evaluator::preparePyTorchReference(TaskEntry &t) {
+  if (t.pytorchPrepared)
+    return t.pytorchError;
+  t.pytorchPrepared = true;
+  const Task &task = t.task;
+  auto fail = [&](const std::string &why) { return t.pytorchError = why; };
+  if (access(options_.torchReferencePath.c_str(), X_OK) != 0)
+    return fail("pytorch-to-cuda tasks need cudaperf-torch-reference (built where LibTorch is found; see "
+                "docs/pytorch-tasks.md), not found at " + options_.torchReferencePath);
+  // The cache key: the task, every exported module, the seeds and the reference program itself.
+  std::string taskText;
+  readFile(task.dir + "/task.json", taskText);
+  Sha256 key;
+  key.field("torch-reference/1").field(taskText).field(std::to_string(options_.seed))
+      .field(std::to_string(options_.sets)).field(std::to_string(options_.warmup))
+      .field(std::to_string(options_.minRuns)).field(std::to_string(options_.budgetMs));
+  for (const Config &c : task.configs) {
+    std::string path = task.pytorch->exportedPath(task.dir, c.name), content;
+    if (!readFile(path, content))
+      return fail(path + ": missing; generate the exported modules on a machine with PyTorch "
+                         "(`make tasks`, docs/pytorch-tasks.md)");
+    key.field(sha256Hex(content));
+  }
+  std::string program;
+  readFile(options_.torchReferencePath, program);
+  key.field(sha256Hex(program));
+  std::string dir = options_.build.cacheDir + "/torch-reference/" + key.hex();
+  std::string timingPath = dir + "/timing.json";
+  std::string text;
+  if (!options_.build.useCache || !readFile(timingPath, text)) {
+    std::string tmp = dir + ".tmp-" + std::to_string(getpid());
+    if (!makeDirs(tmp))
+      return fail("cannot create " + tmp);
+    ProcessOptions po;
+    po.timeoutSeconds = options_.torchTimeoutSeconds;
+    po.outputPath = options_.workDir + "/torch-reference.log";
+    po.maxCapturedBytes = 8192;
+    std::vector<std::string> argv = {options_.torchReferencePath, "--task", task.dir, "--out", tmp,
+                                     "--seed", std::to_string(options_.seed), "--sets", std::to_string(options_.sets),
+                                     "--warmup", std::to_string(options_.warmup),
+                                     "--min-runs", std::to_string(options_.minRuns),
+                                     "--max-runs", std::to_string(options_.maxRuns),
+                                     "--budget-ms", std::to_string(options_.budgetMs)};
+    if (!options_.timing)
+      argv.push_back("--no-timing");
+    ProcessResult r = runProcess(argv, po);
+    if (!r.exited || r.exitCode != 0 || !readFile(tmp + "/timing.json", text))
+      return fail("cudaperf-torch-reference failed (" + r.describe() + "): " + r.output);
+    makeDirs(dir);
+    // Publish atomically: a concurrent evaluator either sees the whole directory or none.
+    if (rename(tmp.c_str(), dir.c_str()) != 0) {
+      std::string other;
+      if (!readFile(timingPath, other)) // not someone else's finished copy: use ours in place
+        dir = tmp;
+    }
+  }
+  try {
+    t.pytorchEager = json::parse(text);
+  } catch (const std::exception &e) {
+    return fail(timingPath + ": " + e.what());
+  }
+  t.expectedDir = dir;
+  return "";
+}
+
 json::Value Evaluator::runWorker(const TaskEntry &t, const EvalJob &job, const BuildResult &build, size_t index) {
   auto start = std::chrono::steady_clock::now();
   EvalRecord rec;
@@ -125,20 +197,27 @@ json::Value Evaluator::runWorker(const TaskEntry &t, const EvalJob &job, const B
   rec.sets = options_.sets;
   rec.stallSeconds = options_.stallSeconds;
   rec.toolchain = &toolchain_;
+  if (t.task.kind == TaskKind::PyTorchToCuda && t.pytorchEager.isObject())
+    rec.pytorchEager = &t.pytorchEager;
   if (build.ok && !options_.compileOnly) {
     std::string events = options_.workDir + "/worker-" + std::to_string(index) + ".events";
     std::string log = options_.workDir + "/worker-" + std::to_string(index) + ".log";
     unlink(events.c_str());
     std::vector<std::string> argv = {options_.workerPath, "--events", events, "--task", t.task.dir,
-                                     "--reference", t.reference.objectPath, "--baseline", t.baseline.objectPath,
-                                     "--candidate", build.objectPath,
+                                     "--baseline", t.baseline.objectPath, "--candidate", build.objectPath,
                                      "--seed", std::to_string(options_.seed), "--sets", std::to_string(options_.sets),
                                      "--warmup", std::to_string(options_.warmup),
                                      "--min-runs", std::to_string(options_.minRuns),
                                      "--max-runs", std::to_string(options_.maxRuns),
                                      "--budget-ms", std::to_string(options_.budgetMs)};
+    if (t.task.kind == TaskKind::PyTorchToCuda)
+      argv.insert(argv.end(), {"--expected-dir", t.expectedDir});
+    else
+      argv.insert(argv.end(), {"--reference", t.reference.objectPath});
     if (!options_.timing)
       argv.push_back("--no-timing");
+    if (options_.counters)
+      argv.push_back("--counters");
     if (options_.build.useCache) {
       std::string data = options_.build.cacheDir + "/data";
       if (makeDirs(data))
@@ -188,7 +267,10 @@ std::vector<json::Value> Evaluator::run(const std::vector<EvalJob> &jobs,
     TaskEntry &t = *entries[i];
     if (taskErrors[i].empty()) {
       std::call_once(t.built, [&] {
-        t.reference = buildReference(t.task, toolchain_, bo);
+        if (t.task.kind == TaskKind::CToCuda)
+          t.reference = buildReference(t.task, toolchain_, bo);
+        else
+          t.reference.ok = true; // the PyTorch reference runs in cudaperf-torch-reference
         t.baseline = buildImplementation(t.task, t.task.baselinePath(), toolchain_, bo);
       });
       builds[i] = buildImplementation(t.task, jobs[i].candidatePath, toolchain_, bo);
@@ -209,13 +291,19 @@ std::vector<json::Value> Evaluator::run(const std::vector<EvalJob> &jobs,
       std::unique_lock<std::mutex> lock(mu);
       cv.wait(lock, [&] { return ready[i] != 0; });
     }
-    const TaskEntry &t = *entries[i];
+    TaskEntry &t = *entries[i];
+    std::string pytorchError;
+    // On this thread, between workers: the reference's GPU work never overlaps a timing.
+    if (taskErrors[i].empty() && t.task.kind == TaskKind::PyTorchToCuda && !options_.compileOnly && builds[i].ok)
+      pytorchError = preparePyTorchReference(t);
     if (!taskErrors[i].empty()) {
       results[i] = taskFailure(jobs[i], Outcome::InternalError, taskErrors[i]);
     } else if (access(jobs[i].candidatePath.c_str(), R_OK) != 0) {
       results[i] = taskFailure(jobs[i], Outcome::InternalError, jobs[i].candidatePath + ": cannot be read");
     } else if (!t.reference.ok) {
       results[i] = taskFailure(jobs[i], Outcome::InternalError, "reference.c does not build:\n" + t.reference.log);
+    } else if (!pytorchError.empty()) {
+      results[i] = taskFailure(jobs[i], Outcome::InternalError, pytorchError);
     } else if (!t.baseline.ok) {
       results[i] = taskFailure(jobs[i], Outcome::InternalError, "impls/baseline.cu does not build:\n" + t.baseline.log);
     } else {

@@ -229,6 +229,119 @@ public:
     return a;
   }
 
+  // The "pytorch" object: required for pytorch-to-cuda tasks, refused for c-to-cuda ones.
+  void parsePyTorch(const json::Value &doc, Task &task) {
+    const json::Value *p = doc.get("pytorch");
+    if (task.kind == TaskKind::CToCuda) {
+      if (p)
+        problem("pytorch", "only pytorch-to-cuda tasks have a PyTorch reference");
+      return;
+    }
+    if (!p || !p->isObject()) {
+      problem("pytorch", p ? "must be an object" : "missing (a pytorch-to-cuda task names its exported module)");
+      return;
+    }
+    static const std::set<std::string> known = {"module", "exported", "forward_args", "outputs", "shapes"};
+    for (const auto &kv : p->asObject().items())
+      if (!known.count(kv.first))
+        problem("pytorch", "unknown key \"" + kv.first + "\"");
+    PyTorchReference ref;
+    auto text = [&](const char *key, std::string &out) {
+      const json::Value *v = p->get(key);
+      if (!v || !v->isString() || v->asString().empty())
+        problem(std::string("pytorch.") + key, "must be a non-empty string");
+      else if (v->asString()[0] == '/' || v->asString().find("..") != std::string::npos)
+        problem(std::string("pytorch.") + key, "must be a path inside the task directory");
+      else
+        out = v->asString();
+    };
+    text("module", ref.module);
+    text("exported", ref.exported);
+    if (!ref.exported.empty() && ref.exported.find("{config}") == std::string::npos)
+      problem("pytorch.exported", "must contain {config} (one export per configuration)");
+    auto argOf = [&](const std::string &name) -> const Argument * {
+      for (const Argument &a : task.args)
+        if (a.name == name)
+          return &a;
+      return nullptr;
+    };
+    auto names = [&](const char *key, std::vector<std::string> &out, bool outputs) {
+      const json::Value *v = p->get(key);
+      if (!v || !v->isArray() || v->asArray().empty()) {
+        problem(std::string("pytorch.") + key, "must be a non-empty array of argument names");
+        return;
+      }
+      for (const json::Value &n : v->asArray()) {
+        const Argument *a = n.isString() ? argOf(n.asString()) : nullptr;
+        if (!a || !a->isPointer() || a->isOutput() != outputs) {
+          problem(std::string("pytorch.") + key,
+                  (n.isString() ? "\"" + n.asString() + "\"" : std::string("an entry")) +
+                      (outputs ? " is not an output pointer argument" : " is not an input pointer argument"));
+          continue;
+        }
+        out.push_back(n.asString());
+      }
+    };
+    names("forward_args", ref.forwardArgs, false);
+    names("outputs", ref.outputs, true);
+    const json::Value *shapes = p->get("shapes");
+    if (!shapes || !shapes->isObject()) {
+      problem("pytorch.shapes", "must be an object: pointer argument -> list of size expressions");
+    } else {
+      for (const auto &kv : shapes->asObject().items()) {
+        std::string where = "pytorch.shapes." + kv.first;
+        const Argument *a = argOf(kv.first);
+        if (!a || !a->isPointer()) {
+          problem(where, "not a pointer argument");
+          continue;
+        }
+        if (!kv.second.isArray()) {
+          problem(where, "must be a list of size expressions");
+          continue;
+        }
+        std::vector<SizeExpr> dims;
+        for (const json::Value &d : kv.second.asArray()) {
+          try {
+            if (d.isNumber())
+              dims.push_back(SizeExpr::parse(std::to_string((long long)d.asNumber())));
+            else if (d.isString())
+              dims.push_back(SizeExpr::parse(d.asString()));
+            else
+              problem(where, "each dimension must be a number or a size expression");
+          } catch (const SizeExprError &e) {
+            problem(where, e.what());
+          }
+        }
+        ref.shapes[kv.first] = std::move(dims);
+      }
+      for (const std::string &n : ref.forwardArgs)
+        if (!ref.shapes.count(n))
+          problem("pytorch.shapes", "no shape for \"" + n + "\"");
+      for (const std::string &n : ref.outputs)
+        if (!ref.shapes.count(n))
+          problem("pytorch.shapes", "no shape for \"" + n + "\"");
+      // Each shape's product must be the argument's element count in every configuration.
+      if (const json::Value *cfgs = doc.get("configs"); cfgs && cfgs->isArray())
+        for (const auto &[name, dims] : ref.shapes) {
+          const Argument *a = argOf(name);
+          for (const Config &c : task.configs) {
+            try {
+              int64_t product = 1;
+              for (const SizeExpr &d : dims)
+                product *= d.evaluate(c.params);
+              int64_t count = a->count.evaluate(c.params);
+              if (product != count)
+                problem("pytorch.shapes." + name, "has " + std::to_string(product) + " elements in configuration \"" +
+                                                      c.name + "\", the argument " + std::to_string(count));
+            } catch (const SizeExprError &) {
+              // reported with the configuration
+            }
+          }
+        }
+    }
+    task.pytorch = std::move(ref);
+  }
+
   Task parse(const json::Value &doc, const std::string &dir, bool checkFiles) {
     Task task;
     task.dir = dir;
@@ -237,7 +350,7 @@ public:
       return task;
     }
     static const std::set<std::string> known = {"name", "kind", "description", "entry", "args", "configs",
-                                                "inputs", "tolerances", "flags", "reference_flags"};
+                                                "inputs", "tolerances", "flags", "reference_flags", "pytorch"};
     for (const auto &kv : doc.asObject().items())
       if (!known.count(kv.first))
         problem("top level", "unknown key \"" + kv.first + "\"");
@@ -387,9 +500,10 @@ public:
         task.configs.push_back(std::move(cfg));
       }
     }
+    parsePyTorch(doc, task);
     if (checkFiles) {
-      if (task.kind == TaskKind::PyTorchToCuda)
-        problem("kind", "pytorch-to-cuda tasks are not supported by this version of cudaperf-eval");
+      if (task.pytorch && !fileExists(dir + "/" + task.pytorch->module))
+        problems.push_back(dir + "/" + task.pytorch->module + ": missing (the task's PyTorch reference)");
       if (task.kind == TaskKind::CToCuda && !fileExists(task.referencePath()))
         problems.push_back(task.referencePath() + ": missing (a c-to-cuda task needs reference.c)");
       if (!fileExists(task.baselinePath()))
@@ -409,6 +523,13 @@ std::string absolutePath(const std::string &p) {
 }
 
 } // namespace
+
+std::string PyTorchReference::exportedPath(const std::string &taskDir, const std::string &config) const {
+  std::string rel = exported;
+  if (size_t at = rel.find("{config}"); at != std::string::npos)
+    rel.replace(at, 8, config);
+  return taskDir + "/" + rel;
+}
 
 Task parseTask(const std::string &jsonText, const std::string &dir, bool checkFiles) {
   TaskParser parser;

@@ -138,6 +138,43 @@ TEST_F(ResultFixture, CompileErrorAndCompileOnly) {
   EXPECT_EQ(resultOutcome(r), Outcome::Ok);
 }
 
+TEST_F(ResultFixture, CountersPerConfiguration) {
+  rec.events = okBaseline() + R"ev({"event":"timing","impl":"candidate","config":"small","median_ms":0.01,"runs":20}
+{"event":"verdict","impl":"candidate","outcome":"ok"}
+{"event":"counters","impl":"candidate","config":"small","available":true,"reason":"","kernels":[{"name":"_Z3addPf","demangled":"add(float*)","launch":0,"metrics":{"dram__bytes_read.sum":8000}}]}
+{"event":"counters","impl":"candidate","config":"medium","available":false,"reason":"profiling not permitted"}
+{"event":"done"})ev";
+  json::Value r = assembleResult(rec);
+  EXPECT_EQ(outcome(r), "ok");
+  const json::Array &cfgs = r.get("configs")->asArray();
+  const json::Value *c0 = cfgs[0].get("counters");
+  ASSERT_NE(c0, nullptr);
+  EXPECT_TRUE(c0->get("available")->asBool());
+  EXPECT_DOUBLE_EQ(c0->get("kernels")->asArray()[0].get("metrics")->get("dram__bytes_read.sum")->asNumber(), 8000);
+  EXPECT_EQ(c0->get("config"), nullptr); // the event's routing keys are not copied
+  EXPECT_EQ(cfgs[1].get("counters")->get("reason")->asString(), "profiling not permitted");
+  EXPECT_EQ(cfgs[2].get("counters"), nullptr);
+}
+
+TEST_F(ResultFixture, PyTorchEagerIsWhatTheSpeedupIsAgainst) {
+  json::Value eager = json::parse(R"({"configs": {"small": {"median_ms": 0.05, "runs": 30},
+                                                   "medium": {"median_ms": 0.08, "runs": 30},
+                                                   "large": {"median_ms": 0.18, "runs": 30}}})");
+  rec.pytorchEager = &eager;
+  rec.events = okBaseline() + R"({"event":"timing","impl":"candidate","config":"small","median_ms":0.01,"runs":20}
+{"event":"timing","impl":"candidate","config":"medium","median_ms":0.04,"runs":20}
+{"event":"timing","impl":"candidate","config":"large","median_ms":0.09,"runs":20}
+{"event":"verdict","impl":"candidate","outcome":"ok"}
+{"event":"done"})";
+  json::Value r = assembleResult(rec);
+  const json::Array &cfgs = r.get("configs")->asArray();
+  EXPECT_DOUBLE_EQ(cfgs[0].get("speedup")->asNumber(), 5.0);             // eager 0.05 / 0.01
+  EXPECT_DOUBLE_EQ(cfgs[0].get("speedup_vs_baseline")->asNumber(), 2.0); // baseline 0.02 / 0.01
+  EXPECT_DOUBLE_EQ(cfgs[0].get("reference_ms")->asNumber(), 0.05);
+  EXPECT_DOUBLE_EQ(cfgs[2].get("speedup")->asNumber(), 2.0);
+  EXPECT_NEAR(r.get("speedup")->asNumber(), std::cbrt(5.0 * 2.0 * 2.0), 1e-9);
+}
+
 TEST(Outcome, NamesRoundTrip) {
   for (Outcome o : {Outcome::Ok, Outcome::CompileError, Outcome::LaunchError, Outcome::RuntimeFault, Outcome::Timeout,
                     Outcome::WrongAnswer, Outcome::TimingViolation, Outcome::InternalError})

@@ -121,3 +121,55 @@ TEST(Task, MissingFilesAreProblems) {
     EXPECT_NE(std::string(e.what()).find("task.json: cannot be read"), std::string::npos);
   }
 }
+
+namespace {
+const char *kPyTorch = R"({
+  "name": "relu", "kind": "pytorch-to-cuda", "entry": "relu",
+  "args": [
+    {"name": "x", "type": "pointer", "dtype": "f32", "access": "in", "count": "batch_size * dim"},
+    {"name": "out", "type": "pointer", "dtype": "f32", "access": "out", "count": "batch_size * dim"},
+    {"name": "batch_size", "type": "scalar", "dtype": "i32"},
+    {"name": "dim", "type": "scalar", "dtype": "i32"}
+  ],
+  "configs": [{"name": "small", "batch_size": 2, "dim": 7}, {"name": "large", "batch_size": 16, "dim": 4096}],
+  "pytorch": {"module": "model.py", "exported": "exported/{config}.pt", "forward_args": ["x"],
+              "outputs": ["out"], "shapes": {"x": ["batch_size", "dim"], "out": ["batch_size", "dim"]}}
+})";
+
+std::string replaced(std::string text, const std::string &from, const std::string &to) {
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos)
+    text.replace(at, from.size(), to);
+  return text;
+}
+} // namespace
+
+TEST(Task, ParsesAPyTorchReference) {
+  Task t = parseTask(kPyTorch, "/tasks/relu", false);
+  EXPECT_EQ(t.kind, TaskKind::PyTorchToCuda);
+  ASSERT_TRUE(t.pytorch.has_value());
+  EXPECT_EQ(t.pytorch->forwardArgs, std::vector<std::string>{"x"});
+  EXPECT_EQ(t.pytorch->outputs, std::vector<std::string>{"out"});
+  ASSERT_EQ(t.pytorch->shapes.at("x").size(), 2u);
+  EXPECT_EQ(t.pytorch->shapes.at("x")[1].evaluate(t.configs[1].params), 4096);
+  EXPECT_EQ(t.pytorch->exportedPath(t.dir, "large"), "/tasks/relu/exported/large.pt");
+}
+
+TEST(Task, PyTorchReferenceProblems) {
+  // A c-to-cuda task with a pytorch object, and a pytorch task without one.
+  EXPECT_TRUE(mentions(problemsOf(replaced(kPyTorch, "pytorch-to-cuda", "c-to-cuda")), "only pytorch-to-cuda"));
+  std::string bare = kPyTorch;
+  bare = bare.substr(0, bare.find(",\n  \"pytorch\"")) + "}";
+  EXPECT_TRUE(mentions(problemsOf(bare), "pytorch: missing"));
+  // A shape whose product is not the argument's count, an output listed as a forward argument,
+  // an export pattern without {config}, a path out of the task directory.
+  EXPECT_TRUE(mentions(problemsOf(replaced(kPyTorch, R"("out": ["batch_size", "dim"])", R"("out": ["dim"])")),
+                       "has 7 elements in configuration \"small\", the argument 14"));
+  EXPECT_TRUE(mentions(problemsOf(replaced(kPyTorch, R"("forward_args": ["x"])", R"("forward_args": ["out"])")),
+                       "\"out\" is not an input pointer argument"));
+  EXPECT_TRUE(mentions(problemsOf(replaced(kPyTorch, "exported/{config}.pt", "exported/model.pt")), "{config}"));
+  EXPECT_TRUE(mentions(problemsOf(replaced(kPyTorch, R"("module": "model.py")", R"("module": "../x.py")")),
+                       "inside the task directory"));
+  EXPECT_TRUE(mentions(problemsOf(replaced(kPyTorch, R"("x": ["batch_size", "dim"], )", "")), "no shape for \"x\""));
+}

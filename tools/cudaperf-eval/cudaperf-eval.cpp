@@ -50,6 +50,9 @@ const char *kUsage =
     "  --cache-dir DIR       build cache (default $CUDAPERF_CACHE_DIR or ~/.cache/cudaperf/build)\n"
     "  --no-cache            always rebuild\n"
     "  --worker PATH         cudaperf-eval-worker to use\n"
+    "  --counters            after timing, the candidate's hardware counters per kernel (CUPTI;\n"
+    "                        docs/counters.md), a separate pass\n"
+    "  --torch-reference PATH  cudaperf-torch-reference to use (pytorch-to-cuda tasks)\n"
     "  --nvcc PATH           nvcc to use\n"
     "  --output FILE         write results here instead of stdout\n"
     "  --jsonl               one line per result even for a single candidate\n"
@@ -111,6 +114,8 @@ int main(int argc, char **argv) {
     else if (a == "--cache-dir") opt.build.cacheDir = value();
     else if (a == "--no-cache") opt.build.useCache = false;
     else if (a == "--worker") opt.workerPath = value();
+    else if (a == "--counters") opt.counters = true;
+    else if (a == "--torch-reference") opt.torchReferencePath = value();
     else if (a == "--nvcc") nvcc = value();
     else if (a == "--batch") batchFile = value();
     else if (a == "--output" || a == "-o") outputPath = value();

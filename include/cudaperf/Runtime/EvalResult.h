@@ -31,6 +31,9 @@ struct EvalRecord {
   int sets = 0;
   double stallSeconds = 0;
   const Toolchain *toolchain = nullptr;
+  // pytorch-to-cuda: cudaperf-torch-reference's timing document (docs/pytorch-tasks.md); the
+  // speedup is then PyTorch eager's median over the candidate's.
+  const json::Value *pytorchEager = nullptr;
   double evaluationSeconds = 0;
 };
 

@@ -28,6 +28,9 @@ struct EvalOptions {
   double stallSeconds = 10;    // no new event line for this long: killed as a timeout
   int64_t outputLimitBytes = 1 << 20; // worker stdout+stderr (RLIMIT_FSIZE)
   int jobs = 1;                // parallel builds
+  bool counters = false;       // hardware counters of the candidate's kernels (CUPTI), after timing
+  std::string torchReferencePath; // default: cudaperf-torch-reference beside the running executable
+  double torchTimeoutSeconds = 600; // one task's PyTorch reference run (every config and set)
 };
 
 struct EvalJob {
@@ -58,6 +61,9 @@ private:
   std::shared_ptr<TaskEntry> taskFor(const std::string &dir, std::string &error);
   json::Value runWorker(const TaskEntry &task, const EvalJob &job, const BuildResult &build, size_t index);
   json::Value taskFailure(const EvalJob &job, Outcome outcome, const std::string &detail);
+  // A pytorch-to-cuda task's expected outputs and eager timings, from cudaperf-torch-reference
+  // (run once per task and cached on disk); "" or why they are not available.
+  std::string preparePyTorchReference(TaskEntry &task);
 };
 
 } // namespace cudaperf::runtime

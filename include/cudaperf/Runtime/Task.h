@@ -50,6 +50,18 @@ struct Config {
   std::map<std::string, double> params;
 };
 
+// A pytorch-to-cuda task's reference (docs/pytorch-tasks.md): a TorchScript export per
+// configuration, produced from the task's model.py by scripts/import-pytorch-task.py.
+struct PyTorchReference {
+  std::string module;   // model.py, relative to the task directory
+  std::string exported; // pattern with "{config}", relative: "exported/{config}.pt"
+  std::vector<std::string> forwardArgs; // arguments passed to the exported module, in order
+  std::vector<std::string> outputs;     // what it returns (a tensor, or a tuple in this order)
+  std::map<std::string, std::vector<SizeExpr>> shapes; // every pointer argument's tensor shape
+
+  std::string exportedPath(const std::string &taskDir, const std::string &config) const;
+};
+
 struct Task {
   std::string dir; // absolute
   std::string name;
@@ -61,6 +73,7 @@ struct Task {
   std::map<Dtype, Tolerance> tolerances; // explicit per-dtype overrides
   std::vector<std::string> flags;        // extra nvcc flags
   std::vector<std::string> referenceFlags; // extra host-compiler flags for reference.c
+  std::optional<PyTorchReference> pytorch; // pytorch-to-cuda tasks only
 
   Tolerance toleranceFor(const Argument &a) const;
   std::string referencePath() const { return dir + "/reference.c"; }
@@ -81,7 +94,9 @@ public:
 };
 
 // Reads TASK_DIR/task.json; throws TaskError listing all problems (including a missing
-// reference.c or impls/baseline.cu for a c-to-cuda task).
+// reference.c for a c-to-cuda task, a missing model.py for a pytorch-to-cuda task, or a missing
+// impls/baseline.cu). The exported TorchScript files are not required here: they are generated on
+// the GPU host (`make tasks`), and the evaluator reports their absence when it needs them.
 Task loadTask(const std::string &taskDir);
 // Same checks on an in-memory document; dir is used for file checks only when checkFiles.
 Task parseTask(const std::string &jsonText, const std::string &dir, bool checkFiles);

@@ -14,6 +14,11 @@
 #include "cudaperf/Runtime/Sha256.h"
 #include "cudaperf/Runtime/Task.h"
 
+#ifdef CUDAPERF_HAVE_COUNTERS
+#include "cudaperf/Counters/KernelProfiler.h"
+#include <cuda.h>
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -110,6 +115,8 @@ struct Verdict {
 struct Options {
   std::string taskDir, referenceSo, baselineSo, candidateSo, eventsPath;
   std::string dataCache; // where computed input sets are kept between workers ("" = none)
+  std::string expectedDir; // precomputed expected sets (<config>.<set>.set), instead of a reference
+  bool counters = false;   // a hardware-counter pass over the candidate after timing
   uint64_t seed = 1;
   int sets = 3;
   bool timing = true;
@@ -153,7 +160,34 @@ public:
     totalMemory_ = totalB;
   }
 
+  // Expected sets computed beforehand (a pytorch-to-cuda task's reference runs in its own process,
+  // cudaperf-torch-reference, which writes <config>.<set>.set files).
+  void loadPrecomputed() {
+    for (size_t c = 0; c < task_.configs.size(); ++c) {
+      expected_.emplace_back();
+      for (int s = 0; s < opt_.sets; ++s) {
+        phase("reference", task_.configs[c].name, "load-expected", s);
+        std::string path = opt_.expectedDir + "/" + task_.configs[c].name + "." + std::to_string(s) + ".set";
+        ExpectedSet set;
+        if (!loadExpected(path, task_, task_.configs[c], set))
+          setupError(path + ": missing or not a set of this task's shapes");
+        if (set.seed != inputSeed(opt_.seed, c, size_t(s)))
+          setupError(path + ": made with another seed");
+        expected_[c].push_back(std::move(set));
+        json::Object o = event("reference");
+        o["cached"] = true;
+        o["config"] = task_.configs[c].name;
+        o["set"] = s;
+        o["seed"] = (long long)expected_[c].back().seed;
+        o["ms"] = expected_[c].back().referenceMs;
+        emit(std::move(o));
+      }
+    }
+  }
+
   void computeReferences() {
+    if (!opt_.expectedDir.empty())
+      return loadPrecomputed();
     ReferenceLibrary ref;
     bool loaded = false;
     std::string taskText;
@@ -213,6 +247,59 @@ public:
     if (v.outcome == Outcome::Ok && opt_.timing)
       v = measure(impl, fn);
     return v;
+  }
+
+  // A separate pass after correctness and timing (replay changes timing): one call per
+  // configuration under the CUPTI range profiler, every kernel it launches counted.
+  void collectCounters(const std::string &impl, EntryFn fn) {
+    for (size_t c = 0; c < task_.configs.size(); ++c) {
+      const std::string &cfg = task_.configs[c].name;
+      phase(impl, cfg, "counters");
+      json::Object o = event("counters");
+      o["impl"] = impl;
+      o["config"] = cfg;
+      bool available = false;
+#ifdef CUDAPERF_HAVE_COUNTERS
+      DeviceArgs dev(task_, task_.configs[c]);
+      std::string why;
+      if (cudaError_t e = dev.allocate())
+        why = "allocating arguments: " + cudaErrorText(e);
+      else if (cudaError_t e = dev.prepare(expected_[c][0].inputs, stream_))
+        why = "preparing inputs: " + cudaErrorText(e);
+      counters::KernelProfiler profiler;
+      CUcontext ctx = nullptr;
+      if (why.empty() && cuCtxGetCurrent(&ctx) != CUDA_SUCCESS)
+        why = "no current CUDA context";
+      if (why.empty())
+        why = profiler.begin(ctx);
+      if (why.empty()) {
+        PackedArgs packed = packArgs(task_, expected_[c][0].inputs, &dev.pointers());
+        callEntry(fn, packed.pointers.data(), stream_);
+        cudaError_t e = cudaDeviceSynchronize();
+        std::string endWhy = profiler.end();
+        if (e != cudaSuccess)
+          why = "the profiled call failed: " + cudaErrorText(e);
+        else
+          why = endWhy;
+      }
+      counters::CountersDocument doc = profiler.document(task_.name);
+      if (!why.empty()) {
+        doc.available = false;
+        doc.reason = why;
+      }
+      available = doc.available;
+      json::Value v = counters::countersToJson(doc);
+      for (const auto &kv : v.asObject().items())
+        if (kv.first != "schema" && kv.first != "program")
+          o[kv.first] = kv.second;
+#else
+      o["available"] = false;
+      o["reason"] = "this cudaperf-eval-worker was built without CUPTI";
+#endif
+      emit(std::move(o));
+      if (!available)
+        return; // the same reason would repeat for every configuration
+    }
   }
 
 private:
@@ -434,7 +521,8 @@ void emitVerdict(const std::string &impl, const Verdict &v) {
           "cudaperf-eval-worker: %s\n"
           "usage: cudaperf-eval-worker --events FILE (--probe | --task DIR --reference SO --baseline SO\n"
           "       [--candidate SO] [--seed N] [--sets N] [--warmup N] [--min-runs N] [--max-runs N]\n"
-          "       [--budget-ms X] [--leak-limit-mib X] [--data-cache DIR] [--no-timing])\n"
+          "       [--budget-ms X] [--leak-limit-mib X] [--data-cache DIR] [--expected-dir DIR]\n"
+          "       [--no-timing] [--counters])\n"
           "Started by cudaperf-eval for each candidate; not meant to be run by hand.\n",
           msg);
   exit(2);
@@ -454,6 +542,8 @@ int main(int argc, char **argv) {
     if (a == "--task") opt.taskDir = next();
     else if (a == "--reference") opt.referenceSo = next();
     else if (a == "--data-cache") opt.dataCache = next();
+    else if (a == "--expected-dir") opt.expectedDir = next();
+    else if (a == "--counters") opt.counters = true;
     else if (a == "--baseline") opt.baselineSo = next();
     else if (a == "--candidate") opt.candidateSo = next();
     else if (a == "--events") opt.eventsPath = next();
@@ -481,8 +571,8 @@ int main(int argc, char **argv) {
     Worker w(opt, none);
     w.setUp();
   }
-  if (opt.taskDir.empty() || opt.referenceSo.empty() || opt.baselineSo.empty())
-    usage("--task, --reference and --baseline are required");
+  if (opt.taskDir.empty() || (opt.referenceSo.empty() && opt.expectedDir.empty()) || opt.baselineSo.empty())
+    usage("--task, --reference (or --expected-dir) and --baseline are required");
 
   Task task;
   try {
@@ -508,5 +598,7 @@ int main(int argc, char **argv) {
   if (candidate)
     cv = worker.evaluate("candidate", candidate);
   emitVerdict("candidate", cv);
+  if (opt.counters && cv.outcome == Outcome::Ok)
+    worker.collectCounters("candidate", candidate);
   finish(0);
 }
