@@ -400,7 +400,10 @@ def build_task(name, description, observations, extras):
 
     def pointer(kind, index, access):
         t = first[kind][index]
-        dims = shape_exprs([o[kind][index]["shape"] for o in observations], configs)
+        try:
+            dims = shape_exprs([o[kind][index]["shape"] for o in observations], configs)
+        except TaskImportError as e:
+            raise TaskImportError(f"{t['name']}: {e}")
         for o, c in zip(observations, configs):
             want = math.prod(o[kind][index]["shape"])
             if evaluate_count(count_expr(dims), c) != want:
@@ -703,8 +706,6 @@ class ProblemRun:
     def reference_ms(self):
         """Median time of one eager forward (CUDA events), to size the configs."""
         torch = self.torch
-        if self.device != "cuda":
-            return float("nan")
         call = [v for _, v in self.inputs]
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         times = []
@@ -735,7 +736,8 @@ def import_problem(torch, model_path, task_dir, mode, device):
         observations.append(run.observation(params))
         if mode in ("write", "export-only"):
             run.export(os.path.join(task_dir, "exported", f"{config_name}.pt"))
-            print(f"  {config_name}: {params}  eager {run.reference_ms():.4f} ms", flush=True)
+            timing = f"  eager {run.reference_ms():.4f} ms" if device == "cuda" else ""
+            print(f"  {config_name}: {params}{timing}", flush=True)
         del run
         if device == "cuda":
             torch.cuda.empty_cache()

@@ -290,5 +290,77 @@ class BuildTask(unittest.TestCase):
         self.assertEqual(text, imp.format_task_json(json.loads(text)))
 
 
+class CheckScript(unittest.TestCase):
+    """test/tasks/check-pytorch-tasks.py finds what it is meant to find."""
+
+    @classmethod
+    def setUpClass(cls):
+        spec = importlib.util.spec_from_file_location("check_pytorch_tasks",
+                                                      os.path.join(ROOT, "test", "tasks", "check-pytorch-tasks.py"))
+        cls.check = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(cls.check)
+
+    def make_problem(self, root, name="relu"):
+        """A copy of the relu problem plus the task.json the import script makes of it."""
+        import shutil
+        task_dir = os.path.join(root, name)
+        shutil.copytree(os.path.join(ROOT, "data", "tasks", "pytorch", "relu"), task_dir,
+                        ignore=shutil.ignore_patterns("exported", "task.json"))
+        obs = [{"name": c, "params": {"batch_size": b, "dim": d},
+                "inputs": [{"name": "x", "kind": "tensor", "dtype": "f32", "shape": [b, d], "min": -4, "max": 4}],
+                "weights": [], "outputs": [{"name": "out", "dtype": "f32", "shape": [b, d]}]}
+               for c, b, d in (("small", 4, 1000), ("medium", 16, 16384), ("large", 128, 65536))]
+        task = imp.build_task(name, "", obs, {"input_distributions": [{"dist": "normal", "mean": 0, "std": 1}]})
+        with open(os.path.join(task_dir, "task.json"), "w") as f:
+            f.write(imp.format_task_json(task))
+        return task_dir
+
+    def edit(self, path, old, new):
+        with open(path) as f:
+            text = f.read()
+        self.assertIn(old, text)
+        with open(path, "w") as f:
+            f.write(text.replace(old, new))
+
+    def test_a_consistent_problem_passes(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as root:
+            self.assertEqual(self.check.check_problem(imp, self.make_problem(root), None), [])
+
+    def test_a_comment_that_differs_from_task_json_fails(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as root:
+            task_dir = self.make_problem(root)
+            self.edit(os.path.join(task_dir, "impls", "baseline.cu"), "// entry: void relu(const float *x, float *out, int batch_size",
+                      "// entry: void relu(const float *x, float *out, long long batch_size")
+            problems = self.check.check_problem(imp, task_dir, None)
+            self.assertEqual(len(problems), 1)
+            self.assertIn("baseline.cu says", problems[0])
+
+    def test_missing_comment_function_and_model_parts_fail(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as root:
+            task_dir = self.make_problem(root)
+            self.edit(os.path.join(task_dir, "impls", "baseline.cu"), "// entry:", "// entry point:")
+            self.edit(os.path.join(task_dir, "impls", "baseline.cu"), 'extern "C" void relu(', 'void relu(')
+            self.edit(os.path.join(task_dir, "model.py"), "def get_init_inputs", "def get_constructor_inputs")
+            problems = self.check.check_problem(imp, task_dir, None)
+            self.assertIn("model.py: no top-level function get_init_inputs()", problems)
+            self.assertIn("impls/baseline.cu has no `// entry: void NAME(...)` comment", problems)
+            self.assertIn('impls/baseline.cu defines no extern "C" void relu(...)', problems)
+
+    def test_task_json_inconsistencies_fail(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as root:
+            task_dir = self.make_problem(root)
+            self.edit(os.path.join(task_dir, "task.json"), '"count": "batch_size * dim"}',
+                      '"count": "batch_size * dim + 1"}')
+            self.edit(os.path.join(task_dir, "task.json"), '{"name": "large", "batch_size": 128',
+                      '{"name": "large", "batch_size": 64')
+            problems = self.check.check_problem(imp, task_dir, None)
+            self.assertTrue(any(p.startswith("x: count") for p in problems), problems)
+            self.assertTrue(any("configs" in p for p in problems), problems)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)
