@@ -1,0 +1,309 @@
+// cudaperf-torch-reference: the reference of a pytorch-to-cuda task. For every configuration it
+// loads the task's TorchScript export, draws the same seeded input sets the worker draws
+// (makeHostArgs), runs the module on the GPU and writes each set with its expected outputs in the
+// worker's format (<config>.<set>.set); then it times the module in eager mode (CUDA events,
+// L2 flushed before every run) and writes timing.json. cudaperf-eval runs it once per task and
+// caches the directory; the worker then checks candidates against these sets. Trusted code (the
+// task's own reference), but a separate process all the same: LibTorch stays out of the evaluator
+// and the worker, and a failure here cannot take them down.
+#include "cudaperf/Runtime/Inputs.h"
+#include "cudaperf/Runtime/Json.h"
+#include "cudaperf/Runtime/Reference.h"
+#include "cudaperf/Runtime/Task.h"
+
+#include <ATen/Context.h>
+// A LibTorch built with CUDA (the GPU host's) has its CUDA headers; a CPU-only one (Debian's, used
+// here to compile-check) does not, and the program then only reports that it cannot run.
+#if __has_include(<c10/cuda/impl/cuda_cmake_macros.h>)
+#define CUDAPERF_TORCH_CUDA 1
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAEvent.h>
+#endif
+#include <torch/cuda.h>
+#include <torch/script.h>
+#include <torch/version.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+using namespace cudaperf;
+using namespace cudaperf::runtime;
+
+namespace {
+
+constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitInvalidTask = 3;
+
+struct Options {
+  std::string taskDir, outDir;
+  uint64_t seed = 1;
+  int sets = 3;
+  int warmup = 3, minRuns = 20, maxRuns = 1000;
+  double budgetMs = 100;
+  bool timing = true;
+};
+
+[[noreturn]] void usage(const std::string &msg) {
+  std::cerr << "cudaperf-torch-reference: " << msg << "\n"
+            << "usage: cudaperf-torch-reference --task DIR --out DIR [--seed N] [--sets N] [--warmup N]\n"
+               "       [--min-runs N] [--max-runs N] [--budget-ms X] [--no-timing]\n"
+               "Started by cudaperf-eval for pytorch-to-cuda tasks (docs/pytorch-tasks.md).\n";
+  std::exit(kExitUsage);
+}
+
+[[noreturn]] void fail(const std::string &msg) {
+  std::cerr << "cudaperf-torch-reference: " << msg << "\n";
+  std::exit(kExitFailed);
+}
+
+c10::ScalarType torchType(Dtype d, const std::string &arg) {
+  switch (d) {
+  case Dtype::F32: return torch::kFloat32;
+  case Dtype::F64: return torch::kFloat64;
+  case Dtype::I32: return torch::kInt32;
+  case Dtype::I64: return torch::kInt64;
+  case Dtype::U8: return torch::kUInt8;
+  case Dtype::U32: break;
+  }
+  fail("argument '" + arg + "': dtype " + std::string(dtypeName(d)) + " has no PyTorch tensor type");
+}
+
+size_t argIndex(const Task &task, const std::string &name) {
+  for (size_t i = 0; i < task.args.size(); ++i)
+    if (task.args[i].name == name)
+      return i;
+  fail("task.json names an unknown argument '" + name + "'");
+}
+
+std::vector<int64_t> shapeOf(const Task &task, const std::string &name, const Config &c) {
+  std::vector<int64_t> dims;
+  for (const SizeExpr &e : task.pytorch->shapes.at(name))
+    dims.push_back(e.evaluate(c.params));
+  return dims;
+}
+
+// The forward's inputs on the GPU, from the host buffers of one drawn set.
+std::vector<torch::jit::IValue> forwardInputs(const Task &task, const Config &c, HostArgs &args) {
+  std::vector<torch::jit::IValue> inputs;
+  for (const std::string &name : task.pytorch->forwardArgs) {
+    size_t i = argIndex(task, name);
+    const Argument &a = task.args[i];
+    torch::Tensor host = torch::from_blob(args.buffers[i].data(), shapeOf(task, name, c),
+                                          torch::TensorOptions().dtype(torchType(a.dtype, name)));
+    inputs.emplace_back(host.to(torch::kCUDA, /*non_blocking=*/false, /*copy=*/true));
+  }
+  return inputs;
+}
+
+std::vector<torch::Tensor> outputsOf(const torch::jit::IValue &result, const Task &task) {
+  std::vector<torch::Tensor> outs;
+  if (result.isTensor())
+    outs.push_back(result.toTensor());
+  else if (result.isTuple())
+    for (const auto &v : result.toTuple()->elements()) {
+      if (!v.isTensor())
+        fail("the exported module returned a tuple with a non-tensor element");
+      outs.push_back(v.toTensor());
+    }
+  else if (result.isTensorList())
+    for (const auto &t : result.toTensorList())
+      outs.push_back(t);
+  else
+    fail("the exported module returned neither a tensor nor a tuple of tensors");
+  if (outs.size() != task.pytorch->outputs.size())
+    fail("the exported module returned " + std::to_string(outs.size()) + " tensors; task.json lists " +
+         std::to_string(task.pytorch->outputs.size()) + " outputs");
+  return outs;
+}
+
+[[maybe_unused]] double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Eager time of one call: flush L2 (write a buffer twice its size), then events around forward.
+json::Value timeModule(torch::jit::script::Module &module, std::vector<torch::jit::IValue> &inputs,
+                       const Options &opt) {
+#ifndef CUDAPERF_TORCH_CUDA
+  fail("built against a LibTorch without CUDA: no CUDA events to time with");
+#else
+  auto stream = at::cuda::getCurrentCUDAStream();
+  int64_t l2 = at::cuda::getCurrentDeviceProperties()->l2CacheSize;
+  torch::Tensor flush = torch::empty({std::max<int64_t>(2 * l2, 1 << 20)},
+                                     torch::TensorOptions().dtype(torch::kUInt8).device(torch::kCUDA));
+  for (int i = 0; i < opt.warmup; ++i)
+    module.forward(inputs);
+  torch::cuda::synchronize();
+  std::vector<double> ms;
+  auto start = std::chrono::steady_clock::now();
+  while (int(ms.size()) < opt.maxRuns) {
+    double spent = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (int(ms.size()) >= opt.minRuns && spent > opt.budgetMs)
+      break;
+    flush.fill_(uint8_t(ms.size() & 0xff));
+    at::cuda::CUDAEvent before(cudaEventDefault), after(cudaEventDefault);
+    before.record(stream);
+    module.forward(inputs);
+    after.record(stream);
+    after.synchronize();
+    ms.push_back(double(before.elapsed_time(after)));
+  }
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  auto pct = [&](double p) { return sorted[std::min(sorted.size() - 1, size_t(p * double(sorted.size())))]; };
+  double mean = 0;
+  for (double x : ms)
+    mean += x / double(ms.size());
+  json::Object t;
+  t["runs"] = (long long)ms.size();
+  t["median_ms"] = median(ms);
+  t["min_ms"] = sorted.front();
+  t["max_ms"] = sorted.back();
+  t["mean_ms"] = mean;
+  t["p10_ms"] = pct(0.1);
+  t["p90_ms"] = pct(0.9);
+  t["spread"] = median(ms) > 0 ? (pct(0.9) - pct(0.1)) / median(ms) : 0;
+  return json::Value(std::move(t));
+#endif
+}
+
+std::string deviceName() {
+#ifdef CUDAPERF_TORCH_CUDA
+  return at::cuda::getCurrentDeviceProperties()->name;
+#else
+  return "";
+#endif
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options opt;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc)
+        usage("missing value for " + a);
+      return argv[++i];
+    };
+    try {
+      if (a == "--task") opt.taskDir = next();
+      else if (a == "--out") opt.outDir = next();
+      else if (a == "--seed") opt.seed = std::stoull(next());
+      else if (a == "--sets") opt.sets = std::max(1, std::stoi(next()));
+      else if (a == "--warmup") opt.warmup = std::max(0, std::stoi(next()));
+      else if (a == "--min-runs") opt.minRuns = std::max(1, std::stoi(next()));
+      else if (a == "--max-runs") opt.maxRuns = std::max(1, std::stoi(next()));
+      else if (a == "--budget-ms") opt.budgetMs = std::stod(next());
+      else if (a == "--no-timing") opt.timing = false;
+      else if (a == "-h" || a == "--help") usage("help");
+      else usage("unknown argument " + a);
+    } catch (const std::invalid_argument &) {
+      usage("bad number for " + a);
+    } catch (const std::out_of_range &) {
+      usage("bad number for " + a);
+    }
+  }
+  if (opt.taskDir.empty() || opt.outDir.empty())
+    usage("--task and --out are required");
+  opt.maxRuns = std::max(opt.maxRuns, opt.minRuns);
+
+  Task task;
+  try {
+    task = loadTask(opt.taskDir);
+  } catch (const TaskError &e) {
+    std::cerr << e.what() << "\n";
+    return kExitInvalidTask;
+  }
+  if (task.kind != TaskKind::PyTorchToCuda || !task.pytorch)
+    fail(task.dir + " is not a pytorch-to-cuda task");
+  for (const Argument &a : task.args)
+    if (a.isPointer() && a.access == Argument::Access::InOut)
+      fail("argument '" + a.name + "' is both read and written; pytorch-to-cuda tasks keep inputs and outputs apart");
+  if (!torch::cuda::is_available())
+    fail("LibTorch sees no CUDA device (torch::cuda::is_available() is false)");
+
+  // Reference numerics: full fp32 (no TF32 in matmuls or convolutions), deterministic algorithms
+  // where cuDNN offers them, and the TorchScript interpreter without its optimising executor, so
+  // what runs is the eager sequence of ATen calls (no fusion).
+  at::globalContext().setAllowTF32CuBLAS(false);
+  at::globalContext().setAllowTF32CuDNN(false);
+  at::globalContext().setBenchmarkCuDNN(false);
+  at::globalContext().setDeterministicCuDNN(true);
+  torch::jit::setGraphExecutorOptimize(false);
+  torch::NoGradGuard noGrad;
+
+  json::Object timings;
+  try {
+    for (size_t c = 0; c < task.configs.size(); ++c) {
+      const Config &cfg = task.configs[c];
+      std::string path = task.pytorch->exportedPath(task.dir, cfg.name);
+      torch::jit::script::Module module = torch::jit::load(path, torch::Device(torch::kCUDA));
+      module.eval();
+      std::vector<torch::jit::IValue> firstInputs;
+      for (int s = 0; s < opt.sets; ++s) {
+        ExpectedSet set;
+        set.seed = inputSeed(opt.seed, c, size_t(s));
+        set.inputs = makeHostArgs(task, cfg, set.seed);
+        HostArgs pristine = set.inputs;
+        std::vector<torch::jit::IValue> inputs = forwardInputs(task, cfg, pristine);
+        torch::cuda::synchronize();
+        auto t0 = std::chrono::steady_clock::now();
+        torch::jit::IValue result = module.forward(inputs);
+        torch::cuda::synchronize();
+        set.referenceMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        std::vector<torch::Tensor> outs = outputsOf(result, task);
+        set.expected = set.inputs.buffers;
+        std::vector<int64_t> counts = task.counts(cfg);
+        for (size_t k = 0; k < outs.size(); ++k) {
+          const std::string &name = task.pytorch->outputs[k];
+          size_t i = argIndex(task, name);
+          const Argument &a = task.args[i];
+          torch::Tensor host = outs[k].to(torch::kCPU).contiguous();
+          if (host.scalar_type() != torchType(a.dtype, name))
+            fail(path + ": output '" + name + "' is " + std::string(c10::toString(host.scalar_type())) +
+                 ", task.json says " + dtypeName(a.dtype));
+          if (host.numel() != counts[i])
+            fail(path + ": output '" + name + "' has " + std::to_string(host.numel()) + " elements in config " +
+                 cfg.name + ", task.json says " + std::to_string(counts[i]));
+          std::memcpy(set.expected[i].data(), host.data_ptr(), set.expected[i].size());
+        }
+        std::string file = opt.outDir + "/" + cfg.name + "." + std::to_string(s) + ".set";
+        if (!saveExpected(file, task, set))
+          fail("cannot write " + file);
+        if (s == 0)
+          firstInputs = std::move(inputs);
+      }
+      if (opt.timing) {
+        json::Value t = timeModule(module, firstInputs, opt);
+        timings[cfg.name] = t;
+        std::fprintf(stderr, "%s %s: eager median %.4f ms\n", task.name.c_str(), cfg.name.c_str(),
+                     t.get("median_ms")->asNumber());
+      }
+    }
+  } catch (const c10::Error &e) {
+    fail(std::string("LibTorch: ") + e.what_without_backtrace());
+  } catch (const std::exception &e) {
+    fail(e.what());
+  }
+
+  json::Object doc;
+  doc["schema"] = "cudaperf-torch-reference/1";
+  doc["task"] = task.name;
+  doc["torch_version"] = TORCH_VERSION;
+  doc["device"] = deviceName();
+  doc["tf32"] = false;
+  doc["seed"] = (long long)opt.seed;
+  doc["sets"] = opt.sets;
+  doc["configs"] = json::Value(std::move(timings));
+  std::ofstream out(opt.outDir + "/timing.json");
+  out << json::write(json::Value(std::move(doc))) << "\n";
+  if (!out)
+    fail("cannot write " + opt.outDir + "/timing.json");
+  return kExitOk;
+}
