@@ -42,7 +42,7 @@ unxz_to() { # SRC.xz DEST: xz, or python3's lzma where xz is missing
   if command -v xz > /dev/null; then xz -dc "$1" > "$2"
   else python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$1" "$2"; fi
 }
-host_has() { ldconfig -p | awk '{print $1}' | grep -qx "$1"; }
+host_has() { { ldconfig -p 2>/dev/null || /sbin/ldconfig -p; } | awk '{print $1}' | grep -qx "$1"; }
 unpack_analyzer() {
   [ -x "$pack/bin/cudaperf-analyze" ] || { echo "no $pack/bin/cudaperf-analyze (scripts/pack-analyzer.sh, carry $pack)"; return 1; }
   cp "$pack/bin/cudaperf-analyze" "$adir/bin/"
@@ -56,7 +56,8 @@ unpack_analyzer() {
     echo "  $name: carried"
   done
   if [ -f "$pack/resource/include.tar.xz" ]; then
-    unxz_to "$pack/resource/include.tar.xz" "$adir/resource/include.tar" && tar -C "$adir/resource" -xf "$adir/resource/include.tar"
+    unxz_to "$pack/resource/include.tar.xz" "$adir/resource/include.tar" && tar -C "$adir/resource" -xf "$adir/resource/include.tar" \
+      && rm "$adir/resource/include.tar"
   elif [ -d "$pack/resource/include" ]; then cp -r "$pack/resource/include" "$adir/resource/"; fi
   cat > "$adir/cudaperf-analyze" <<EOF
 #!/bin/sh
