@@ -6,7 +6,8 @@
 #   4. test/tasks/check-pytorch-tasks.py on the generated files (with --validate where CUDAPERF_EVAL names
 #      a cudaperf-eval binary that accepts pytorch-to-cuda tasks).
 # Usage: scripts/gpu/pytorch-tasks.sh [OUTDIR]   (default $OUT, else /tmp/pytorch-tasks)
-# Writes OUTDIR/{pytorch-tasks.log,summary.txt,signatures.tsv,tasks/<name>/task.json}. About a minute.
+# Writes OUTDIR/{pytorch-tasks.log,summary.txt,signatures.tsv,check.txt,tasks/<name>/task.json}. About a minute;
+# exit status 1 if any step failed.
 set -uo pipefail
 out=${1:-${OUT:-/tmp/pytorch-tasks}}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,6 +18,7 @@ exec > >(tee -a "$out/pytorch-tasks.log") 2>&1
 summary=$out/summary.txt
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
+failed=0
 
 note "== machine"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$summary"
@@ -25,7 +27,9 @@ timeout 60 python3 -c "import sys, torch; print('python', sys.version.split()[0]
 note "== make tasks"
 SECONDS=0
 timeout 110 make tasks
-note "make tasks rc=$? in ${SECONDS} s"
+rc=$?
+note "make tasks rc=$rc in ${SECONDS} s"
+[ $rc -eq 0 ] || failed=1
 copied=0
 for json in data/tasks/pytorch/*/task.json; do
   [ -f "$json" ] || continue
@@ -39,7 +43,9 @@ note "task.json copied: $copied of $(ls -d data/tasks/pytorch/*/ | wc -l) proble
 note "== entry points against the baseline.cu comments"
 SECONDS=0
 timeout 50 python3 scripts/import-pytorch-task.py --signature data/tasks/pytorch/*/model.py > "$out/signatures.tsv"
-note "--signature rc=$? in ${SECONDS} s"
+rc=$?
+note "--signature rc=$rc in ${SECONDS} s"
+[ $rc -eq 0 ] || failed=1
 match=0 differ=0
 while IFS=$'\t' read -r name signature; do
   comment=$(sed -n 's|^//[[:space:]]*entry:[[:space:]]*||p' "data/tasks/pytorch/$name/impls/baseline.cu" | head -1)
@@ -54,9 +60,15 @@ while IFS=$'\t' read -r name signature; do
   fi
 done < "$out/signatures.tsv"
 note "signatures: $match same, $differ differ"
+[ $differ -eq 0 ] && [ $match -gt 0 ] || failed=1
 
 note "== check-pytorch-tasks.py"
 eval_args=()
 [ -n "${CUDAPERF_EVAL:-}" ] && eval_args=(--eval "$CUDAPERF_EVAL")
-timeout 60 python3 test/tasks/check-pytorch-tasks.py "${eval_args[@]}" | tee -a "$summary" | tail -n 40
-note "== done"
+timeout 60 python3 test/tasks/check-pytorch-tasks.py "${eval_args[@]}" > "$out/check.txt" 2>&1
+rc=$?
+cat "$out/check.txt" >> "$summary"
+tail -n 40 "$out/check.txt"
+[ $rc -eq 0 ] || failed=1
+if [ $failed -eq 0 ]; then note "RESULT: ok"; else note "RESULT: FAILED (see above)"; fi
+exit $failed
