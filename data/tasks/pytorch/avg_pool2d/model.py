@@ -1,4 +1,4 @@
-"""2-D average pooling: nn.AvgPool2d(kernel_size=3, stride=2, padding=1) on an NCHW tensor with even height and width."""
+"""2-D average pooling: nn.AvgPool2d(kernel_size=3, stride=2, padding=1) on NCHW with even height and width."""
 import torch
 import torch.nn as nn
 

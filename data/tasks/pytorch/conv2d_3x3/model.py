@@ -4,8 +4,10 @@ import torch.nn as nn
 
 
 class Model(nn.Module):
-    """out[n, co, y, x] = conv.bias[co] + sum over ci, ky, kx of conv.weight[co, ci, ky, kx] * in[n, ci, y + ky - 1, x + kx - 1],
-    with zero padding; the output has the input's height and width."""
+    """out[n, co, i, j] = conv.bias[co] + sum over ci, di, dj of conv.weight[co, ci, di, dj] * x[n, ci, i+di-1, j+dj-1].
+
+    Zero padding: the output has the input's height and width.
+    """
 
     def __init__(self, in_channels, out_channels):
         super().__init__()

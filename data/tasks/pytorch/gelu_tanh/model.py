@@ -4,7 +4,7 @@ import torch.nn as nn
 
 
 class Model(nn.Module):
-    """out = GELU(x) with the tanh approximation (approximate='tanh'): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
+    """out = GELU(x), tanh approximation (approximate='tanh'): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
 
     def __init__(self):
         super().__init__()
