@@ -119,13 +119,14 @@ task_args=()
 if [ -x "$eval_bin" ] && "$eval_bin" --help 2>&1 | grep -q -- "--counters"; then
   log "== 4. cudaperf-eval --counters over the task implementations"
   : > "$work/tasks.batch"
+  no_task_json=0
   for impl in data/tasks/*/impls/*.cu data/tasks/pytorch/*/impls/*.cu; do
     [ -f "$impl" ] || continue
     task=$(dirname "$(dirname "$impl")")
     if [ -f "$task/task.json" ]; then echo "$root/$task $root/$impl" >> "$work/tasks.batch"
-    else echo "  $impl: no $task/task.json (make tasks), left out"; fi
+    else no_task_json=$((no_task_json + 1)); fi
   done
-  log "$(wc -l < "$work/tasks.batch") implementations"
+  log "$(wc -l < "$work/tasks.batch") implementations; $no_task_json left out for want of a task.json (PyTorch problems before make tasks)"
   CUDAPERF_CACHE_DIR=/tmp/cudaperf-cache timeout "$(cap 200)" "$eval_bin" --batch "$work/tasks.batch" --counters --jsonl \
     --jobs 8 --sets 1 --budget-ms 20 --timeout 60 --stall-timeout 20 --summary --output "$out/task-results.jsonl" \
     2> "$work/run-logs/cudaperf-eval.stderr"
