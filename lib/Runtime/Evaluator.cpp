@@ -13,6 +13,16 @@
 
 namespace cudaperf::runtime {
 
+namespace {
+std::string joinedConfigs(const std::vector<std::string> &names) {
+  std::string out;
+  for (const std::string &n : names)
+    out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
+} // namespace
+
 struct Evaluator::TaskEntry {
   std::string dir;
   Task task;
@@ -99,6 +109,7 @@ std::shared_ptr<Evaluator::TaskEntry> Evaluator::taskFor(const std::string &dir,
   entry->dir = dir;
   try {
     entry->task = loadTask(dir);
+    selectConfigs(entry->task, options_.configs);
   } catch (const TaskError &e) {
     entry->loadError = e.what();
   }
@@ -132,7 +143,8 @@ std::string Evaluator::preparePyTorchReference(TaskEntry &t) {
   Sha256 key;
   key.field("torch-reference/1").field(taskText).field(std::to_string(options_.seed))
       .field(std::to_string(options_.sets)).field(std::to_string(options_.warmup))
-      .field(std::to_string(options_.minRuns)).field(std::to_string(options_.budgetMs));
+      .field(std::to_string(options_.minRuns)).field(std::to_string(options_.budgetMs))
+      .field(joinedConfigs(options_.configs));
   for (const Config &c : task.configs) {
     std::string path = task.pytorch->exportedPath(task.dir, c.name), content;
     if (!readFile(path, content))
@@ -162,6 +174,8 @@ std::string Evaluator::preparePyTorchReference(TaskEntry &t) {
                                      "--budget-ms", std::to_string(options_.budgetMs)};
     if (!options_.timing)
       argv.push_back("--no-timing");
+    if (!options_.configs.empty())
+      argv.insert(argv.end(), {"--configs", joinedConfigs(options_.configs)});
     ProcessResult r = runProcess(argv, po);
     if (!r.exited || r.exitCode != 0 || !readFile(tmp + "/timing.json", text))
       return fail("cudaperf-torch-reference failed (" + r.describe() + "): " + r.output);
@@ -218,6 +232,8 @@ json::Value Evaluator::runWorker(const TaskEntry &t, const EvalJob &job, const B
       argv.push_back("--no-timing");
     if (options_.counters)
       argv.push_back("--counters");
+    if (!options_.configs.empty())
+      argv.insert(argv.end(), {"--configs", joinedConfigs(options_.configs)});
     if (options_.build.useCache) {
       std::string data = options_.build.cacheDir + "/data";
       if (makeDirs(data))

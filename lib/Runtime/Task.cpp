@@ -546,6 +546,22 @@ Task parseTask(const std::string &jsonText, const std::string &dir, bool checkFi
   return task;
 }
 
+void selectConfigs(Task &task, const std::vector<std::string> &names) {
+  if (names.empty())
+    return;
+  std::vector<std::string> problems;
+  for (const std::string &n : names)
+    if (std::none_of(task.configs.begin(), task.configs.end(), [&](const Config &c) { return c.name == n; }))
+      problems.push_back(task.dir + "/task.json: no configuration \"" + n + "\"");
+  if (!problems.empty())
+    throw TaskError(problems);
+  std::vector<Config> kept;
+  for (Config &c : task.configs)
+    if (std::find(names.begin(), names.end(), c.name) != names.end())
+      kept.push_back(std::move(c));
+  task.configs = std::move(kept);
+}
+
 Task loadTask(const std::string &taskDir) {
   std::string dir = absolutePath(taskDir);
   while (dir.size() > 1 && dir.back() == '/')

@@ -173,3 +173,20 @@ TEST(Task, PyTorchReferenceProblems) {
                        "inside the task directory"));
   EXPECT_TRUE(mentions(problemsOf(replaced(kPyTorch, R"("x": ["batch_size", "dim"], )", "")), "no shape for \"x\""));
 }
+
+TEST(Task, SelectConfigsKeepsTaskOrderAndNamesUnknownOnes) {
+  Task t = parseTask(kPyTorch, "/tasks/relu", false);
+  selectConfigs(t, {"large"});
+  ASSERT_EQ(t.configs.size(), 1u);
+  EXPECT_EQ(t.configs[0].name, "large");
+  Task all = parseTask(kPyTorch, "/tasks/relu", false);
+  selectConfigs(all, {});
+  EXPECT_EQ(all.configs.size(), 2u);
+  try {
+    selectConfigs(all, {"small", "huge"});
+    FAIL() << "an unknown configuration was accepted";
+  } catch (const TaskError &e) {
+    ASSERT_EQ(e.problems.size(), 1u);
+    EXPECT_NE(e.problems[0].find("no configuration \"huge\""), std::string::npos);
+  }
+}

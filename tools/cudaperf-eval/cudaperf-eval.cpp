@@ -42,6 +42,7 @@ const char *kUsage =
     "  --seed N              base seed of the input sets (default 1)\n"
     "  --sets N              input sets per configuration (default 3, at least 3 recommended)\n"
     "  --no-timing           correctness only\n"
+    "  --configs A,B         only these input configurations of each task (quick screening)\n"
     "  --warmup N --min-runs N --max-runs N --budget-ms X   timing loop (3, 20, 1000, 100)\n"
     "  --timeout S           kill a worker after S seconds in all (default 120)\n"
     "  --stall-timeout S     kill a worker that makes no progress for S seconds (default 10)\n"
@@ -115,6 +116,12 @@ int main(int argc, char **argv) {
     else if (a == "--no-cache") opt.build.useCache = false;
     else if (a == "--worker") opt.workerPath = value();
     else if (a == "--counters") opt.counters = true;
+    else if (a == "--configs") {
+      std::stringstream list(value());
+      for (std::string name; std::getline(list, name, ',');)
+        if (!name.empty())
+          opt.configs.push_back(name);
+    }
     else if (a == "--torch-reference") opt.torchReferencePath = value();
     else if (a == "--nvcc") nvcc = value();
     else if (a == "--batch") batchFile = value();

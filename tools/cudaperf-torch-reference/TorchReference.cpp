@@ -46,12 +46,13 @@ struct Options {
   int warmup = 3, minRuns = 20, maxRuns = 1000;
   double budgetMs = 100;
   bool timing = true;
+  std::vector<std::string> configs;
 };
 
 [[noreturn]] void usage(const std::string &msg) {
   std::cerr << "cudaperf-torch-reference: " << msg << "\n"
             << "usage: cudaperf-torch-reference --task DIR --out DIR [--seed N] [--sets N] [--warmup N]\n"
-               "       [--min-runs N] [--max-runs N] [--budget-ms X] [--no-timing]\n"
+               "       [--min-runs N] [--max-runs N] [--budget-ms X] [--no-timing] [--configs A,B]\n"
                "Started by cudaperf-eval for pytorch-to-cuda tasks (docs/pytorch-tasks.md).\n";
   std::exit(kExitUsage);
 }
@@ -201,6 +202,15 @@ int main(int argc, char **argv) {
       else if (a == "--max-runs") opt.maxRuns = std::max(1, std::stoi(next()));
       else if (a == "--budget-ms") opt.budgetMs = std::stod(next());
       else if (a == "--no-timing") opt.timing = false;
+      else if (a == "--configs") {
+        std::string list = next();
+        for (size_t at = 0; at <= list.size();) {
+          size_t comma = std::min(list.find(',', at), list.size());
+          if (comma > at)
+            opt.configs.push_back(list.substr(at, comma - at));
+          at = comma + 1;
+        }
+      }
       else if (a == "-h" || a == "--help") usage("help");
       else usage("unknown argument " + a);
     } catch (const std::invalid_argument &) {
@@ -216,6 +226,7 @@ int main(int argc, char **argv) {
   Task task;
   try {
     task = loadTask(opt.taskDir);
+    selectConfigs(task, opt.configs);
   } catch (const TaskError &e) {
     std::cerr << e.what() << "\n";
     return kExitInvalidTask;

@@ -28,6 +28,7 @@ struct EvalOptions {
   double stallSeconds = 10;    // no new event line for this long: killed as a timeout
   int64_t outputLimitBytes = 1 << 20; // worker stdout+stderr (RLIMIT_FSIZE)
   int jobs = 1;                // parallel builds
+  std::vector<std::string> configs; // only these configurations (empty: all)
   bool counters = false;       // hardware counters of the candidate's kernels (CUPTI), after timing
   std::string torchReferencePath; // default: cudaperf-torch-reference beside the running executable
   double torchTimeoutSeconds = 600; // one task's PyTorch reference run (every config and set)

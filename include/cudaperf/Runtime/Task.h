@@ -101,6 +101,10 @@ Task loadTask(const std::string &taskDir);
 // Same checks on an in-memory document; dir is used for file checks only when checkFiles.
 Task parseTask(const std::string &jsonText, const std::string &dir, bool checkFiles);
 
+// Keeps only the named configurations, in the task's order (a quick screening run). Throws
+// TaskError naming any that the task does not have. An empty list keeps them all.
+void selectConfigs(Task &task, const std::vector<std::string> &names);
+
 // Largest buffer a task may declare, so a typo cannot ask the GPU for a terabyte.
 constexpr int64_t kMaxArgumentBytes = int64_t(16) << 30;
 

@@ -117,6 +117,7 @@ struct Options {
   std::string dataCache; // where computed input sets are kept between workers ("" = none)
   std::string expectedDir; // precomputed expected sets (<config>.<set>.set), instead of a reference
   bool counters = false;   // a hardware-counter pass over the candidate after timing
+  std::vector<std::string> configs; // only these configurations (empty: all)
   uint64_t seed = 1;
   int sets = 3;
   bool timing = true;
@@ -516,13 +517,28 @@ void emitVerdict(const std::string &impl, const Verdict &v) {
   emit(std::move(o));
 }
 
+std::vector<std::string> splitList(const std::string &text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty())
+      out.push_back(item);
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  return out;
+}
+
 [[noreturn]] void usage(const char *msg) {
   fprintf(stderr,
           "cudaperf-eval-worker: %s\n"
           "usage: cudaperf-eval-worker --events FILE (--probe | --task DIR --reference SO --baseline SO\n"
           "       [--candidate SO] [--seed N] [--sets N] [--warmup N] [--min-runs N] [--max-runs N]\n"
           "       [--budget-ms X] [--leak-limit-mib X] [--data-cache DIR] [--expected-dir DIR]\n"
-          "       [--no-timing] [--counters])\n"
+          "       [--no-timing] [--counters] [--configs A,B])\n"
           "Started by cudaperf-eval for each candidate; not meant to be run by hand.\n",
           msg);
   exit(2);
@@ -544,6 +560,7 @@ int main(int argc, char **argv) {
     else if (a == "--data-cache") opt.dataCache = next();
     else if (a == "--expected-dir") opt.expectedDir = next();
     else if (a == "--counters") opt.counters = true;
+    else if (a == "--configs") opt.configs = splitList(next());
     else if (a == "--baseline") opt.baselineSo = next();
     else if (a == "--candidate") opt.candidateSo = next();
     else if (a == "--events") opt.eventsPath = next();
@@ -577,6 +594,7 @@ int main(int argc, char **argv) {
   Task task;
   try {
     task = loadTask(opt.taskDir);
+    selectConfigs(task, opt.configs);
   } catch (const std::exception &e) {
     setupError(e.what());
   }
