@@ -5,7 +5,8 @@
 #   3. 200 candidates in a row, good and bad mixed, in one evaluator process;
 #   4. throughput: fresh (never cached) candidates per minute, builds sequential and parallel.
 # Usage: scripts/gpu/eval-suite.sh [OUTDIR]   (default $OUT, else /tmp/eval-suite)
-# Writes OUTDIR/{eval-suite.log,summary.txt,cmake.log,ctest.log,suite.jsonl,mixed200.jsonl,throughput-*.jsonl}.
+# Writes OUTDIR/{eval-suite.log,summary.txt,cmake.log,ctest.log,suite.jsonl,mixed200.jsonl,throughput-*.jsonl}
+# (more than the device's 8 returned files: pack OUTDIR into one archive when running it there).
 set -uo pipefail
 out=${1:-${OUT:-/tmp/eval-suite}}
 work=/tmp/eval-suite-work   # scratch; only 8 files come back from the device's $OUT
@@ -91,20 +92,23 @@ with open(f"{d}/batch", "w") as b, open(f"{d}/expect", "w") as e:
         e.write(f"{task} {path} {want}\n")
 PY
 }
-want throughput && for mode in sequential parallel; do
+# Scopes: every configuration of each task ("all"), or only its smallest ("small": --configs small,
+# the screening run of small tasks). Each mode gets its own cold cache (reference and baseline too).
+want throughput && for scope in ${EVAL_SUITE_TPUT_SCOPES:-all small}; do for mode in sequential parallel; do
   n=${EVAL_SUITE_TPUT_N:-30}
   j=1; [ $mode = parallel ] && j=$jobs_par
-  dir=/tmp/tput-$mode
-  rm -rf "$dir"; make_fresh "$mode" "$n" "$dir"
-  CUDAPERF_CACHE_DIR=/tmp/cudaperf-cache-$mode   # cold for candidates (reference and baseline too)
+  scope_args=(); [ $scope = small ] && scope_args=(--configs small)
+  dir=/tmp/tput-$scope-$mode
+  rm -rf "$dir"; make_fresh "$scope-$mode" "$n" "$dir"
+  CUDAPERF_CACHE_DIR=/tmp/cudaperf-cache-$scope-$mode
   t0=$(now)
-  CUDAPERF_CACHE_DIR=$CUDAPERF_CACHE_DIR timeout $(cap 120) "$eval_bin" --batch "$dir/batch" --jobs $j "${common[@]}" --output "$out/throughput-$mode.jsonl" 2> /dev/null
+  CUDAPERF_CACHE_DIR=$CUDAPERF_CACHE_DIR timeout $(cap 120) "$eval_bin" --batch "$dir/batch" --jobs $j "${common[@]}" "${scope_args[@]}" --output "$out/throughput-$scope-$mode.jsonl" 2> /dev/null
   rc=$?
   secs=$(since "$t0")
-  done_n=$(wc -l < "$out/throughput-$mode.jsonl")
-  note "throughput $mode (--jobs $j): $done_n candidates in $secs s = $(python3 -c "print(round($done_n * 60 / $secs, 1))") per minute (rc=$rc)"
-  python3 scripts/gpu/eval-check.py "$dir/expect" "$out/throughput-$mode.jsonl" | tail -1 | tee -a "$summary"
-done
+  done_n=$(wc -l < "$out/throughput-$scope-$mode.jsonl")
+  note "throughput $scope configs, $mode (--jobs $j): $done_n candidates in $secs s = $(python3 -c "print(round($done_n * 60 / $secs, 1))") per minute (rc=$rc)"
+  python3 scripts/gpu/eval-check.py "$dir/expect" "$out/throughput-$scope-$mode.jsonl" | tail -1 | tee -a "$summary"
+done; done
 if want mixed; then
 note "== 200 candidates in a row (good and bad mixed, one evaluator process)"
 python3 - "$work/suite.expect" "$work/mixed200.expect" <<'PY'
