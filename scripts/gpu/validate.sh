@@ -6,14 +6,17 @@
 #      (nvcc -O3 -arch=sm_90 -lineinfo), side by side;
 #   3. run each corpus program under the injection library: one cudaperf-counters/1 document per file;
 #   4. cudaperf-eval --counters over every task implementation (data/tasks/*/impls/*.cu, and
-#      data/tasks/pytorch/*/impls/*.cu of problems whose task.json exists);
+#      data/tasks/pytorch/*/impls/*.cu: `make tasks` writes their task.json and exported modules during the
+#      builds, and cudaperf-torch-reference is built; as scripts/gpu/tasks-eval.sh does);
 #   5. scripts/validate.py over both, beside the stored Nsight Compute measurements of the corpus.
 # Usage (repository root, GPU host; run tool with carry [".carry/analyzer"]):
 #   scripts/gpu/validate.sh [OUTDIR]          (default $OUT, else /tmp/validate-out)
 # Writes OUTDIR/{validate.log,validation.md,validation.json,task-results.jsonl,corpus-counters.tar.gz,
 # analysis.tar.gz,logs.tar.gz}: 7 files, within the device's 8 that come back.
 # Environment: ANALYZER_PACK (default .carry/analyzer), VALIDATE_SECONDS (default 470: every GPU and build
-# step is capped so that the whole ends inside the device's 10-minute command limit).
+# step is capped so that the whole ends inside the device's 10-minute command limit; the last
+# VALIDATE_RESERVE seconds, default 90, are kept for the comparison), VALIDATE_PYTORCH (default 1; 0 leaves
+# the PyTorch problems out).
 set -uo pipefail
 out=${1:-${OUT:-/tmp/validate-out}}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,8 +27,11 @@ mkdir -p "$out" "$work"/{bin,build-logs,corpus-counters,analysis,run-logs}
 export PATH=/opt/torch/.venv/bin:/usr/local/cuda/bin:$PATH
 exec > >(tee -a "$out/validate.log") 2>&1
 deadline=$((SECONDS + ${VALIDATE_SECONDS:-470}))
-# cap N: N seconds, or what is left before the deadline if that is less (at least 5).
+reserve=${VALIDATE_RESERVE:-90}
+# cap N: N seconds, or what is left before the deadline if that is less (at least 5); capm N: the same
+# before the comparison's reserve, for the measurements.
 cap() { local l=$((deadline - SECONDS)); [ "$1" -lt $l ] && l=$1; [ $l -lt 5 ] && l=5; echo $l; }
+capm() { local l=$((deadline - reserve - SECONDS)); [ "$1" -lt $l ] && l=$1; [ $l -lt 5 ] && l=5; echo $l; }
 log() { echo "[${SECONDS}s] $*"; }
 jobs=$(nproc)
 
@@ -75,22 +81,36 @@ cat "$work/build-logs/analyzer-unpack.log"
 [ $analyzer_rc -eq 0 ] || log "analyzer unusable (rc=$analyzer_rc): the comparison at step 5 is skipped"
 
 # --- 2. builds --------------------------------------------------------------------------------------
-log "== 2. build: runtime + counters injection library, corpus programs"
+log "== 2. build: runtime + counters injection library (+ torch reference), corpus programs (+ make tasks)"
+pytorch=${VALIDATE_PYTORCH:-1}
+torch_flags=()
+if [ "$pytorch" = 1 ]; then
+  prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null)
+  [ -n "$prefix" ] && torch_flags=(-DCUDAPERF_BUILD_TORCH_REFERENCE=ON -DCMAKE_PREFIX_PATH="$prefix")
+  # task.json and exported modules of the PyTorch problems (uses the GPU briefly; nothing is profiled yet).
+  (timeout "$(capm 110)" make tasks > "$work/build-logs/make-tasks.log" 2>&1; echo "make tasks rc=$?" >> "$work/build-logs/make-tasks.log") &
+  tasks_pid=$!
+fi
 (
-  cmake -S . -B build-gpu -G Ninja -DCUDAPERF_BUILD_ANALYZER=OFF -DCUDAPERF_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release \
-    > "$work/build-logs/cmake.log" 2>&1 &&
-  timeout "$(cap 240)" cmake --build build-gpu -j "$jobs" --target cudaperf-eval cudaperf-eval-worker >> "$work/build-logs/cmake.log" 2>&1
+  timeout "$(capm 120)" cmake -S . -B build-gpu -G Ninja -DCUDAPERF_BUILD_ANALYZER=OFF -DCUDAPERF_BUILD_TESTS=OFF \
+    -DCMAKE_BUILD_TYPE=Release "${torch_flags[@]}" > "$work/build-logs/cmake.log" 2>&1 &&
+  timeout "$(capm 240)" cmake --build build-gpu -j "$jobs" --target cudaperf-eval cudaperf-eval-worker >> "$work/build-logs/cmake.log" 2>&1
   echo "eval rc=$?" >> "$work/build-logs/cmake.log"
-  # A separate build so that a missing or failing injection target leaves the evaluator built.
-  timeout "$(cap 240)" cmake --build build-gpu -j "$jobs" --target cudaperf-counters-inject >> "$work/build-logs/cmake.log" 2>&1
+  # Separate builds so that a missing or failing target leaves the others built.
+  timeout "$(capm 240)" cmake --build build-gpu -j "$jobs" --target cudaperf-counters-inject >> "$work/build-logs/cmake.log" 2>&1
   echo "inject rc=$?" >> "$work/build-logs/cmake.log"
+  if [ ${#torch_flags[@]} -gt 0 ]; then
+    timeout "$(capm 240)" cmake --build build-gpu -j "$jobs" --target cudaperf-torch-reference >> "$work/build-logs/cmake.log" 2>&1
+    echo "torch reference rc=$?" >> "$work/build-logs/cmake.log"
+  fi
 ) &
 cmake_pid=$!
 stems=$(cd data/corpus && ls *.cu | sed 's/\.cu$//')
-echo "$stems" | timeout "$(cap 200)" xargs -P "$jobs" -I{} sh -c \
+echo "$stems" | timeout "$(capm 200)" xargs -P "$jobs" -I{} sh -c \
   "nvcc -O3 -arch=sm_90 -lineinfo -o $work/bin/{} data/corpus/{}.cu > $work/build-logs/nvcc-{}.log 2>&1 || echo 'nvcc failed: {}'"
 wait $cmake_pid
-grep -E "^(eval|inject) rc=" "$work/build-logs/cmake.log"
+grep -E "^(eval|inject|torch reference) rc=" "$work/build-logs/cmake.log"
+[ -n "${tasks_pid:-}" ] && wait "$tasks_pid" && tail -3 "$work/build-logs/make-tasks.log"
 inject=$(find build-gpu -name 'libcudaperf-counters-inject.so*' -type f 2>/dev/null | head -1)
 eval_bin=build-gpu/bin/cudaperf-eval
 log "injection library: ${inject:-not built}; evaluator: $([ -x $eval_bin ] && echo $eval_bin || echo 'not built')"
@@ -102,10 +122,10 @@ if [ -n "$inject" ]; then
   log "== 3. corpus programs under the counters injection library"
   for stem in $stems; do
     [ -x "$work/bin/$stem" ] || { log "$stem: not built"; continue; }
-    [ $((deadline - SECONDS)) -gt 150 ] || { log "$stem: skipped, time is short"; continue; }
+    [ $((deadline - reserve - SECONDS)) -gt 100 ] || { log "$stem: skipped, time is short"; continue; }
     t0=$SECONDS
     (cd "$work/run-logs" && CUDA_INJECTION64_PATH="$root/$inject" CUDAPERF_COUNTERS_OUT="$work/corpus-counters/$stem.json" \
-      timeout "$(cap 60)" "$work/bin/$stem" > "$stem.log" 2>&1)
+      timeout "$(capm 60)" "$work/bin/$stem" > "$stem.log" 2>&1)
     rc=$?
     log "$stem: rc=$rc in $((SECONDS - t0)) s, $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d.get("kernels",[])), "kernels, available", d.get("available"), d.get("reason",""))' "$work/corpus-counters/$stem.json" 2>&1 | tail -1)"
   done
@@ -127,7 +147,7 @@ if [ -x "$eval_bin" ] && "$eval_bin" --help 2>&1 | grep -q -- "--counters"; then
     else no_task_json=$((no_task_json + 1)); fi
   done
   log "$(wc -l < "$work/tasks.batch") implementations; $no_task_json left out for want of a task.json (PyTorch problems before make tasks)"
-  CUDAPERF_CACHE_DIR=/tmp/cudaperf-cache timeout "$(cap 200)" "$eval_bin" --batch "$work/tasks.batch" --counters --jsonl \
+  CUDAPERF_CACHE_DIR=/tmp/cudaperf-cache timeout "$(capm 240)" "$eval_bin" --batch "$work/tasks.batch" --counters --jsonl \
     --jobs 8 --sets 1 --budget-ms 20 --timeout 60 --stall-timeout 20 --summary --output "$out/task-results.jsonl" \
     2> "$work/run-logs/cudaperf-eval.stderr"
   log "cudaperf-eval rc=$?: $(wc -l < "$out/task-results.jsonl") results"
