@@ -30,12 +30,14 @@ cat /proc/driver/nvidia/params 2>/dev/null | grep -i RestrictProfiling
       -DCMAKE_BUILD_TYPE=Release > "$OUT/build-cmake.log" 2>&1 &&
   timeout 240 ninja -C build-gpu cudaperf-counters-inject >> "$OUT/build-cmake.log" 2>&1
   echo "cmake/ninja exit $?" >> "$OUT/build-cmake.log" ) &
-BUILD_PID=$!
+PIDS=($!)
 for f in $FILES; do
   ( timeout 120 nvcc -O3 -arch=sm_90 -lineinfo -o "$WORK/bin/$f" "data/corpus/$f.cu" > "$OUT/build-$f.log" 2>&1 ||
       echo "BUILD FAILED: $f" ) &
+  PIDS+=($!)
 done
-wait
+# Wait for these jobs only: a bare `wait` also waits for the tee behind `exec > >(...)`, which never ends.
+wait "${PIDS[@]}"
 tail -3 "$OUT/build-cmake.log"
 LIB=$ROOT/build-gpu/lib/libcudaperf-counters-inject.so
 if [ ! -f "$LIB" ]; then

@@ -135,13 +135,17 @@ log "profiling done"
 
 # --- synccheck on the files with barriers (after the results are saved: it can be slow on large grids) -----------
 synccheck() {
+  local pids=()
   for f in $FILES; do
     grep -q "__syncthreads" "$f.cu" && [ -x "$WORK/bin/$f" ] || continue
     ( timeout "${SYNCCHECK_TIMEOUT_S:-45}" "$SANITIZER" --tool synccheck --print-limit 200 "$WORK/bin/$f" \
         > "$WORK/sanitizer/$f.synccheck.txt" 2>&1
       echo "exit=$?" >> "$WORK/sanitizer/$f.synccheck.txt" ) &
+    pids+=($!)
   done
-  wait
+  # These jobs only: a bare `wait` also waits for the tee behind `exec > >(...)`, which never ends
+  # (why the first measurement run of 2026-11-29 timed out in this stage).
+  [ ${#pids[@]} -gt 0 ] && wait "${pids[@]}"
   grep -H "ERROR SUMMARY\|exit=" "$WORK"/sanitizer/*.txt > "$OUTDIR/synccheck-summary.txt" 2>/dev/null
   tar czf "$OUTDIR/synccheck.tar.gz" -C "$WORK" sanitizer
   log "synccheck done"

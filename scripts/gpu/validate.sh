@@ -147,7 +147,7 @@ if [ -x "$eval_bin" ] && "$eval_bin" --help 2>&1 | grep -q -- "--counters"; then
     else no_task_json=$((no_task_json + 1)); fi
   done
   log "$(wc -l < "$work/tasks.batch") implementations; $no_task_json left out for want of a task.json (PyTorch problems before make tasks)"
-  CUDAPERF_CACHE_DIR=/tmp/cudaperf-cache timeout "$(capm 240)" "$eval_bin" --batch "$work/tasks.batch" --counters --jsonl \
+  CUDAPERF_CACHE_DIR=/tmp/cudaperf-cache timeout "$(capm 240)" "$eval_bin" --batch "$work/tasks.batch" --counters --no-timing --jsonl \
     --jobs 8 --sets 1 --budget-ms 20 --timeout 60 --stall-timeout 20 --summary --output "$out/task-results.jsonl" \
     2> "$work/run-logs/cudaperf-eval.stderr"
   log "cudaperf-eval rc=$?: $(wc -l < "$out/task-results.jsonl") results"
