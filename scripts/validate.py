@@ -24,7 +24,9 @@ unknown (a trip count, the grid), are listed as excluded rather than compared.
 Per feature: n (kernels compared), exact-match rate, the share within the tolerance the accuracy
 tests use, the median absolute percentage error (over measured values != 0) and Spearman's rank
 correlation (ties take average ranks). "Exact": ratios and DRAM bytes within 1% of the measurement,
-FLOPs and registers equal, occupancy within 0.1 percentage points.
+FLOPs equal up to one part in a million (CUPTI's evaluated counters can differ from Nsight Compute's by a
+few units in 2^30, e.g. 1,073,741,820 for 2^30 FFMA thread instructions), registers equal, occupancy within 0.1
+percentage points.
 
 Measurements (any combination):
   --ncu data/corpus/measured/h200-ncu.json     Nsight Compute, scripts/gpu/measure-corpus.sh
@@ -231,7 +233,7 @@ for _op, _short in (("load", "ld"), ("store", "st")):
             _relative(0.10), "10%")
 for _prec in ("fp32", "fp64", "fp16"):
     feature("flops_" + _prec, "FLOPs %s" % _prec, _flops_measurement(_prec), _flops_prediction(_prec),
-            _absolute(0), "equal", _relative(0.02), "2%", skip_zero=True)
+            _relative(1e-6), "equal (1e-6)", _relative(0.02), "2%", skip_zero=True)
 
 
 def _predict_total_flops(kernel):
@@ -244,7 +246,7 @@ def _predict_total_flops(kernel):
 
 
 feature("flops_total", "FLOPs total", _flops_measurement("total"), _predict_total_flops,
-        _absolute(0), "equal", _relative(0.02), "2%", skip_zero=True)
+        _relative(1e-6), "equal (1e-6)", _relative(0.02), "2%", skip_zero=True)
 feature("dram_read_bytes", "DRAM bytes read", lambda m, p: m.get(M_DRAM_READ), _dram_prediction,
         _relative(0.01), "within 1%", _within_dram, "25% or 64 KiB")
 feature("registers", "registers / thread", lambda m, p: m.get(M_REGISTERS), _registers_prediction,
