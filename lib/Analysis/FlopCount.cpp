@@ -130,6 +130,27 @@ double sassInstructions(unsigned P, unsigned Elements) {
   return (P == FP16 || P == BF16) ? (Elements + 1) / 2 : Elements;
 }
 
+// libdevice functions that are one arithmetic instruction: 'f' fma, 'a' add/sub, 'm' multiply,
+// 0 otherwise. fmaf/fma and the directed-rounding forms (__fmaf_rn, __fadd_rz, __dmul_ru, ...).
+char basicArithmetic(StringRef Name) {
+  if (Name == "__nv_fmaf" || Name == "__nv_fma")
+    return 'f';
+  auto rounded = [&](StringRef Stem) {
+    if (!Name.starts_with(Stem))
+      return false;
+    StringRef Rest = Name.drop_front(Stem.size());
+    Rest.consume_front("ieee_");
+    return Rest == "rn" || Rest == "rz" || Rest == "ru" || Rest == "rd";
+  };
+  if (rounded("__nv_fmaf_") || rounded("__nv_fma_"))
+    return 'f';
+  if (rounded("__nv_fadd_") || rounded("__nv_dadd_") || rounded("__nv_fsub_") || rounded("__nv_dsub_"))
+    return 'a';
+  if (rounded("__nv_fmul_") || rounded("__nv_dmul_"))
+    return 'm';
+  return 0;
+}
+
 // Math functions that are not floating-point work: comparisons, sign manipulation, conversions.
 bool isNonArithmeticMath(StringRef Name) {
   if (Name.ends_with("_rn") || Name.ends_with("_rz") || Name.ends_with("_ru") || Name.ends_with("_rd"))
@@ -305,6 +326,24 @@ void countCall(OpCounts &C, const CallBase &CB) {
   }
   if (!Name.starts_with("__nv_") || isNonArithmeticMath(Name) || !P)
     return;
+  // fmaf(), __fmaf_rn(), __fadd_rn(), __dmul_rz() ...: one FMA, add or multiply each, as the
+  // inline operators (libdevice implements them with the single PTX instruction).
+  switch (basicArithmetic(Name)) {
+  case 'f':
+    C.Fma[*P] += 1;
+    C.SassFma[*P] += 1;
+    return;
+  case 'a':
+    C.Add[*P] += 1;
+    C.SassAdd[*P] += 1;
+    return;
+  case 'm':
+    C.Mul[*P] += 1;
+    C.SassMul[*P] += 1;
+    return;
+  default:
+    break;
+  }
   addLibraryCall(C, Name, libraryCost(Name), *P, 1);
 }
 

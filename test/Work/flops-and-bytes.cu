@@ -11,6 +11,14 @@ __global__ void saxpy(const float *x, float *y, float a, int n) {
 }
 // CHECK: saxpy threads=1048576 flops=2097152 fp32=add:0,mul:0,fma:1048576 sass=fadd:0,ffma:1048576,fmul:0 load=8388608 store=4194304 dram_read=8388608 dram_write=4194304 bound=memory
 
+// fmaf() and the rounded intrinsics are one instruction each, like the operators.
+__global__ void explicitIntrinsics(const float *x, float *y, const double *u, double *v, float a) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  y[i] = __fmul_rn(fmaf(a, x[i], y[i]), __fadd_rz(x[i], a));
+  v[i] = fma(u[i], u[i], __dadd_rn(v[i], 1.0));
+}
+// CHECK: explicitIntrinsics threads=1024 flops=7168 fp32=add:1024,mul:1024,fma:1024 fp64=add:1024,mul:0,fma:1024 sass=dadd:1024,dfma:1024,dmul:0,fadd:1024,ffma:1024,fmul:1024 {{.*}}
+
 // The guard keeps 1000 of 1024 threads: exact counts, not a per-thread guess.
 __global__ void guarded(const float *x, float *y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -80,6 +88,7 @@ int main(int argc, char **argv) {
   double *xd = nullptr, *yd = nullptr;
   saxpy<<<4096, 256>>>(x, y, 2.0f, 1 << 20);
   guarded<<<4, 256>>>(x, y, 1000);
+  explicitIntrinsics<<<4, 256>>>(x, y, xd, yd, 2.0f);
   horner64<<<256, 256>>>(xd, yd);
   sharedProduct<<<1, 256>>>(x, y, c, d);
   special<<<1, 256>>>(x, y);
