@@ -7,7 +7,8 @@ constexpr MetricSource C = MetricSource::Counter;
 } // namespace
 
 // Names checked against ncu 2025.3.1 on the H200 (docs/counters.md). A name the CUPTI host configuration
-// does not know on some chip is dropped there with its reason, never fatal.
+// does not know on some chip is dropped there with its reason, never fatal. The theoretical occupancy is not a
+// counter the range profiler accepts on GH100 (CUPTI_ERROR_INVALID_PARAMETER): it is computed from the launch.
 const std::vector<MetricInfo> &metricTable() {
   static const std::vector<MetricInfo> table = {
       {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "global_load_sectors", "sector", C,
@@ -55,8 +56,8 @@ const std::vector<MetricInfo> &metricTable() {
        "HFMA instructions executed, counted per thread with predicate on (a half2 HFMA2 counts once)"},
       {"sm__warps_active.avg.pct_of_peak_sustained_active", "achieved_occupancy", "%", C,
        "achieved occupancy: average active warps per active cycle as a share of the SM's maximum"},
-      {"sm__maximum_warps_per_active_cycle_pct", "theoretical_occupancy", "%", C,
-       "theoretical occupancy: warps the launch configuration allows per SM as a share of the maximum"},
+      {"sm__maximum_warps_per_active_cycle_pct", "theoretical_occupancy", "%", MetricSource::OccupancyApi,
+       "theoretical occupancy: blocks per SM from cuOccupancyMaxActiveBlocksPerMultiprocessor x warps per block, as a share of the SM's maximum warps"},
       {"gpu__time_duration.sum", "duration", "nsecond", C,
        "kernel duration on the GPU in the counter pass (clocks not locked; replay changes caches)"},
       {"smsp__inst_executed.sum", "warp_instructions", "warp instruction", C,
@@ -82,7 +83,12 @@ std::vector<std::string> allMetricNames() {
 }
 
 const char *metricSourceName(MetricSource source) {
-  return source == MetricSource::Counter ? "counter" : "function attribute";
+  switch (source) {
+  case MetricSource::Counter: return "counter";
+  case MetricSource::FunctionAttribute: return "function attribute";
+  case MetricSource::OccupancyApi: return "occupancy API";
+  }
+  return "unknown";
 }
 
 } // namespace cudaperf::counters

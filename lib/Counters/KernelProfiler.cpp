@@ -1,12 +1,16 @@
-// CUPTI Range Profiler in auto-range + kernel-replay mode (docs/counters.md, "How"):
+// CUPTI Range Profiler in auto-range mode (docs/counters.md, "How"):
 //   host:   cuptiProfilerHostInitialize(chip, counter availability) -> ConfigAddMetrics -> GetConfigImage
 //   target: cuptiRangeProfilerEnable(ctx) -> GetCounterDataSize/CounterDataImageInitialize -> SetConfig -> Start
 //   ...kernels (one range each)...  Stop -> DecodeData -> GetCounterDataInfo -> EvaluateToGpuValues per range
-// The counter data image holds rangesPerSession ranges; when it is full, the next launch's entry callback
-// decodes it and starts a fresh session. Range i of a session is the i-th launch recorded in that session.
+// Kernel replay: the counter data image holds rangesPerSession ranges; when it is full, the next launch's entry
+// callback decodes it and starts a fresh session. Range i of a session is the i-th launch recorded in it.
+// User replay: SetConfig once; per pass the caller calls beginPass (Start), repeats the workload, endPass
+// (Stop) until Stop reports isAllPassSubmitted; then one DecodeData at end(). Launches are recorded in pass 0;
+// later passes are only checked to repeat them (same count, same names).
 #include "cudaperf/Counters/KernelProfiler.h"
 
 #include "cudaperf/Counters/CounterMetrics.h"
+#include "cudaperf/Counters/Occupancy.h"
 
 #include <cupti_driver_cbid.h>
 #include <cupti_profiler_host.h>
@@ -96,30 +100,56 @@ bool isLaunchCallback(CUpti_CallbackId cbid) {
 
 // Leading members of the driver's launch parameter structs (as in generated_cuda_meta.h, which does not
 // compile on its own: it needs cuda.h's legacy _v1 types). cuLaunchKernel, cuLaunchCooperativeKernel and their
-// _ptsz forms start with the CUfunction; cuLaunchKernelEx[_ptsz] with the launch config, then the CUfunction.
+// _ptsz forms start with the function, grid, block and dynamic shared memory; cuLaunchKernelEx[_ptsz] with the
+// launch config (CUlaunchConfig: grid, block, sharedMemBytes, ...), then the function. The "function" may be a
+// CUkernel cast to CUfunction: the runtime (<<<>>>, cudaLaunchKernel) loads code with cuLibrary* and launches
+// CUkernel handles, which cuFuncGetAttribute does not take (cuKernelGetAttribute does).
 struct FunctionFirstParams {
   CUfunction f;
+  unsigned int gridDimX, gridDimY, gridDimZ;
+  unsigned int blockDimX, blockDimY, blockDimZ;
+  unsigned int sharedMemBytes;
 };
 struct LaunchExParams {
   const CUlaunchConfig *config;
   CUfunction f;
 };
 
-CUfunction launchedFunction(CUpti_CallbackId cbid, const void *params) {
+struct LaunchShape {
+  CUfunction f = nullptr;
+  long long threadsPerBlock = 0; // 0: not known
+  size_t dynamicSharedBytes = 0;
+};
+
+LaunchShape launchShape(CUpti_CallbackId cbid, const void *params) {
+  LaunchShape shape;
   if (!params)
-    return nullptr;
+    return shape;
   switch (cbid) {
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-  case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-    return static_cast<const FunctionFirstParams *>(params)->f;
-  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-    return static_cast<const LaunchExParams *>(params)->f;
-  default:
-    return nullptr;
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
+    const auto *p = static_cast<const FunctionFirstParams *>(params);
+    shape.f = p->f;
+    shape.threadsPerBlock = (long long)p->blockDimX * p->blockDimY * p->blockDimZ;
+    shape.dynamicSharedBytes = p->sharedMemBytes;
+    break;
   }
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+    const auto *p = static_cast<const LaunchExParams *>(params);
+    shape.f = p->f;
+    if (p->config) {
+      shape.threadsPerBlock = (long long)p->config->blockDimX * p->config->blockDimY * p->config->blockDimZ;
+      shape.dynamicSharedBytes = p->config->sharedMemBytes;
+    }
+    break;
+  }
+  default:
+    break;
+  }
+  return shape;
 }
 
 struct PendingLaunch {
@@ -149,6 +179,18 @@ struct KernelProfiler::State {
   std::vector<std::string> counterMetrics; // in the config image
   std::vector<const char *> counterMetricPtrs;
   bool wantRegisters = false;
+  bool wantOccupancy = false;
+  CUdevice device = 0;
+  int warpSize = 0, maxThreadsPerSm = 0; // for the theoretical occupancy
+  std::set<std::string> attributeFailuresNoted;
+  // User replay (options.replay == Replay::User)
+  bool userReplay = false;
+  bool allPassesSubmitted = false; // cuptiRangeProfilerStop said so
+  size_t passesRun = 0;            // passes begun and ended
+  size_t passLaunches = 0;         // launches seen in the running pass
+  std::vector<std::string> passZeroNames; // every launch of pass 0, recorded or not, in order
+  bool passMismatchNoted = false;
+  bool capacityNoted = false;
   std::map<std::string, std::string> dropped;
   std::vector<std::string> notes;
   std::set<std::string> evaluationFailuresNoted;
@@ -182,9 +224,15 @@ struct KernelProfiler::State {
   void destroyHost(CUpti_Profiler_Host_Object *&h);
   CUptiResult addMetrics(CUpti_Profiler_Host_Object *h, const std::vector<std::string> &names);
   std::string startRangeProfiler();
+  std::string configure();
+  std::string startSession();
   std::string configureAndStart();
+  void readLaunchAttributes(const LaunchShape &shape, KernelCounters &out);
+  void noteAttributeFailure(const std::string &what, const std::string &why);
   void disableRangeProfiler();
-  void collect(); // stop, decode, evaluate the running session
+  void collect(); // stop, decode, evaluate the running session (kernel replay)
+  void collectUserReplay(); // decode and evaluate after the last pass (user replay)
+  void decodeAndEvaluate();
   bool restart();
   void evaluateRange(size_t rangeIndex, KernelCounters &out);
   void onLaunchEnter(CUpti_CallbackId cbid, const CUpti_CallbackData &data);
@@ -201,6 +249,12 @@ std::string KernelProfiler::State::readGpu(CUdevice &device) {
   cuCtxPopCurrent(&popped);
   if (r != CUDA_SUCCESS)
     return "cuCtxGetDevice failed: " + driverText(r);
+  this->device = device;
+  if (cuDeviceGetAttribute(&warpSize, CU_DEVICE_ATTRIBUTE_WARP_SIZE, device) != CUDA_SUCCESS)
+    warpSize = 0;
+  if (cuDeviceGetAttribute(&maxThreadsPerSm, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, device) !=
+      CUDA_SUCCESS)
+    maxThreadsPerSm = 0;
   char name[256] = {};
   if (cuDeviceGetName(name, sizeof name - 1, device) == CUDA_SUCCESS)
     gpuName = name;
@@ -345,6 +399,13 @@ std::string KernelProfiler::State::setUpCounters(CUdevice device, const std::vec
 
 // Counter data image (re)initialised and bound, then started.
 std::string KernelProfiler::State::configureAndStart() {
+  if (std::string why = configure(); !why.empty())
+    return why;
+  return startSession();
+}
+
+// Counter data image (re)initialised and bound to the configuration.
+std::string KernelProfiler::State::configure() {
   auto init = makeParams<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
   init.pRangeProfilerObject = rangeProfiler;
@@ -360,15 +421,18 @@ std::string KernelProfiler::State::configureAndStart() {
   config.counterDataImageSize = counterDataImage.size();
   config.pCounterDataImage = counterDataImage.data();
   config.range = CUPTI_AutoRange;
-  config.replayMode = CUPTI_KernelReplay;
+  config.replayMode = userReplay ? CUPTI_UserReplay : CUPTI_KernelReplay;
   config.maxRangesPerPass = options.rangesPerSession;
   config.numNestingLevels = 1; // auto range: one level
   config.minNestingLevel = 1;
   config.passIndex = 0;
   config.targetNestingLevel = 1;
   if (CUptiResult r = cuptiRangeProfilerSetConfig(&config); r != CUPTI_SUCCESS)
-    return describe("cuptiRangeProfilerSetConfig", r);
+    return describe(userReplay ? "cuptiRangeProfilerSetConfig (user replay)" : "cuptiRangeProfilerSetConfig", r);
+  return "";
+}
 
+std::string KernelProfiler::State::startSession() {
   auto start = makeParams<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
   start.pRangeProfilerObject = rangeProfiler;
   if (CUptiResult r = cuptiRangeProfilerStart(&start); r != CUPTI_SUCCESS)
@@ -394,7 +458,8 @@ std::string KernelProfiler::State::startRangeProfiler() {
   if (CUptiResult r = cuptiRangeProfilerGetCounterDataSize(&size); r != CUPTI_SUCCESS)
     return describe("cuptiRangeProfilerGetCounterDataSize", r);
   counterDataImage.assign(size.counterDataSize, 0);
-  return configureAndStart();
+  // User replay: the caller starts each pass (beginPass).
+  return userReplay ? configure() : configureAndStart();
 }
 
 void KernelProfiler::State::disableRangeProfiler() {
@@ -458,10 +523,43 @@ void KernelProfiler::State::collect() {
   }
   if (!stop.isAllPassSubmitted)
     notes.push_back("cuptiRangeProfilerStop reported passes not submitted (kernel replay should submit all)");
+  decodeAndEvaluate();
+}
 
+// After the last pass of user replay. A pass still running is stopped; fewer passes than CUPTI needs
+// leave nothing to decode.
+void KernelProfiler::State::collectUserReplay() {
+  if (sessionRunning) {
+    sessionRunning = false;
+    auto stop = makeParams<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+    stop.pRangeProfilerObject = rangeProfiler;
+    CUptiResult r = cuptiRangeProfilerStop(&stop);
+    if (r != CUPTI_SUCCESS) {
+      notProfiled += pending.size();
+      pending.clear();
+      failCollect(describe("cuptiRangeProfilerStop", r));
+      return;
+    }
+    ++passesRun;
+    allPassesSubmitted = stop.isAllPassSubmitted != 0;
+  }
+  if (counterMetrics.empty() || broken)
+    return;
+  if (!allPassesSubmitted) {
+    notProfiled += pending.size();
+    pending.clear();
+    failCollect("user replay ended after " + std::to_string(passesRun) + " passes, before CUPTI had all it needs (" +
+                std::to_string(passes) + " by the host configuration)");
+    return;
+  }
+  notes.push_back("user replay: the workload ran once per pass, " + std::to_string(passesRun) + " passes");
+  decodeAndEvaluate();
+}
+
+void KernelProfiler::State::decodeAndEvaluate() {
   auto decode = makeParams<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
   decode.pRangeProfilerObject = rangeProfiler;
-  r = cuptiRangeProfilerDecodeData(&decode);
+  CUptiResult r = cuptiRangeProfilerDecodeData(&decode);
   if (r != CUPTI_SUCCESS) {
     notProfiled += pending.size();
     pending.clear();
@@ -511,16 +609,99 @@ bool KernelProfiler::State::restart() {
   return false;
 }
 
+void KernelProfiler::State::noteAttributeFailure(const std::string &what, const std::string &why) {
+  if (attributeFailuresNoted.insert(what).second)
+    notes.push_back(what + " unavailable (first at launch " + std::to_string(launchesSeen - 1) + "): " + why);
+}
+
+// Registers per thread and theoretical occupancy from the launch itself (no counter pass).
+void KernelProfiler::State::readLaunchAttributes(const LaunchShape &shape, KernelCounters &out) {
+  if (!shape.f) {
+    if (wantRegisters)
+      noteAttributeFailure("launch__registers_per_thread", "the launch callback carried no function handle");
+    if (wantOccupancy)
+      noteAttributeFailure("sm__maximum_warps_per_active_cycle_pct",
+                           "the launch callback carried no function handle");
+    return;
+  }
+  if (wantRegisters) {
+    int registers = 0;
+    CUresult rf = cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, shape.f);
+    CUresult rk = CUDA_SUCCESS;
+    if (rf != CUDA_SUCCESS) // a CUkernel handle (runtime launches)
+      rk = cuKernelGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, reinterpret_cast<CUkernel>(shape.f), device);
+    if (rf == CUDA_SUCCESS || rk == CUDA_SUCCESS)
+      out.metrics["launch__registers_per_thread"] = registers;
+    else
+      noteAttributeFailure("launch__registers_per_thread", "cuFuncGetAttribute returned " + driverText(rf) +
+                                                               ", cuKernelGetAttribute returned " + driverText(rk));
+  }
+  if (wantOccupancy) {
+    const char *metric = "sm__maximum_warps_per_active_cycle_pct";
+    if (shape.threadsPerBlock <= 0 || shape.threadsPerBlock > 1 << 20) {
+      noteAttributeFailure(metric, "block size not known from the launch parameters");
+      return;
+    }
+    if (warpSize <= 0 || maxThreadsPerSm <= 0) {
+      noteAttributeFailure(metric, "warp size or maximum threads per SM not known for the device");
+      return;
+    }
+    int blocks = 0;
+    // The occupancy API takes a CUkernel cast to CUfunction; the function of the current context is the
+    // fallback should a driver refuse that.
+    CUresult r = cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, shape.f, int(shape.threadsPerBlock),
+                                                             shape.dynamicSharedBytes);
+    if (r != CUDA_SUCCESS) {
+      CUfunction fn = nullptr;
+      CUresult rk = cuKernelGetFunction(&fn, reinterpret_cast<CUkernel>(shape.f));
+      CUresult r2 = rk == CUDA_SUCCESS && fn ? cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                                                   &blocks, fn, int(shape.threadsPerBlock), shape.dynamicSharedBytes)
+                                             : rk;
+      if (r2 != CUDA_SUCCESS) {
+        noteAttributeFailure(metric, "cuOccupancyMaxActiveBlocksPerMultiprocessor returned " + driverText(r) +
+                                         " (through cuKernelGetFunction: " + driverText(r2) + ")");
+        return;
+      }
+    }
+    double pct = theoreticalOccupancyPct(blocks, shape.threadsPerBlock, warpSize, maxThreadsPerSm);
+    if (pct >= 0)
+      out.metrics[metric] = pct;
+  }
+}
+
 void KernelProfiler::State::onLaunchEnter(CUpti_CallbackId cbid, const CUpti_CallbackData &data) {
-  int launch = launchesSeen++;
   bool counting = !counterMetrics.empty();
+  if (userReplay && counting) {
+    // Launches outside a pass are not profiled by CUPTI and are not the workload: ignored.
+    if (!sessionRunning)
+      return;
+    const char *symbol = data.symbolName ? data.symbolName : "";
+    size_t index = passLaunches++;
+    if (passesRun > 0) {
+      // A later pass replays pass 0's launches; they were recorded then.
+      if (!passMismatchNoted && (index >= passZeroNames.size() || passZeroNames[index] != symbol)) {
+        passMismatchNoted = true;
+        notes.push_back("user replay pass " + std::to_string(passesRun) + " launched " +
+                        (index >= passZeroNames.size() ? std::string("more kernels than pass 0")
+                                                       : "'" + std::string(symbol) + "' where pass 0 launched '" +
+                                                             passZeroNames[index] + "'") +
+                        " at launch " + std::to_string(index) +
+                        ": the workload differs between passes, so counters of different passes do not belong "
+                        "to the same launches");
+      }
+      return;
+    }
+    passZeroNames.push_back(symbol);
+  }
+  int launch = launchesSeen++;
   if (options.maxKernels && profiled >= options.maxKernels) {
     if (!capNoted) {
       capNoted = true;
       notes.push_back("kernel cap of " + std::to_string(options.maxKernels) + " reached at launch " +
                       std::to_string(launch) + ": later launches are not profiled");
     }
-    collect(); // stops the last session for good
+    if (!userReplay)
+      collect(); // stops the last session for good
     ++notProfiled;
     return;
   }
@@ -529,29 +710,36 @@ void KernelProfiler::State::onLaunchEnter(CUpti_CallbackId cbid, const CUpti_Cal
     return;
   }
   if (counting && pending.size() >= options.rangesPerSession) {
+    if (userReplay) {
+      // A pass cannot be cut short: launches past the image's capacity are left out.
+      if (!capacityNoted) {
+        capacityNoted = true;
+        notes.push_back("more launches in a pass than the counter data image holds (" +
+                        std::to_string(options.rangesPerSession) + " ranges): launches from " +
+                        std::to_string(launch) + " on are not profiled");
+      }
+      ++notProfiled;
+      return;
+    }
     collect();
     if (broken || !restart()) {
       ++notProfiled;
       return;
     }
   }
-  CUfunction f = launchedFunction(cbid, data.functionParams);
+  LaunchShape shape = launchShape(cbid, data.functionParams);
   PendingLaunch p;
   p.correlationId = data.correlationId;
   if (data.symbolName && *data.symbolName) {
     p.counters.name = data.symbolName;
-  } else if (const char *name = nullptr; f && cuFuncGetName(&name, f) == CUDA_SUCCESS && name) {
+  } else if (const char *name = nullptr; shape.f && cuFuncGetName(&name, shape.f) == CUDA_SUCCESS && name) {
     p.counters.name = name;
   } else {
     p.counters.name = "<unknown>";
   }
   p.counters.demangled = demangleKernelName(p.counters.name);
   p.counters.launch = launch;
-  if (wantRegisters) {
-    int registers = 0;
-    if (f && cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS)
-      p.counters.metrics["launch__registers_per_thread"] = registers;
-  }
+  readLaunchAttributes(shape, p.counters);
   ++profiled;
   if (counting) {
     pending.push_back(std::move(p));
@@ -625,6 +813,7 @@ std::string KernelProfiler::begin(CUcontext ctx, const ProfilerOptions &options)
     State &s = *state_;
     s.ctx = ctx;
     s.options = options;
+    s.userReplay = options.replay == Replay::User;
     if (s.options.rangesPerSession == 0)
       s.options.rangesPerSession = 64;
     if (!ctx)
@@ -644,6 +833,8 @@ std::string KernelProfiler::begin(CUcontext ctx, const ProfilerOptions &options)
         s.dropped[m] = "not in cudaperf's metric table (docs/counters.md)";
       else if (info->source == MetricSource::FunctionAttribute)
         s.wantRegisters = true;
+      else if (info->source == MetricSource::OccupancyApi)
+        s.wantOccupancy = true;
       else
         candidates.push_back(m);
     }
@@ -652,7 +843,7 @@ std::string KernelProfiler::begin(CUcontext ctx, const ProfilerOptions &options)
         s.teardown();
         return s.failBegin(why);
       }
-    } else if (!s.wantRegisters) {
+    } else if (!s.wantRegisters && !s.wantOccupancy) {
       return s.failBegin("no metric of the table requested");
     }
 
@@ -697,6 +888,10 @@ std::string KernelProfiler::begin(CUcontext ctx, const ProfilerOptions &options)
         why = s.startRangeProfiler();
       if (why.empty()) {
         s.active = true;
+        bool dram = std::any_of(s.counterMetrics.begin(), s.counterMetrics.end(),
+                                [](const std::string &m) { return m.rfind("dram__", 0) == 0; });
+        if (dram && !s.userReplay)
+          s.notes.push_back("DRAM counters under kernel replay: caches not controlled");
         return "";
       }
       s.teardown();
@@ -723,7 +918,10 @@ std::string KernelProfiler::end() {
     if (!s.active)
       return s.beginFailure.empty() ? s.collectFailure : s.beginFailure;
     s.active = false;
-    s.collect();
+    if (s.userReplay)
+      s.collectUserReplay();
+    else
+      s.collect();
     s.notProfiled += s.pending.size();
     s.pending.clear();
     s.teardown();
@@ -741,6 +939,92 @@ std::string KernelProfiler::end() {
   }
   return s.collectFailure;
 }
+
+bool KernelProfiler::passNeeded() const {
+  const State &s = *state_;
+  if (!s.active || !s.userReplay || s.broken)
+    return false;
+  if (s.counterMetrics.empty())
+    return s.passesRun == 0; // launch attributes only: one run of the workload
+  return !s.allPassesSubmitted;
+}
+
+std::string KernelProfiler::beginPass() {
+  State &s = *state_;
+  try {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!s.active)
+      return s.beginFailure.empty() ? (s.collectFailure.empty() ? "the profiler is not active" : s.collectFailure)
+                                    : s.beginFailure;
+    if (!s.userReplay)
+      return "beginPass() is for Replay::User";
+    if (s.broken)
+      return s.collectFailure;
+    if (s.sessionRunning)
+      return "a pass is already running (call endPass() first)";
+    if (s.counterMetrics.empty())
+      return "";
+    if (s.allPassesSubmitted)
+      return "CUPTI has all the passes it needs";
+    if (s.passesRun >= s.options.maxPasses) {
+      s.failCollect("user replay needed more than " + std::to_string(s.options.maxPasses) + " passes (" +
+                    std::to_string(s.passes) + " by the host configuration)");
+      return s.collectFailure;
+    }
+    if (std::string why = s.startSession(); !why.empty()) {
+      s.failCollect(why);
+      return why;
+    }
+    s.passLaunches = 0;
+    return "";
+  } catch (const std::exception &e) {
+    s.failCollect(std::string("internal error: ") + e.what());
+  } catch (...) {
+    s.failCollect("internal error");
+  }
+  return s.collectFailure;
+}
+
+std::string KernelProfiler::endPass() {
+  State &s = *state_;
+  try {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!s.active || !s.userReplay)
+      return "endPass() without an active Replay::User profiler";
+    if (s.broken)
+      return s.collectFailure;
+    if (s.counterMetrics.empty()) {
+      ++s.passesRun;
+      return "";
+    }
+    if (!s.sessionRunning)
+      return "no pass is running (call beginPass() first)";
+    s.sessionRunning = false;
+    auto stop = makeParams<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+    stop.pRangeProfilerObject = s.rangeProfiler;
+    if (CUptiResult r = cuptiRangeProfilerStop(&stop); r != CUPTI_SUCCESS) {
+      s.failCollect(describe("cuptiRangeProfilerStop", r));
+      return s.collectFailure;
+    }
+    if (s.passesRun > 0 && s.passLaunches != s.passZeroNames.size() && !s.passMismatchNoted) {
+      s.passMismatchNoted = true;
+      s.notes.push_back("user replay pass " + std::to_string(s.passesRun) + " launched " +
+                        std::to_string(s.passLaunches) + " kernels, pass 0 " + std::to_string(s.passZeroNames.size()) +
+                        ": the workload differs between passes, so counters of different passes do not belong to "
+                        "the same launches");
+    }
+    ++s.passesRun;
+    s.allPassesSubmitted = stop.isAllPassSubmitted != 0;
+    return "";
+  } catch (const std::exception &e) {
+    s.failCollect(std::string("internal error: ") + e.what());
+  } catch (...) {
+    s.failCollect("internal error");
+  }
+  return s.collectFailure;
+}
+
+size_t KernelProfiler::passesRun() const { return state_->passesRun; }
 
 void KernelProfiler::onDriverApiCallback(CUpti_CallbackId cbid, const CUpti_CallbackData *data) {
   if (!data || !state_ || !isLaunchCallback(cbid))

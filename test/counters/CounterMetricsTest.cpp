@@ -106,11 +106,17 @@ TEST(CounterMetrics, HoldsEveryMetricTheModelNeeds) {
     EXPECT_NE(findMetric(std::string("smsp__sass_thread_inst_executed_op_") + op + "_pred_on.sum"), nullptr) << op;
 }
 
-TEST(CounterMetrics, RegistersComeFromFunctionAttributesEverythingElseFromCounters) {
+TEST(CounterMetrics, RegistersAndTheoreticalOccupancyComeFromLaunchAttributesEverythingElseFromCounters) {
   for (const MetricInfo &m : metricTable()) {
-    bool isRegisters = std::string(m.name) == "launch__registers_per_thread";
-    EXPECT_EQ(m.source, isRegisters ? MetricSource::FunctionAttribute : MetricSource::Counter) << m.name;
+    std::string name = m.name;
+    MetricSource expected = name == "launch__registers_per_thread"             ? MetricSource::FunctionAttribute
+                            : name == "sm__maximum_warps_per_active_cycle_pct" ? MetricSource::OccupancyApi
+                                                                               : MetricSource::Counter;
+    EXPECT_EQ(m.source, expected) << m.name;
   }
+  EXPECT_STREQ(metricSourceName(MetricSource::Counter), "counter");
+  EXPECT_STREQ(metricSourceName(MetricSource::FunctionAttribute), "function attribute");
+  EXPECT_STREQ(metricSourceName(MetricSource::OccupancyApi), "occupancy API");
   EXPECT_EQ(findMetric("launch__registers_per_thread.sum"), nullptr);
   EXPECT_EQ(findMetric(""), nullptr);
   std::vector<std::string> names = allMetricNames();

@@ -9,8 +9,10 @@
 namespace cudaperf::counters {
 
 // Where a value comes from. Counters go through the CUPTI range profiler; a function attribute is read from
-// the launched CUfunction (cuFuncGetAttribute), so it needs no counter pass.
-enum class MetricSource { Counter, FunctionAttribute };
+// the launched function (cuFuncGetAttribute, or cuKernelGetAttribute for a CUkernel handle); an occupancy-API
+// value is computed from the launch (cuOccupancyMaxActiveBlocksPerMultiprocessor, Occupancy.h). Only counters
+// are sent to the CUPTI configuration or need a pass.
+enum class MetricSource { Counter, FunctionAttribute, OccupancyApi };
 
 struct MetricInfo {
   const char *name;        // Perfworks / ncu metric name: the key
@@ -25,6 +27,6 @@ const std::vector<MetricInfo> &metricTable();
 const MetricInfo *findMetric(const std::string &name);
 // Every name of the table, in table order.
 std::vector<std::string> allMetricNames();
-const char *metricSourceName(MetricSource source); // "counter" | "function attribute"
+const char *metricSourceName(MetricSource source); // "counter" | "function attribute" | "occupancy API"
 
 } // namespace cudaperf::counters

@@ -1,13 +1,29 @@
 // Per-kernel hardware counters of one CUDA context through the CUPTI Range Profiler (auto range: one range
-// per kernel launch; kernel replay: CUPTI re-runs each kernel once per counter pass, restoring memory between
-// passes). Nothing here throws or aborts: every failure becomes a reason string (docs/counters.md).
+// per kernel launch). Nothing here throws or aborts: every failure becomes a reason string (docs/counters.md).
 //
-// In-process use (the evaluator's worker):
+// Kernel replay (default; any program, e.g. the injection library): CUPTI re-runs each kernel once per counter
+// pass, restoring memory between passes; caches are not controlled, so DRAM counters are not comparable to
+// Nsight Compute's (the document carries a note).
 //   KernelProfiler p;
 //   if (std::string why = p.begin(ctx); !why.empty()) { ...profiling unavailable: why... }
 //   ...launch kernels in ctx (any number)...
 //   p.end();                        // stop, decode, evaluate
 //   for (const KernelCounters &k : p.kernels()) ...
+//
+// User replay (ProfilerOptions::replay = Replay::User; in-process callers that can repeat their workload):
+// the caller runs the same launches once per pass and may restore inputs and clean caches between passes.
+//   ProfilerOptions o; o.replay = Replay::User;
+//   if (std::string why = p.begin(ctx, o); !why.empty()) { ...refused: fall back to Replay::Kernel... }
+//   while (p.passNeeded()) {
+//     ...restore inputs, flush L2, synchronize (no kernel launches here count; keep them out of the pass)...
+//     if (!(why = p.beginPass()).empty()) break;  // cuptiRangeProfilerStart
+//     ...the workload: the same launches, in the same order, every pass; then synchronize...
+//     if (!(why = p.endPass()).empty()) break;    // cuptiRangeProfilerStop (isAllPassSubmitted ends the loop)
+//   }
+//   p.end();                                      // decode, evaluate; "" or why
+// Launches are recorded (names, launch attributes) in pass 0; range i is the i-th launch of pass 0. Later
+// passes that launch different kernels are named in notes(). At most rangesPerSession launches per pass are
+// profiled and at most maxPasses passes are run (then beginPass() fails with the reason).
 //
 // Only one CUPTI subscriber can exist per process, so at most one KernelProfiler with its own subscriber
 // is active at a time; under ncu/nsys begin() reports that another CUPTI client holds it.
@@ -26,10 +42,18 @@
 
 namespace cudaperf::counters {
 
+enum class Replay {
+  Kernel, // CUPTI_KernelReplay: CUPTI replays each kernel, saving and restoring memory
+  User,   // CUPTI_UserReplay: the caller repeats the workload once per pass (beginPass/endPass)
+};
+
 struct ProfilerOptions {
   std::vector<std::string> metrics; // names from metricTable(); empty: all of them
   size_t maxKernels = 0;            // 0: no cap; launches past the cap run unprofiled and are counted
-  size_t rangesPerSession = 64;     // counter data image capacity; decoded and reset when full
+  size_t rangesPerSession = 64;     // counter data image capacity; kernel replay: decoded and reset when full;
+                                    // user replay: launches per pass beyond it are not profiled
+  Replay replay = Replay::Kernel;
+  size_t maxPasses = 64;            // user replay: beginPass() refuses more passes than this
   // true: begin() subscribes to CUPTI itself. false: the caller owns the (single) CUPTI subscriber and
   // forwards the driver-API launch callbacks (launchCallbackIds()) to onDriverApiCallback().
   bool ownSubscriber = true;
@@ -49,6 +73,14 @@ public:
   // Stops, decodes and evaluates what is left; results are then in kernels(). Returns "" or the reason the
   // collection failed (the reason of begin() when that failed). Safe to call twice or without begin().
   std::string end();
+
+  // Replay::User only (see the top of this file). passNeeded(): begin() succeeded, nothing failed and CUPTI
+  // has not yet said all passes are submitted (with no counter metric: until one pass ran). beginPass()/endPass()
+  // return "" or why; after a failure passNeeded() is false and end() returns the same reason.
+  bool passNeeded() const;
+  std::string beginPass();
+  std::string endPass();
+  size_t passesRun() const;
 
   bool active() const;
   const std::vector<KernelCounters> &kernels() const;
