@@ -26,6 +26,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <memory>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -250,9 +251,33 @@ public:
     return v;
   }
 
-  // A separate pass after correctness and timing (replay changes timing): one call per
-  // configuration under the CUPTI range profiler, every kernel it launches counted.
+  // A separate pass after correctness and timing (replay changes timing): per configuration, the call is
+  // profiled with the CUPTI range profiler, every kernel it launches counted. User replay: the call runs once
+  // per counter pass, each pass starting from fresh inputs and a cold, clean L2 (as ncu --cache-control all),
+  // so DRAM counters mean what Nsight Compute's mean. Where CUPTI refuses user replay: kernel replay, with a note.
   void collectCounters(const std::string &impl, EntryFn fn) {
+#ifdef CUDAPERF_HAVE_COUNTERS
+    // Cleaning L2 before a pass: the flush buffer's write evicts the previous pass's lines but leaves its own
+    // dirty; reading twice L2's size of another buffer then evicts those (written back before the pass starts).
+    struct CleanBuffers {
+      void *device = nullptr, *host = nullptr;
+      ~CleanBuffers() {
+        if (device)
+          cudaFree(device);
+        if (host)
+          cudaFreeHost(host);
+      }
+    } clean;
+    std::string cleanWhy;
+    if (cudaError_t e = cudaMalloc(&clean.device, flusher_.bytes()))
+      cleanWhy = "cudaMalloc: " + cudaErrorText(e);
+    else if (cudaError_t e2 = cudaMallocHost(&clean.host, flusher_.bytes()))
+      cleanWhy = "cudaMallocHost: " + cudaErrorText(e2);
+    else if (cudaError_t e3 = cudaMemset(clean.device, 0, flusher_.bytes()))
+      cleanWhy = "cudaMemset: " + cudaErrorText(e3);
+    constexpr size_t kMaxPasses = 64;
+    constexpr size_t kRangesPerPass = 256;
+#endif
     for (size_t c = 0; c < task_.configs.size(); ++c) {
       const std::string &cfg = task_.configs[c].name;
       phase(impl, cfg, "counters");
@@ -262,28 +287,71 @@ public:
       bool available = false;
 #ifdef CUDAPERF_HAVE_COUNTERS
       DeviceArgs dev(task_, task_.configs[c]);
+      const auto &inputs = expected_[c][0].inputs;
       std::string why;
       if (cudaError_t e = dev.allocate())
         why = "allocating arguments: " + cudaErrorText(e);
-      else if (cudaError_t e = dev.prepare(expected_[c][0].inputs, stream_))
-        why = "preparing inputs: " + cudaErrorText(e);
-      counters::KernelProfiler profiler;
       CUcontext ctx = nullptr;
       if (why.empty() && cuCtxGetCurrent(&ctx) != CUDA_SUCCESS)
         why = "no current CUDA context";
+      PackedArgs packed;
       if (why.empty())
-        why = profiler.begin(ctx);
-      if (why.empty()) {
-        PackedArgs packed = packArgs(task_, expected_[c][0].inputs, &dev.pointers());
-        callEntry(fn, packed.pointers.data(), stream_);
-        cudaError_t e = cudaDeviceSynchronize();
-        std::string endWhy = profiler.end();
+        packed = packArgs(task_, inputs, &dev.pointers());
+
+      // User replay: fresh inputs (outputs re-poisoned), flush, clean, then one pass of the call.
+      auto profiler = std::make_unique<counters::KernelProfiler>();
+      std::string userWhy = cleanWhy.empty() ? "" : "no buffers to clean L2 with (" + cleanWhy + ")";
+      if (why.empty() && userWhy.empty()) {
+        counters::ProfilerOptions options;
+        options.replay = counters::Replay::User;
+        options.maxPasses = kMaxPasses;
+        options.rangesPerSession = kRangesPerPass;
+        userWhy = profiler->begin(ctx, options);
+        cudaError_t e = cudaSuccess;
+        const char *stage = "";
+        while (userWhy.empty() && profiler->passNeeded()) {
+          stage = "preparing a counter pass";
+          if ((e = dev.prepare(inputs, stream_)) || (e = flusher_.flush(stream_)) ||
+              (e = cudaMemcpyAsync(clean.host, clean.device, flusher_.bytes(), cudaMemcpyDeviceToHost, stream_)) ||
+              (e = cudaDeviceSynchronize()))
+            break;
+          if (!(userWhy = profiler->beginPass()).empty())
+            break;
+          stage = "the profiled call failed";
+          callEntry(fn, packed.pointers.data(), stream_);
+          e = cudaDeviceSynchronize();
+          std::string endWhy = profiler->endPass(); // the pass is stopped even when the call failed
+          if (e != cudaSuccess)
+            break;
+          userWhy = endWhy;
+        }
+        std::string endWhy = profiler->end();
         if (e != cudaSuccess)
-          why = "the profiled call failed: " + cudaErrorText(e);
-        else
-          why = endWhy;
+          why = std::string(stage) + ": " + cudaErrorText(e);
+        else if (userWhy.empty())
+          userWhy = endWhy;
       }
-      counters::CountersDocument doc = profiler.document(task_.name);
+
+      // Kernel replay where user replay was refused: CUPTI saves and restores memory around each kernel.
+      bool kernelReplay = why.empty() && !userWhy.empty();
+      if (kernelReplay) {
+        profiler = std::make_unique<counters::KernelProfiler>();
+        if (cudaError_t e = dev.prepare(inputs, stream_))
+          why = "preparing inputs: " + cudaErrorText(e);
+        else if (cudaError_t e2 = cudaDeviceSynchronize())
+          why = "preparing inputs: " + cudaErrorText(e2);
+        if (why.empty())
+          why = profiler->begin(ctx);
+        if (why.empty()) {
+          callEntry(fn, packed.pointers.data(), stream_);
+          cudaError_t e = cudaDeviceSynchronize();
+          std::string endWhy = profiler->end();
+          why = e != cudaSuccess ? "the profiled call failed: " + cudaErrorText(e) : endWhy;
+        }
+      }
+      counters::CountersDocument doc = profiler->document(task_.name);
+      if (kernelReplay)
+        doc.notes.insert(doc.notes.begin(), "user replay not used (" + userWhy + "): kernel replay instead");
       if (!why.empty()) {
         doc.available = false;
         doc.reason = why;
