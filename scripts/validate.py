@@ -454,13 +454,31 @@ def balanced(text, start, open_ch, close_ch):
     return None, len(text)
 
 
+def strip_device_code(text):
+    """text with the bodies of __global__ and __device__ functions blanked (same length), so a kernel's
+    locals cannot shadow the host function's (`total` declared in both, for example)."""
+    out = list(text)
+    for m in re.finditer(r"\b__(?:global|device)__\b", text):
+        brace = text.find("{", m.end())
+        semi = text.find(";", m.end())
+        if brace < 0 or (0 <= semi < brace):
+            continue  # a declaration, or a __device__ variable
+        body, after = balanced(text, brace, "{", "}")
+        if body is None:
+            continue
+        for i in range(brace, after):
+            if out[i] != "\n":
+                out[i] = " "
+    return "".join(out)
+
+
 class HostEvaluator:
     """Evaluates integer expressions of host code: the entry point's parameters (the task's scalars),
     constexpr / const / #define constants and locals that are never modified, or modified only by
     `if (x > E) x = E;` / `if (x < E) x = E;` clamps. Anything else is unknown (None)."""
 
     def __init__(self, source, params):
-        self.text = strip_comments(source)
+        self.text = strip_device_code(strip_comments(source))
         self.params = dict(params)
         self.scalars, self.dims = {}, {}
         self._collect()
@@ -564,6 +582,10 @@ class HostEvaluator:
             if isinstance(node.op, ast.RShift) and ints:
                 return a >> b
             return None
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in ("x", "y", "z")
+                and depth < 8):
+            d = self.dim3(node.value.id)  # block.x of a dim3 variable
+            return None if d is None else d["xyz".index(node.attr)]
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max"):
             args = [self._eval(a, depth) for a in node.args]
             return None if None in args or not args else (min(args) if node.func.id == "min" else max(args))
