@@ -211,6 +211,12 @@ struct KernelProfiler::State {
     beginFailure = std::move(why);
     return beginFailure;
   }
+  // The launches recorded since the last decode will get no counters: count them, say why.
+  void abandonPending(std::string why) {
+    notProfiled += pending.size();
+    pending.clear();
+    failCollect(std::move(why));
+  }
   void failCollect(std::string why) {
     broken = true;
     notes.push_back("collection stopped: " + why);
@@ -230,6 +236,7 @@ struct KernelProfiler::State {
   void readLaunchAttributes(const LaunchShape &shape, KernelCounters &out);
   void noteAttributeFailure(const std::string &what, const std::string &why);
   void disableRangeProfiler();
+  bool stopSession(); // cuptiRangeProfilerStop; false (pending abandoned) when refused
   void collect(); // stop, decode, evaluate the running session (kernel replay)
   void collectUserReplay(); // decode and evaluate after the last pass (user replay)
   void decodeAndEvaluate();
@@ -511,44 +518,38 @@ void KernelProfiler::State::evaluateRange(size_t rangeIndex, KernelCounters &out
 void KernelProfiler::State::collect() {
   if (!sessionRunning)
     return;
+  if (!stopSession())
+    return;
+  if (!allPassesSubmitted)
+    notes.push_back("cuptiRangeProfilerStop reported passes not submitted (kernel replay should submit all)");
+  decodeAndEvaluate();
+}
+
+bool KernelProfiler::State::stopSession() {
   sessionRunning = false;
   auto stop = makeParams<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
   stop.pRangeProfilerObject = rangeProfiler;
   CUptiResult r = cuptiRangeProfilerStop(&stop);
   if (r != CUPTI_SUCCESS) {
-    notProfiled += pending.size();
-    pending.clear();
-    failCollect(describe("cuptiRangeProfilerStop", r));
-    return;
+    abandonPending(describe("cuptiRangeProfilerStop", r));
+    return false;
   }
-  if (!stop.isAllPassSubmitted)
-    notes.push_back("cuptiRangeProfilerStop reported passes not submitted (kernel replay should submit all)");
-  decodeAndEvaluate();
+  allPassesSubmitted = stop.isAllPassSubmitted != 0;
+  return true;
 }
 
 // After the last pass of user replay. A pass still running is stopped; fewer passes than CUPTI needs
 // leave nothing to decode.
 void KernelProfiler::State::collectUserReplay() {
   if (sessionRunning) {
-    sessionRunning = false;
-    auto stop = makeParams<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
-    stop.pRangeProfilerObject = rangeProfiler;
-    CUptiResult r = cuptiRangeProfilerStop(&stop);
-    if (r != CUPTI_SUCCESS) {
-      notProfiled += pending.size();
-      pending.clear();
-      failCollect(describe("cuptiRangeProfilerStop", r));
+    if (!stopSession())
       return;
-    }
     ++passesRun;
-    allPassesSubmitted = stop.isAllPassSubmitted != 0;
   }
   if (counterMetrics.empty() || broken)
     return;
   if (!allPassesSubmitted) {
-    notProfiled += pending.size();
-    pending.clear();
-    failCollect("user replay ended after " + std::to_string(passesRun) + " passes, before CUPTI had all it needs (" +
+    abandonPending("user replay ended after " + std::to_string(passesRun) + " passes, before CUPTI had all it needs (" +
                 std::to_string(passes) + " by the host configuration)");
     return;
   }
@@ -561,9 +562,7 @@ void KernelProfiler::State::decodeAndEvaluate() {
   decode.pRangeProfilerObject = rangeProfiler;
   CUptiResult r = cuptiRangeProfilerDecodeData(&decode);
   if (r != CUPTI_SUCCESS) {
-    notProfiled += pending.size();
-    pending.clear();
-    failCollect(describe("cuptiRangeProfilerDecodeData", r));
+    abandonPending(describe("cuptiRangeProfilerDecodeData", r));
     return;
   }
   if (decode.numOfRangeDropped)
@@ -575,9 +574,7 @@ void KernelProfiler::State::decodeAndEvaluate() {
   info.counterDataImageSize = counterDataImage.size();
   r = cuptiRangeProfilerGetCounterDataInfo(&info);
   if (r != CUPTI_SUCCESS) {
-    notProfiled += pending.size();
-    pending.clear();
-    failCollect(describe("cuptiRangeProfilerGetCounterDataInfo", r));
+    abandonPending(describe("cuptiRangeProfilerGetCounterDataInfo", r));
     return;
   }
   size_t ranges = info.numTotalRanges;

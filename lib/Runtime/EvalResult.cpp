@@ -67,6 +67,15 @@ std::string describePhase(const json::Value *phase) {
   return s;
 }
 
+// An event's fields without the ones that route it (event, t, impl, config).
+json::Object payloadOf(const json::Value &e) {
+  json::Object o;
+  for (const auto &kv : e.asObject().items())
+    if (kv.first != "event" && kv.first != "t" && kv.first != "impl" && kv.first != "config")
+      o[kv.first] = kv.second;
+  return o;
+}
+
 } // namespace
 
 Outcome resultOutcome(const json::Value &result) {
@@ -174,10 +183,7 @@ json::Value assembleResult(const EvalRecord &r) {
     } else if (type == "reference" && ci >= 0) {
       referenceMs[size_t(ci)].push_back(e.get("ms") ? e.get("ms")->asNumber() : 0);
     } else if (type == "check" && ci >= 0 && str(e, "impl") == "candidate") {
-      json::Object c;
-      for (const auto &kv : e.asObject().items())
-        if (kv.first != "event" && kv.first != "t" && kv.first != "impl" && kv.first != "config")
-          c[kv.first] = kv.second;
+      json::Object c = payloadOf(e);
       json::Value &corr = configs[size_t(ci)]["correctness"];
       if (!corr.isObject()) {
         json::Object fresh;
@@ -192,17 +198,9 @@ json::Value assembleResult(const EvalRecord &r) {
     } else if (type == "timing" && ci >= 0) {
       configs[size_t(ci)][str(e, "impl")] = json::Value(timingOf(e));
     } else if (type == "audit" && ci >= 0 && str(e, "impl") == "candidate") {
-      json::Object a;
-      for (const auto &kv : e.asObject().items())
-        if (kv.first != "event" && kv.first != "t" && kv.first != "impl" && kv.first != "config")
-          a[kv.first] = kv.second;
-      configs[size_t(ci)]["audit"] = json::Value(std::move(a));
+      configs[size_t(ci)]["audit"] = json::Value(payloadOf(e));
     } else if (type == "counters" && ci >= 0 && str(e, "impl") == "candidate") {
-      json::Object c;
-      for (const auto &kv : e.asObject().items())
-        if (kv.first != "event" && kv.first != "t" && kv.first != "impl" && kv.first != "config")
-          c[kv.first] = kv.second;
-      configs[size_t(ci)]["counters"] = json::Value(std::move(c));
+      configs[size_t(ci)]["counters"] = json::Value(payloadOf(e));
     } else if (type == "verdict") {
       (str(e, "impl") == "baseline" ? baselineVerdict : candidateVerdict) = &e;
     } else if (type == "error") {
