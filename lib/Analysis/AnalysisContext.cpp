@@ -1,4 +1,5 @@
 #include "cudaperf/Analysis/AnalysisContext.h"
+#include "cudaperf/Analysis/MemoryAccesses.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/IR/Module.h"
@@ -30,6 +31,13 @@ AnalysisContext::~AnalysisContext() {
 llvm::Function *AnalysisContext::kernelFunction(const KernelReport &K) const {
   llvm::Function *F = M.getFunction(K.MangledName);
   return F && !F->isDeclaration() ? F : nullptr;
+}
+
+const MemoryInventory &AnalysisContext::memoryAccesses(llvm::Function &F) {
+  std::unique_ptr<MemoryInventory> &Slot = Inventories[&F];
+  if (!Slot)
+    Slot = std::make_unique<MemoryInventory>(collectMemoryAccesses(F));
+  return *Slot;
 }
 
 } // namespace cudaperf

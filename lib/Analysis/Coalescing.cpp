@@ -175,7 +175,7 @@ public:
     nameSpecialValues(*F, Facts.ParamNames);
 
     LaneEvaluator E(*F, &SE, &LI, Facts);
-    MemoryInventory Inv = collectMemoryAccesses(*F);
+    const MemoryInventory &Inv = Ctx.memoryAccesses(*F);
 
     double WeightedIdeal = 0, WeightedPredicted = 0;
     bool AnyUnknownExecutions = false;

@@ -70,7 +70,7 @@ public:
     LaunchFacts Facts = launchFactsFor(K, *F);
     LaneEvaluator E(*F, &SE, &LI, Facts);
 
-    MemoryInventory Inv = collectMemoryAccesses(*F);
+    const MemoryInventory &Inv = Ctx.memoryAccesses(*F);
     for (const MemoryInstruction &M : Inv.Accesses) {
       if (M.Space != MemorySpace::Shared)
         continue;

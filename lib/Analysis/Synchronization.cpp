@@ -304,7 +304,7 @@ public:
     }
 
     // Missing barriers between shared-memory writes and reads of other threads' data.
-    MemoryInventory Inv = collectMemoryAccesses(*F);
+    const MemoryInventory &Inv = Ctx.memoryAccesses(*F);
     std::set<std::pair<unsigned, unsigned>> Reported;
     for (const MemoryInstruction &W : Inv.Accesses) {
       if (W.Space != MemorySpace::Shared || W.Kind == AccessKind::Load)

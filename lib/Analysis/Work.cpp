@@ -133,7 +133,7 @@ public:
     LaunchFacts Facts = launchFactsFor(K, *F);
     nameSpecialValues(*F, Facts.ParamNames); // symbolic trip counts read like the source
 
-    MemoryInventory Inv = collectMemoryAccesses(*F);
+    const MemoryInventory &Inv = Ctx.memoryAccesses(*F);
     std::vector<TrackedAddress> Tracked;
     std::vector<size_t> TrackedOf(Inv.Accesses.size(), SIZE_MAX);
     for (size_t I = 0; I < Inv.Accesses.size(); ++I) {

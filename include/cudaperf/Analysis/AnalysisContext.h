@@ -51,6 +51,8 @@ struct AnalyzerOptions {
   std::vector<std::string> CompileArgs;
 };
 
+struct MemoryInventory;
+
 /// Per-module state shared by the analyses of one file: the device IR and LLVM's analysis
 /// managers (ScalarEvolution, loops, dominators ... are computed once per function and cached).
 class AnalysisContext {
@@ -65,6 +67,10 @@ public:
   /// The device function of a kernel, or null when clang emitted none.
   llvm::Function *kernelFunction(const KernelReport &K) const;
 
+  /// collectMemoryAccesses(F), computed once per function and shared by the analyses (they read
+  /// the IR and never change it).
+  const MemoryInventory &memoryAccesses(llvm::Function &F);
+
 private:
   llvm::Module &M;
   const AnalyzerOptions &Opts;
@@ -72,6 +78,7 @@ private:
   std::unique_ptr<llvm::LoopAnalysisManager> LAM;
   std::unique_ptr<llvm::CGSCCAnalysisManager> CGAM;
   std::unique_ptr<llvm::ModuleAnalysisManager> MAM;
+  std::map<const llvm::Function *, std::unique_ptr<MemoryInventory>> Inventories;
 };
 
 class KernelAnalysis {
