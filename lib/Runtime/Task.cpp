@@ -546,6 +546,15 @@ Task parseTask(const std::string &jsonText, const std::string &dir, bool checkFi
   return task;
 }
 
+std::vector<std::string> parseConfigList(const std::string &text) {
+  std::vector<std::string> names;
+  std::stringstream list(text);
+  for (std::string name; std::getline(list, name, ',');)
+    if (!name.empty())
+      names.push_back(name);
+  return names;
+}
+
 void selectConfigs(Task &task, const std::vector<std::string> &names) {
   if (names.empty())
     return;

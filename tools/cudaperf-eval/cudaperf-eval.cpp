@@ -116,12 +116,7 @@ int main(int argc, char **argv) {
     else if (a == "--no-cache") opt.build.useCache = false;
     else if (a == "--worker") opt.workerPath = value();
     else if (a == "--counters") opt.counters = true;
-    else if (a == "--configs") {
-      std::stringstream list(value());
-      for (std::string name; std::getline(list, name, ',');)
-        if (!name.empty())
-          opt.configs.push_back(name);
-    }
+    else if (a == "--configs") opt.configs = parseConfigList(value());
     else if (a == "--torch-reference") opt.torchReferencePath = value();
     else if (a == "--nvcc") nvcc = value();
     else if (a == "--batch") batchFile = value();

@@ -10,6 +10,7 @@
 #include "cudaperf/Runtime/Json.h"
 #include "cudaperf/Runtime/Reference.h"
 #include "cudaperf/Runtime/Task.h"
+#include "cudaperf/Runtime/TimingStats.h"
 
 #include <ATen/Context.h>
 // A LibTorch built with CUDA (the GPU host's) has its CUDA headers; a CPU-only one (Debian's, used
@@ -122,11 +123,6 @@ std::vector<torch::Tensor> outputsOf(const torch::jit::IValue &result, const Tas
   return outs;
 }
 
-[[maybe_unused]] double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 // Eager time of one call: flush L2 (write a buffer twice its size), then events around forward.
 json::Value timeModule(torch::jit::script::Module &module, std::vector<torch::jit::IValue> &inputs,
                        const Options &opt) {
@@ -154,21 +150,7 @@ json::Value timeModule(torch::jit::script::Module &module, std::vector<torch::ji
     after.synchronize();
     ms.push_back(double(before.elapsed_time(after)));
   }
-  std::vector<double> sorted = ms;
-  std::sort(sorted.begin(), sorted.end());
-  auto pct = [&](double p) { return sorted[std::min(sorted.size() - 1, size_t(p * double(sorted.size())))]; };
-  double mean = 0;
-  for (double x : ms)
-    mean += x / double(ms.size());
-  json::Object t;
-  t["runs"] = (long long)ms.size();
-  t["median_ms"] = median(ms);
-  t["min_ms"] = sorted.front();
-  t["max_ms"] = sorted.back();
-  t["mean_ms"] = mean;
-  t["p10_ms"] = pct(0.1);
-  t["p90_ms"] = pct(0.9);
-  t["spread"] = median(ms) > 0 ? (pct(0.9) - pct(0.1)) / median(ms) : 0;
+  json::Object t = timingJson(summarizeTimes(ms));
   return json::Value(std::move(t));
 #endif
 }
@@ -202,15 +184,7 @@ int main(int argc, char **argv) {
       else if (a == "--max-runs") opt.maxRuns = std::max(1, std::stoi(next()));
       else if (a == "--budget-ms") opt.budgetMs = std::stod(next());
       else if (a == "--no-timing") opt.timing = false;
-      else if (a == "--configs") {
-        std::string list = next();
-        for (size_t at = 0; at <= list.size();) {
-          size_t comma = std::min(list.find(',', at), list.size());
-          if (comma > at)
-            opt.configs.push_back(list.substr(at, comma - at));
-          at = comma + 1;
-        }
-      }
+      else if (a == "--configs") opt.configs = parseConfigList(next());
       else if (a == "-h" || a == "--help") usage("help");
       else usage("unknown argument " + a);
     } catch (const std::invalid_argument &) {

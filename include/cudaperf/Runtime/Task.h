@@ -104,6 +104,8 @@ Task parseTask(const std::string &jsonText, const std::string &dir, bool checkFi
 // Keeps only the named configurations, in the task's order (a quick screening run). Throws
 // TaskError naming any that the task does not have. An empty list keeps them all.
 void selectConfigs(Task &task, const std::vector<std::string> &names);
+// The names of a --configs option: "small,large" -> {"small", "large"}; empty items dropped.
+std::vector<std::string> parseConfigList(const std::string &text);
 
 // Largest buffer a task may declare, so a typo cannot ask the GPU for a terabyte.
 constexpr int64_t kMaxArgumentBytes = int64_t(16) << 30;

@@ -13,14 +13,7 @@ using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
-double percentile(const std::vector<double> &sorted, double q) {
-  if (sorted.empty())
-    return 0;
-  double pos = q * double(sorted.size() - 1);
-  size_t lo = size_t(pos);
-  size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - double(lo));
-}
+using runtime::percentile;
 } // namespace
 
 CallActivity callEntry(EntryFn fn, void *const *args, cudaStream_t stream) {
@@ -111,21 +104,9 @@ cudaError_t timeEntry(EntryFn fn, void *const *args, cudaStream_t stream, L2Flus
   }
   if (err)
     return err;
-  std::vector<double> sorted = samples;
-  std::sort(sorted.begin(), sorted.end());
-  stats.runs = int(sorted.size());
-  if (!sorted.empty()) {
-    stats.medianMs = percentile(sorted, 0.5);
-    stats.minMs = sorted.front();
-    stats.maxMs = sorted.back();
-    double sum = 0;
-    for (double s : sorted)
-      sum += s;
-    stats.meanMs = sum / double(sorted.size());
-    stats.p10Ms = percentile(sorted, 0.1);
-    stats.p90Ms = percentile(sorted, 0.9);
-    stats.spread = stats.medianMs > 0 ? (stats.p90Ms - stats.p10Ms) / stats.medianMs : 0;
-  }
+  bool stable = stats.stable;
+  stats = runtime::summarizeTimes(samples);
+  stats.stable = stable;
   return cudaSuccess;
 }
 

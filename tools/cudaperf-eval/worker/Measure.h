@@ -3,12 +3,15 @@
 #pragma once
 
 #include "Interpose.h"
+#include "cudaperf/Runtime/TimingStats.h"
 
 #include <cuda_runtime_api.h>
 #include <string>
 #include <vector>
 
 namespace cudaperf::worker {
+
+using runtime::TimingStats;
 
 using EntryFn = void (*)(void *const *args, cudaStream_t stream);
 
@@ -36,12 +39,6 @@ struct TimingOptions {
   double budgetMs = 100; // wall time for runs beyond minRuns
 };
 
-struct TimingStats {
-  int runs = 0;
-  double medianMs = 0, minMs = 0, maxMs = 0, meanMs = 0, p10Ms = 0, p90Ms = 0;
-  double spread = 0; // (p90 - p10) / median
-  bool stable = false; // stopped because the median settled, not because of the budget
-};
 
 // Warm-up, then batches of (flush L2, event, call, event) until minRuns and then until the
 // median settles, the budget is spent or maxRuns is reached.

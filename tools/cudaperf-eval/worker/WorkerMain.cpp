@@ -550,17 +550,10 @@ private:
       TimingStats st;
       if (cudaError_t e = timeEntry(fn, packed.pointers.data(), stream_, flusher_, opt_.timingOptions, st))
         return fromCudaError(e, true, cfg, "timed calls");
-      json::Object t = event("timing");
+      json::Object t = timingJson(st);
+      t["event"] = "timing";
       t["impl"] = impl;
       t["config"] = cfg;
-      t["runs"] = st.runs;
-      t["median_ms"] = st.medianMs;
-      t["min_ms"] = st.minMs;
-      t["max_ms"] = st.maxMs;
-      t["mean_ms"] = st.meanMs;
-      t["p10_ms"] = st.p10Ms;
-      t["p90_ms"] = st.p90Ms;
-      t["spread"] = st.spread;
       t["stable"] = st.stable;
       emit(std::move(t));
 
@@ -583,21 +576,6 @@ void emitVerdict(const std::string &impl, const Verdict &v) {
   if (!v.config.empty())
     o["config"] = v.config;
   emit(std::move(o));
-}
-
-std::vector<std::string> splitList(const std::string &text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!item.empty())
-      out.push_back(item);
-    if (comma == std::string::npos)
-      break;
-    start = comma + 1;
-  }
-  return out;
 }
 
 [[noreturn]] void usage(const char *msg) {
@@ -628,7 +606,7 @@ int main(int argc, char **argv) {
     else if (a == "--data-cache") opt.dataCache = next();
     else if (a == "--expected-dir") opt.expectedDir = next();
     else if (a == "--counters") opt.counters = true;
-    else if (a == "--configs") opt.configs = splitList(next());
+    else if (a == "--configs") opt.configs = parseConfigList(next());
     else if (a == "--baseline") opt.baselineSo = next();
     else if (a == "--candidate") opt.candidateSo = next();
     else if (a == "--events") opt.eventsPath = next();
