@@ -15,12 +15,17 @@ mismatch is reported and the pair skipped. Prints, per kernel and metric: ours, 
 overall and per metric.
 """
 import argparse
-import csv
-import io
+import importlib.util
 import json
 import os
 import re
 import sys
+
+# The raw-CSV reader of ncu-to-json.py (one reader of ncu's CSV for the project).
+_spec = importlib.util.spec_from_file_location(
+    "ncu_to_json", os.path.join(os.path.dirname(os.path.abspath(__file__)), "ncu-to-json.py"))
+NCU_TO_JSON = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(NCU_TO_JSON)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -52,30 +57,6 @@ def parse_number(text):
         return float(text)
     except ValueError:
         return None
-
-
-def read_ncu_raw_csv(path):
-    """Rows (dicts) of a `--csv --page raw` printout, one per profiled launch, in ID order."""
-    with open(path, newline="", errors="replace") as f:
-        lines = f.read().splitlines()
-    start = next((i for i, l in enumerate(lines) if l.startswith('"ID"') and '"Kernel Name"' in l), None)
-    if start is None:
-        return []
-    # Program output can be interleaved after the header only in theory; keep the lines that parse as CSV
-    # records with the header's width.
-    text = "\n".join(l for l in lines[start:] if l.startswith('"'))
-    rows = list(csv.reader(io.StringIO(text)))
-    header = rows[0]
-    result = []
-    for r in rows[1:]:
-        if len(r) != len(header):
-            continue
-        record = dict(zip(header, r))
-        if not record["ID"].strip().isdigit():
-            continue  # the units row
-        result.append(record)
-    result.sort(key=lambda r: int(r["ID"]))
-    return result
 
 
 def relative_difference(ours, ncu):
@@ -157,7 +138,7 @@ def main():
         except (OSError, ValueError) as e:
             problems.append(f"{stem}: our document unreadable: {e}")
             continue
-        ncu_rows = read_ncu_raw_csv(ncu_path) if os.path.exists(ncu_path) else []
+        ncu_rows = NCU_TO_JSON.read_raw_csv(ncu_path) if os.path.exists(ncu_path) else []
         if not ncu_rows:
             problems.append(f"{stem}: no ncu rows in {ncu_path}")
         compare_stem(stem, ours_doc, ncu_rows, rows, problems)

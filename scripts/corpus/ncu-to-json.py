@@ -52,11 +52,14 @@ def parse_number(text):
 
 
 def read_raw_csv(path):
-    """Returns a list of row dicts (one per profiled kernel launch) from a `--page raw --csv` export."""
+    """Returns a list of row dicts (one per profiled kernel launch, in ID order) from a `--page raw --csv`
+    export. Lines before the header, and lines that are not CSV records (program output interleaved with
+    ncu's), are skipped; so is the units row."""
     if not os.path.exists(path):
         return []
-    with open(path, newline="") as f:
-        rows = list(csv.reader(f))
+    with open(path, newline="", errors="replace") as f:
+        lines = [l for l in f.read().splitlines() if l.startswith('"')]
+    rows = list(csv.reader(lines))
     header_index = next((i for i, r in enumerate(rows) if "ID" in r and "Kernel Name" in r), None)
     if header_index is None:
         return []
@@ -69,6 +72,7 @@ def read_raw_csv(path):
         if not record["ID"].strip().isdigit():
             continue  # the units row
         result.append(record)
+    result.sort(key=lambda r: int(r["ID"]))
     return result
 
 
