@@ -720,15 +720,19 @@ LaneAddressSummary summarizeLaneAddresses(LaneEvaluator &E, const Value *Ptr, bo
 // Loops whose step is not a constant (grid-stride loops step by blockDim.x * gridDim.x) have no
 // backedge-taken count in ScalarEvolution. When the latch compares an affine recurrence with a
 // loop-invariant bound, count the iterations for lane 0 of block 0 in closed form.
-static std::optional<int64_t> evaluateLatchTripCount(LaneEvaluator &E, ScalarEvolution &SE, Loop *L,
-                                                     std::string &Symbolic) {
+// A loop ScalarEvolution cannot count, whose latch continues while an affine counter {X0,+,S}
+// compares with a loop-invariant bound (grid- and block-stride loops, whose step is not a
+// constant): per lane 1 + ceil((B - X0) / S) trips while X0 is below B (above it for a
+// decreasing counter), else 1. False when the latch has another form or a value is unknown.
+static bool evaluateLatchTripCounts(LaneEvaluator &E, ScalarEvolution &SE, const Loop *L,
+                                    const WarpSample &S, LaneValues &Trips, std::string &Symbolic) {
   ICmpInst *Cmp = L->getLatchCmpInst();
   BasicBlock *Latch = L->getLoopLatch();
   if (!Cmp || !Latch)
-    return std::nullopt;
+    return false;
   auto *Br = dyn_cast<BranchInst>(Latch->getTerminator());
   if (!Br || !Br->isConditional())
-    return std::nullopt;
+    return false;
   const SCEV *LHS = SE.getSCEV(Cmp->getOperand(0)), *RHS = SE.getSCEV(Cmp->getOperand(1));
   ICmpInst::Predicate Pred = Cmp->getPredicate();
   const auto *AR = dyn_cast<SCEVAddRecExpr>(LHS);
@@ -738,56 +742,40 @@ static std::optional<int64_t> evaluateLatchTripCount(LaneEvaluator &E, ScalarEvo
     Pred = ICmpInst::getSwappedPredicate(Pred);
   }
   if (!AR || AR->getLoop() != L || !AR->isAffine() || !SE.isLoopInvariant(RHS, L))
-    return std::nullopt;
+    return false;
   if (Br->getSuccessor(0) != L->getHeader())
     Pred = ICmpInst::getInversePredicate(Pred);
+  bool Increasing = Pred == ICmpInst::ICMP_SLT || Pred == ICmpInst::ICMP_ULT ||
+                    Pred == ICmpInst::ICMP_SLE || Pred == ICmpInst::ICMP_ULE;
+  bool Decreasing = Pred == ICmpInst::ICMP_SGT || Pred == ICmpInst::ICMP_UGT ||
+                    Pred == ICmpInst::ICMP_SGE || Pred == ICmpInst::ICMP_UGE;
+  if (!Increasing && !Decreasing)
+    return false;
+  bool OrEqual = ICmpInst::isNonStrictPredicate(Pred);
+  const SCEV *Start = AR->getStart(), *Step = AR->getStepRecurrence(SE);
   {
     raw_string_ostream OS(Symbolic);
-    OS << "iterations of " << *AR << " while " << ICmpInst::getPredicateName(Pred) << " " << *RHS;
+    if (Increasing)
+      OS << "1 + ceil((" << *RHS << (OrEqual ? " + 1" : "") << " - " << *Start << ") / " << *Step << ")";
+    else
+      OS << "1 + ceil((" << *Start << " - " << *RHS << (OrEqual ? " + 1" : "") << ") / -(" << *Step << "))";
   }
   E.resetFlags();
-  WarpSample S;
-  S.Lanes = {{0, 0, 0}};
   E.setSample(S);
-  int64_t Start = E.evaluate(AR->getStart())[0];
-  int64_t Step = E.evaluate(AR->getStepRecurrence(SE))[0];
-  int64_t Bound = E.evaluate(RHS)[0];
+  LaneValues X0 = E.evaluate(Start), St = E.evaluate(Step), Bound = E.evaluate(RHS);
   if (E.flags() & (LaneUnknownParam | LaneUnknownGrid | LaneUnsupported | LaneDataDependent))
-    return std::nullopt;
-  // The loop continues while Pred(X_k, Bound), X_k = Start + k * Step; count k = 0, 1, ...
-  int64_t Distance;
-  switch (Pred) {
-  case ICmpInst::ICMP_SLT:
-  case ICmpInst::ICMP_ULT:
-    if (Step <= 0)
-      return std::nullopt;
-    Distance = Bound - Start;
-    break;
-  case ICmpInst::ICMP_SLE:
-  case ICmpInst::ICMP_ULE:
-    if (Step <= 0)
-      return std::nullopt;
-    Distance = Bound + 1 - Start;
-    break;
-  case ICmpInst::ICMP_SGT:
-  case ICmpInst::ICMP_UGT:
-    if (Step >= 0)
-      return std::nullopt;
-    Distance = Start - Bound;
-    Step = -Step;
-    break;
-  case ICmpInst::ICMP_SGE:
-  case ICmpInst::ICMP_UGE:
-    if (Step >= 0)
-      return std::nullopt;
-    Distance = Start - Bound + 1;
-    Step = -Step;
-    break;
-  default:
-    return std::nullopt;
+    return false;
+  Trips.assign(X0.size(), -1);
+  for (size_t I = 0; I < X0.size(); ++I) {
+    // The loop continues while the counter has not passed the bound; count the iterations.
+    int64_t Distance = Increasing ? Bound[I] - X0[I] : X0[I] - Bound[I];
+    int64_t Stride = Increasing ? St[I] : -St[I];
+    if (Stride <= 0)
+      return false;
+    Distance += OrEqual ? 1 : 0;
+    Trips[I] = Distance <= 0 ? 1 : 1 + (Distance + Stride - 1) / Stride;
   }
-  int64_t Continues = Distance <= 0 ? 0 : (Distance + Step - 1) / Step;
-  return Continues + 1;
+  return true;
 }
 
 // Loops whose counter is halved, doubled or divided each iteration (`for (s = blockDim.x / 2; s > 0;
@@ -876,37 +864,49 @@ std::optional<int64_t> evaluateGeometricTripCount(LaneEvaluator &E, ScalarEvolut
   return std::nullopt;
 }
 
-std::optional<int64_t> evaluateTripCount(LaneEvaluator &E, ScalarEvolution &SE, Loop *L,
-                                         std::string &Symbolic) {
+LaneValues evaluateLaneTripCounts(LaneEvaluator &E, ScalarEvolution &SE, const Loop *L,
+                                  const WarpSample &S, std::string &Symbolic) {
+  LaneValues Trips(S.Lanes.size(), -1);
   const SCEV *BTC = SE.getBackedgeTakenCount(L);
   if (isa<SCEVCouldNotCompute>(BTC)) {
-    if (auto N = evaluateLatchTripCount(E, SE, L, Symbolic))
-      return N;
+    std::string Latch;
+    bool Counted = evaluateLatchTripCounts(E, SE, L, S, Trips, Latch);
+    Symbolic = Latch;
+    if (Counted && !llvm::is_contained(Trips, -1))
+      return Trips;
     std::string Geometric;
     if (auto N = evaluateGeometricTripCount(E, SE, L, Geometric)) {
       Symbolic = Geometric;
-      return N;
+      std::fill(Trips.begin(), Trips.end(), *N);
     }
-    return std::nullopt;
+    return Trips;
   }
   {
     raw_string_ostream OS(Symbolic);
     OS << "1 + " << *BTC;
   }
   E.resetFlags();
-  WarpSample S;
-  S.Lanes = {{0, 0, 0}};
   E.setSample(S);
   LaneValues V = E.evaluate(BTC);
-  unsigned Flags = E.flags();
-  if (Flags & (LaneUnknownParam | LaneUnknownGrid | LaneUnsupported | LaneDataDependent))
-    return std::nullopt;
+  if (E.flags() & (LaneUnknownParam | LaneUnknownGrid | LaneUnsupported | LaneDataDependent))
+    return Trips;
   unsigned Bits = static_cast<unsigned>(SE.getTypeSizeInBits(BTC->getType()));
-  uint64_t Count = unsignedView(V[0], Bits) + 1;
-  // A count that wrapped (e.g. (n & ~7) - 8 for n < 8) means the guard in front skips the loop.
-  if (Count > (uint64_t(1) << 31))
-    return 0;
-  return static_cast<int64_t>(Count);
+  for (size_t I = 0; I < V.size(); ++I) {
+    uint64_t Count = unsignedView(V[I], Bits) + 1;
+    // A count that wrapped (e.g. (n & ~7) - 8 for n < 8) means the guard in front skips the loop.
+    Trips[I] = Count > (uint64_t(1) << 31) ? 0 : static_cast<int64_t>(Count);
+  }
+  return Trips;
+}
+
+std::optional<int64_t> evaluateTripCount(LaneEvaluator &E, ScalarEvolution &SE, Loop *L,
+                                         std::string &Symbolic) {
+  WarpSample S;
+  S.Lanes = {{0, 0, 0}};
+  LaneValues T = evaluateLaneTripCounts(E, SE, L, S, Symbolic);
+  if (T.empty() || T[0] < 0)
+    return std::nullopt;
+  return T[0];
 }
 
 std::string describeAddress(ScalarEvolution &SE, const Value *Ptr) {

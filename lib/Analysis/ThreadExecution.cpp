@@ -117,84 +117,10 @@ struct Profiler {
     auto It = Trips.find(L);
     if (It != Trips.end())
       return It->second;
-    SmallVector<int64_t, 32> T(Sample.Lanes.size(), -1);
-    const SCEV *BTC = SE.getBackedgeTakenCount(L);
-    const BasicBlock *H = L->getHeader();
-    if (!P.TripExpr.count(H)) {
-      std::string S;
-      raw_string_ostream OS(S);
-      if (isa<SCEVCouldNotCompute>(BTC))
-        OS << "?";
-      else
-        OS << "1 + " << *BTC;
-      P.TripExpr[H] = S;
-    }
-    if (isa<SCEVCouldNotCompute>(BTC)) {
-      latchTrips(L, T);
-      std::string Geometric;
-      if (llvm::is_contained(T, -1))
-        if (auto N = evaluateGeometricTripCount(E, SE, L, Geometric)) {
-          std::fill(T.begin(), T.end(), *N);
-          P.TripExpr[H] = Geometric;
-        }
-    } else {
-      unsigned Flags = 0;
-      LaneValues V = evaluateFresh(BTC, Flags);
-      unsigned Bits = static_cast<unsigned>(SE.getTypeSizeInBits(BTC->getType()));
-      bool Bad = Flags & (BadFlags | LaneUnknownGrid);
-      if (!Bad)
-        for (size_t I = 0; I < V.size(); ++I) {
-          uint64_t U = Bits >= 64 ? uint64_t(V[I]) : uint64_t(V[I]) & ((uint64_t(1) << Bits) - 1);
-          // A wrapped count means the guard in front of the loop skips it.
-          T[I] = U + 1 > (uint64_t(1) << 31) ? 0 : int64_t(U + 1);
-        }
-    }
+    std::string Expr;
+    LaneValues T = evaluateLaneTripCounts(E, SE, L, Sample, Expr);
+    P.TripExpr[L->getHeader()] = Expr.empty() ? "?" : Expr;
     return Trips[L] = T;
-  }
-
-  // A loop ScalarEvolution cannot count, whose latch continues while an affine recurrence
-  // {X0,+,S} stays below a loop-invariant bound B (grid-stride and block-stride loops, whose step
-  // is not a constant): 1 + ceil((B - X0) / S) trips when X0 < B, else 1.
-  void latchTrips(const Loop *L, SmallVectorImpl<int64_t> &T) {
-    const BasicBlock *Latch = L->getLoopLatch();
-    const auto *Br = Latch ? dyn_cast<BranchInst>(Latch->getTerminator()) : nullptr;
-    const auto *Cmp = Br && Br->isConditional() ? dyn_cast<ICmpInst>(Br->getCondition()) : nullptr;
-    if (!Cmp)
-      return;
-    ICmpInst::Predicate Pred =
-        Br->getSuccessor(0) == L->getHeader() ? Cmp->getPredicate() : Cmp->getInversePredicate();
-    const SCEV *A = SE.getSCEV(const_cast<Value *>(Cmp->getOperand(0)));
-    const SCEV *B = SE.getSCEV(const_cast<Value *>(Cmp->getOperand(1)));
-    const auto *AR = dyn_cast<SCEVAddRecExpr>(A);
-    if (!AR || AR->getLoop() != L) {
-      std::swap(A, B);
-      Pred = ICmpInst::getSwappedPredicate(Pred);
-      AR = dyn_cast<SCEVAddRecExpr>(A);
-    }
-    if (!AR || AR->getLoop() != L || !AR->isAffine() || !SE.isLoopInvariant(B, L))
-      return;
-    bool OrEqual = Pred == ICmpInst::ICMP_SLE || Pred == ICmpInst::ICMP_ULE;
-    if (!OrEqual && Pred != ICmpInst::ICMP_SLT && Pred != ICmpInst::ICMP_ULT)
-      return;
-    unsigned F1 = 0, F2 = 0, F3 = 0;
-    LaneValues X0 = evaluateFresh(AR->getStart(), F1);
-    LaneValues S = evaluateFresh(AR->getStepRecurrence(SE), F2);
-    LaneValues Bound = evaluateFresh(B, F3);
-    if ((F1 | F2 | F3) & (BadFlags | LaneUnknownGrid))
-      return;
-    {
-      std::string E;
-      raw_string_ostream OS(E);
-      OS << "1 + ceil((" << *B << (OrEqual ? " + 1" : "") << " - " << *AR->getStart() << ") / "
-         << *AR->getStepRecurrence(SE) << ")";
-      P.TripExpr[L->getHeader()] = E;
-    }
-    for (size_t I = 0; I < T.size(); ++I) {
-      if (S[I] <= 0)
-        return;
-      int64_t Limit = Bound[I] + (OrEqual ? 1 : 0);
-      T[I] = X0[I] >= Limit ? 1 : 1 + (Limit - X0[I] + S[I] - 1) / S[I];
-    }
   }
 
   // Executions of \p BB per lane in one pass of the enclosing non-loop code; false when some

@@ -142,9 +142,16 @@ std::vector<WarpSample> representativeWarps(const LaunchFacts &Facts, bool InLoo
 LaneAddressSummary summarizeLaneAddresses(LaneEvaluator &E, const llvm::Value *Ptr, bool InLoop,
                                           int64_t UnknownParamValue = 1024, int64_t ByteOffset = 0);
 
-/// Trip count of \p L from ScalarEvolution's backedge-taken count, evaluated with the known
-/// values; std::nullopt when unknown or when it depends on unknown parameters (then \p Symbolic
-/// receives the printed expression, if any).
+/// Trips of \p L for every lane of \p S (-1 where unknown): ScalarEvolution's backedge-taken
+/// count evaluated with the known values; for a loop it cannot count, an affine counter compared
+/// with a loop-invariant bound at the latch (grid- and block-stride loops), else a shifted,
+/// multiplied or divided counter (evaluateGeometricTripCount, the same for every lane). \p Symbolic
+/// receives the printed expression, if any. The one trip-count routine of the analyses.
+LaneValues evaluateLaneTripCounts(LaneEvaluator &E, llvm::ScalarEvolution &SE, const llvm::Loop *L,
+                                  const WarpSample &S, std::string &Symbolic);
+
+/// evaluateLaneTripCounts for thread (0, 0, 0) of block 0; std::nullopt when unknown or when it
+/// depends on unknown parameters (then \p Symbolic receives the printed expression, if any).
 std::optional<int64_t> evaluateTripCount(LaneEvaluator &E, llvm::ScalarEvolution &SE,
                                          llvm::Loop *L, std::string &Symbolic);
 
@@ -158,7 +165,7 @@ std::optional<int64_t> executionsPerThread(LaneEvaluator &E, llvm::ScalarEvoluti
 /// Trip count of a loop whose counter is shifted, multiplied or divided by a constant each iteration
 /// (`for (s = blockDim.x / 2; s > 0; s >>= 1)`), which ScalarEvolution cannot count, found by
 /// simulating the counter; std::nullopt unless start and bound are known and the same for every
-/// thread. evaluateTripCount uses it as a fallback.
+/// thread. evaluateLaneTripCounts uses it as a fallback.
 std::optional<int64_t> evaluateGeometricTripCount(LaneEvaluator &E, llvm::ScalarEvolution &SE,
                                                   const llvm::Loop *L, std::string &Symbolic);
 
