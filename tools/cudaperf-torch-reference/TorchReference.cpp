@@ -27,7 +27,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -89,13 +88,14 @@ std::vector<int64_t> shapeOf(const Task &task, const std::string &name, const Co
   return dims;
 }
 
-// The forward's inputs on the GPU, from the host buffers of one drawn set.
-std::vector<torch::jit::IValue> forwardInputs(const Task &task, const Config &c, HostArgs &args) {
+// The forward's inputs on the GPU, copied from the host buffers of one drawn set (which stay as
+// they are: from_blob only wraps them for the copy).
+std::vector<torch::jit::IValue> forwardInputs(const Task &task, const Config &c, const HostArgs &args) {
   std::vector<torch::jit::IValue> inputs;
   for (const std::string &name : task.pytorch->forwardArgs) {
     size_t i = argIndex(task, name);
     const Argument &a = task.args[i];
-    torch::Tensor host = torch::from_blob(args.buffers[i].data(), shapeOf(task, name, c),
+    torch::Tensor host = torch::from_blob(const_cast<unsigned char *>(args.buffers[i].data()), shapeOf(task, name, c),
                                           torch::TensorOptions().dtype(torchType(a.dtype, name)));
     inputs.emplace_back(host.to(torch::kCUDA, /*non_blocking=*/false, /*copy=*/true));
   }
@@ -235,15 +235,14 @@ int main(int argc, char **argv) {
         ExpectedSet set;
         set.seed = inputSeed(opt.seed, c, size_t(s));
         set.inputs = makeHostArgs(task, cfg, set.seed);
-        HostArgs pristine = set.inputs;
-        std::vector<torch::jit::IValue> inputs = forwardInputs(task, cfg, pristine);
+        std::vector<torch::jit::IValue> inputs = forwardInputs(task, cfg, set.inputs);
         torch::cuda::synchronize();
         auto t0 = std::chrono::steady_clock::now();
         torch::jit::IValue result = module.forward(inputs);
         torch::cuda::synchronize();
         set.referenceMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         std::vector<torch::Tensor> outs = outputsOf(result, task);
-        set.expected = set.inputs.buffers;
+        set.expected.assign(task.args.size(), {}); // only outputs are stored (saveExpected)
         std::vector<int64_t> counts = task.counts(cfg);
         for (size_t k = 0; k < outs.size(); ++k) {
           const std::string &name = task.pytorch->outputs[k];
@@ -256,7 +255,8 @@ int main(int argc, char **argv) {
           if (host.numel() != counts[i])
             fail(path + ": output '" + name + "' has " + std::to_string(host.numel()) + " elements in config " +
                  cfg.name + ", task.json says " + std::to_string(counts[i]));
-          std::memcpy(set.expected[i].data(), host.data_ptr(), set.expected[i].size());
+          const auto *bytes = static_cast<const unsigned char *>(host.data_ptr());
+          set.expected[i].assign(bytes, bytes + set.inputs.buffers[i].size());
         }
         std::string file = opt.outDir + "/" + cfg.name + "." + std::to_string(s) + ".set";
         if (!saveExpected(file, task, set))
