@@ -25,6 +25,10 @@ CallActivity callEntry(EntryFn fn, void *const *args, cudaStream_t stream) {
 L2Flusher::~L2Flusher() {
   if (buffer_)
     cudaFree(buffer_);
+  if (readBack_)
+    cudaFree(readBack_);
+  if (readBackHost_)
+    cudaFreeHost(readBackHost_);
 }
 
 cudaError_t L2Flusher::allocate(size_t l2Bytes) {
@@ -35,6 +39,22 @@ cudaError_t L2Flusher::allocate(size_t l2Bytes) {
 cudaError_t L2Flusher::flush(cudaStream_t stream) {
   // A different value each time, so no layer can elide the write as redundant.
   return cudaMemsetAsync(buffer_, ++value_, bytes_, stream);
+}
+
+cudaError_t L2Flusher::prepareClean() {
+  cudaError_t e = cudaSuccess;
+  if (!readBack_ && ((e = cudaMalloc(&readBack_, bytes_)) || (e = cudaMemset(readBack_, 0, bytes_))))
+    return e;
+  if (!readBackHost_)
+    e = cudaMallocHost(&readBackHost_, bytes_);
+  return e;
+}
+
+cudaError_t L2Flusher::clean(cudaStream_t stream) {
+  cudaError_t e = prepareClean();
+  if (e || (e = flush(stream)))
+    return e;
+  return cudaMemcpyAsync(readBackHost_, readBack_, bytes_, cudaMemcpyDeviceToHost, stream);
 }
 
 int countThreads() {

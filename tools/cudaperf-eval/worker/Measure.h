@@ -24,12 +24,18 @@ public:
   ~L2Flusher();
   cudaError_t allocate(size_t l2Bytes);
   cudaError_t flush(cudaStream_t stream);
+  // flush(), then read twice L2's size of a second buffer back to the host, so that no dirty line
+  // of the flush is left to be written back during the next kernel (a cold and clean L2, as ncu's
+  // --cache-control all). Its buffers are allocated by prepareClean(), or at the first call.
+  cudaError_t prepareClean();
+  cudaError_t clean(cudaStream_t stream);
   size_t bytes() const { return bytes_; }
 
 private:
   void *buffer_ = nullptr;
   size_t bytes_ = 0;
   unsigned char value_ = 0;
+  void *readBack_ = nullptr, *readBackHost_ = nullptr;
 };
 
 struct TimingOptions {

@@ -256,28 +256,6 @@ public:
   // per counter pass, each pass starting from fresh inputs and a cold, clean L2 (as ncu --cache-control all),
   // so DRAM counters mean what Nsight Compute's mean. Where CUPTI refuses user replay: kernel replay, with a note.
   void collectCounters(const std::string &impl, EntryFn fn) {
-#ifdef CUDAPERF_HAVE_COUNTERS
-    // Cleaning L2 before a pass: the flush buffer's write evicts the previous pass's lines but leaves its own
-    // dirty; reading twice L2's size of another buffer then evicts those (written back before the pass starts).
-    struct CleanBuffers {
-      void *device = nullptr, *host = nullptr;
-      ~CleanBuffers() {
-        if (device)
-          cudaFree(device);
-        if (host)
-          cudaFreeHost(host);
-      }
-    } clean;
-    std::string cleanWhy;
-    if (cudaError_t e = cudaMalloc(&clean.device, flusher_.bytes()))
-      cleanWhy = "cudaMalloc: " + cudaErrorText(e);
-    else if (cudaError_t e2 = cudaMallocHost(&clean.host, flusher_.bytes()))
-      cleanWhy = "cudaMallocHost: " + cudaErrorText(e2);
-    else if (cudaError_t e3 = cudaMemset(clean.device, 0, flusher_.bytes()))
-      cleanWhy = "cudaMemset: " + cudaErrorText(e3);
-    constexpr size_t kMaxPasses = 64;
-    constexpr size_t kRangesPerPass = 256;
-#endif
     for (size_t c = 0; c < task_.configs.size(); ++c) {
       const std::string &cfg = task_.configs[c].name;
       phase(impl, cfg, "counters");
@@ -286,85 +264,17 @@ public:
       o["config"] = cfg;
       bool available = false;
 #ifdef CUDAPERF_HAVE_COUNTERS
-      DeviceArgs dev(task_, task_.configs[c]);
-      const auto &inputs = expected_[c][0].inputs;
-      std::string why;
-      if (cudaError_t e = dev.allocate())
-        why = "allocating arguments: " + cudaErrorText(e);
-      CUcontext ctx = nullptr;
-      if (why.empty() && cuCtxGetCurrent(&ctx) != CUDA_SUCCESS)
-        why = "no current CUDA context";
-      PackedArgs packed;
-      if (why.empty())
-        packed = packArgs(task_, inputs, &dev.pointers());
-
-      // User replay: fresh inputs (outputs re-poisoned), flush, clean, then one pass of the call.
-      auto profiler = std::make_unique<counters::KernelProfiler>();
-      std::string userWhy = cleanWhy.empty() ? "" : "no buffers to clean L2 with (" + cleanWhy + ")";
-      if (why.empty() && userWhy.empty()) {
-        counters::ProfilerOptions options;
-        options.replay = counters::Replay::User;
-        options.maxPasses = kMaxPasses;
-        options.rangesPerSession = kRangesPerPass;
-        userWhy = profiler->begin(ctx, options);
-        cudaError_t e = cudaSuccess;
-        const char *stage = "";
-        while (userWhy.empty() && profiler->passNeeded()) {
-          stage = "preparing a counter pass";
-          if ((e = dev.prepare(inputs, stream_)) || (e = flusher_.flush(stream_)) ||
-              (e = cudaMemcpyAsync(clean.host, clean.device, flusher_.bytes(), cudaMemcpyDeviceToHost, stream_)) ||
-              (e = cudaDeviceSynchronize()))
-            break;
-          if (!(userWhy = profiler->beginPass()).empty())
-            break;
-          stage = "the profiled call failed";
-          callEntry(fn, packed.pointers.data(), stream_);
-          e = cudaDeviceSynchronize();
-          std::string endWhy = profiler->endPass(); // the pass is stopped even when the call failed
-          if (e != cudaSuccess)
-            break;
-          userWhy = endWhy;
-        }
-        std::string endWhy = profiler->end();
-        if (e != cudaSuccess)
-          why = std::string(stage) + ": " + cudaErrorText(e);
-        else if (userWhy.empty())
-          userWhy = endWhy;
-      }
-
-      // Kernel replay where user replay was refused: CUPTI saves and restores memory around each kernel.
-      bool kernelReplay = why.empty() && !userWhy.empty();
-      if (kernelReplay) {
-        profiler = std::make_unique<counters::KernelProfiler>();
-        if (cudaError_t e = dev.prepare(inputs, stream_))
-          why = "preparing inputs: " + cudaErrorText(e);
-        else if (cudaError_t e2 = cudaDeviceSynchronize())
-          why = "preparing inputs: " + cudaErrorText(e2);
-        if (why.empty())
-          why = profiler->begin(ctx);
-        if (why.empty()) {
-          callEntry(fn, packed.pointers.data(), stream_);
-          cudaError_t e = cudaDeviceSynchronize();
-          std::string endWhy = profiler->end();
-          why = e != cudaSuccess ? "the profiled call failed: " + cudaErrorText(e) : endWhy;
-        }
-      }
-      counters::CountersDocument doc = profiler->document(task_.name);
-      if (kernelReplay)
-        doc.notes.insert(doc.notes.begin(), "user replay not used (" + userWhy + "): kernel replay instead");
-      if (!why.empty()) {
-        doc.available = false;
-        doc.reason = why;
-      }
+      counters::CountersDocument doc = profileConfig(c, fn);
       available = doc.available;
       json::Value v = counters::countersToJson(doc);
       for (const auto &kv : v.asObject().items())
         if (kv.first != "schema" && kv.first != "program")
           o[kv.first] = kv.second;
 #else
-      o["available"] = false;
+      (void)fn;
       o["reason"] = "this cudaperf-eval-worker was built without CUPTI";
 #endif
+      o["available"] = available;
       emit(std::move(o));
       if (!available)
         return; // the same reason would repeat for every configuration
@@ -372,6 +282,91 @@ public:
   }
 
 private:
+#ifdef CUDAPERF_HAVE_COUNTERS
+  // One call of configuration c under the profiler: user replay (each pass on fresh inputs and a
+  // clean L2), or kernel replay where CUPTI refuses user replay.
+  counters::CountersDocument profileConfig(size_t c, EntryFn fn) {
+    DeviceArgs dev(task_, task_.configs[c]);
+    const auto &inputs = expected_[c][0].inputs;
+    std::string why;
+    CUcontext ctx = nullptr;
+    if (cudaError_t e = dev.allocate())
+      why = "allocating arguments: " + cudaErrorText(e);
+    else if (cuCtxGetCurrent(&ctx) != CUDA_SUCCESS)
+      why = "no current CUDA context";
+    PackedArgs packed;
+    if (why.empty())
+      packed = packArgs(task_, inputs, &dev.pointers());
+
+    auto profiler = std::make_unique<counters::KernelProfiler>();
+    std::string userWhy;
+    if (why.empty())
+      userWhy = profileUserReplay(*profiler, ctx, dev, inputs, packed, fn, why);
+    bool kernelReplay = why.empty() && !userWhy.empty();
+    if (kernelReplay) {
+      profiler = std::make_unique<counters::KernelProfiler>();
+      why = profileKernelReplay(*profiler, ctx, dev, inputs, packed, fn);
+    }
+    counters::CountersDocument doc = profiler->document(task_.name);
+    if (kernelReplay)
+      doc.notes.insert(doc.notes.begin(), "user replay not used (" + userWhy + "): kernel replay instead");
+    if (!why.empty()) {
+      doc.available = false;
+      doc.reason = why;
+    }
+    return doc;
+  }
+
+  // Returns why user replay could not be used ("" when it was); a failure of the candidate's own
+  // call goes to callWhy instead (no fallback then).
+  std::string profileUserReplay(counters::KernelProfiler &profiler, CUcontext ctx, DeviceArgs &dev,
+                                const HostArgs &inputs, const PackedArgs &packed, EntryFn fn,
+                                std::string &callWhy) {
+    if (cudaError_t e = flusher_.prepareClean())
+      return "no buffers to clean L2 with (" + cudaErrorText(e) + ")";
+    counters::ProfilerOptions options;
+    options.replay = counters::Replay::User;
+    options.maxPasses = 64;
+    options.rangesPerSession = 256;
+    std::string why = profiler.begin(ctx, options);
+    cudaError_t e = cudaSuccess;
+    const char *stage = "";
+    while (why.empty() && profiler.passNeeded()) {
+      stage = "preparing a counter pass";
+      if ((e = dev.prepare(inputs, stream_)) || (e = flusher_.clean(stream_)) || (e = cudaDeviceSynchronize()))
+        break;
+      if (!(why = profiler.beginPass()).empty())
+        break;
+      stage = "the profiled call failed";
+      callEntry(fn, packed.pointers.data(), stream_);
+      e = cudaDeviceSynchronize();
+      std::string endWhy = profiler.endPass(); // the pass is stopped even when the call failed
+      if (e != cudaSuccess)
+        break;
+      why = endWhy;
+    }
+    std::string endWhy = profiler.end();
+    if (e != cudaSuccess)
+      callWhy = std::string(stage) + ": " + cudaErrorText(e);
+    return why.empty() ? endWhy : why;
+  }
+
+  // Kernel replay: CUPTI saves and restores memory around each kernel. Returns "" or why not.
+  std::string profileKernelReplay(counters::KernelProfiler &profiler, CUcontext ctx, DeviceArgs &dev,
+                                  const HostArgs &inputs, const PackedArgs &packed, EntryFn fn) {
+    if (cudaError_t e = dev.prepare(inputs, stream_))
+      return "preparing inputs: " + cudaErrorText(e);
+    if (cudaError_t e = cudaDeviceSynchronize())
+      return "preparing inputs: " + cudaErrorText(e);
+    if (std::string why = profiler.begin(ctx); !why.empty())
+      return why;
+    callEntry(fn, packed.pointers.data(), stream_);
+    cudaError_t e = cudaDeviceSynchronize();
+    std::string endWhy = profiler.end();
+    return e != cudaSuccess ? "the profiled call failed: " + cudaErrorText(e) : endWhy;
+  }
+#endif
+
   const Options &opt_;
   const Task &task_;
   cudaStream_t stream_ = nullptr;
