@@ -142,14 +142,7 @@ std::string torchTimingsPath(const std::string &taskDir) {
   return (std::filesystem::path(taskDir) / "exported" / "torch-timing.json").string();
 }
 
-std::optional<TorchTimings> readTorchTimings(const std::string &taskDir) {
-  std::string path = torchTimingsPath(taskDir);
-  std::ifstream in(path);
-  if (!in)
-    return std::nullopt;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  Json doc = parseLine(ss.str(), path);
+TorchTimings parseTorchTimings(const Json &doc, const std::string &path) {
   if (!doc.is_object())
     resultError(path + ": expected an object");
   std::string schema = requiredString(doc, "schema", path);
@@ -157,6 +150,7 @@ std::optional<TorchTimings> readTorchTimings(const std::string &taskDir) {
     resultError(path + ".schema: \"" + schema + "\" is not " + kTorchTimingSchema);
   TorchTimings t;
   t.path = path;
+  t.task = optionalString(doc, "task", path);
   t.torchVersion = optionalString(doc, "torch_version", path);
   t.device = optionalString(doc, "device", path);
   auto configs = doc.find("configs");
@@ -175,6 +169,34 @@ std::optional<TorchTimings> readTorchTimings(const std::string &taskDir) {
       t.compiled[item.key()] = *c;
   }
   return t;
+}
+
+std::optional<TorchTimings> readTorchTimings(const std::string &taskDir) {
+  std::string path = torchTimingsPath(taskDir);
+  std::ifstream in(path);
+  if (!in)
+    return std::nullopt;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parseTorchTimings(parseLine(ss.str(), path), path);
+}
+
+std::map<std::string, TorchTimings> readTorchTimingsFile(const std::string &path) {
+  std::ifstream in(path);
+  if (!in)
+    resultError(path + ": cannot be read");
+  std::map<std::string, TorchTimings> byTask;
+  std::string line;
+  for (int lineNo = 1; std::getline(in, line); ++lineNo) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos)
+      continue;
+    std::string where = path + ":" + std::to_string(lineNo);
+    TorchTimings t = parseTorchTimings(parseLine(line, where), where);
+    if (t.task.empty())
+      resultError(where + ": missing \"task\"");
+    byTask[t.task] = std::move(t);
+  }
+  return byTask;
 }
 
 } // namespace cudaperf::bench

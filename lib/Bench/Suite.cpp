@@ -87,11 +87,11 @@ fs::path resolveRoot(const std::string &text, const fs::path &suiteDir, const st
       return fs::absolute(value);
     if (!m[2].matched)
       suiteError(where + ".root: environment variable " + m[1].str() + " is not set");
-    return suiteDir / m[3].str();
+    return (suiteDir / m[3].str()).lexically_normal();
   }
   if (text.find("${") != std::string::npos)
     suiteError(where + ".root: \"" + text + "\": only a whole \"${VAR}\" or \"${VAR:-default}\" is expanded");
-  return suiteDir / text;
+  return (suiteDir / text).lexically_normal();
 }
 
 struct Entry {

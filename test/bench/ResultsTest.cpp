@@ -114,6 +114,24 @@ TEST(TorchTimings, ReadsCompileTimingsAndErrors) {
   EXPECT_THROW(readTorchTimings(d / "bad"), BenchError);
 }
 
+TEST(TorchTimings, StoredFileByTask) {
+  TempDir d;
+  std::string path = d.write("timings.jsonl",
+      R"({"schema": "cudaperf-torch-timing/1", "task": "relu", "configs": {"small": {"compile": {"median_ms": 2}}}})"
+      "\n\n"
+      R"({"schema": "cudaperf-torch-timing/1", "task": "gelu", "configs": {}})" "\n");
+  auto byTask = readTorchTimingsFile(path);
+  ASSERT_EQ(byTask.size(), 2u);
+  EXPECT_DOUBLE_EQ(byTask.at("relu").compiled.at("small").medianMs, 2);
+  std::string noTask = d.write("bad.jsonl", R"({"schema": "cudaperf-torch-timing/1", "configs": {}})" "\n");
+  try {
+    readTorchTimingsFile(noTask);
+    ADD_FAILURE() << "a line without its task must be an error";
+  } catch (const BenchError &e) {
+    EXPECT_NE(std::string(e.what()).find("bad.jsonl:1: missing \"task\""), std::string::npos) << e.what();
+  }
+}
+
 TEST(Scoring, SpeedupsPerReferenceAndLibraryFailures) {
   TempDir d;
   d.write("relu/impls/baseline.cu", "");

@@ -44,6 +44,8 @@ const char *kUsage =
     "  --resamples N         bootstrap resamples over tasks (default 1000; 0: no intervals)\n"
     "  --seed N              bootstrap seed (default 0)\n"
     "  --confidence X        interval coverage (default 0.95)\n"
+    "  --torch-timings FILE  torch.compile timings (JSON Lines of cudaperf-torch-timing/1, one per task) instead\n"
+    "                        of each task's exported/torch-timing.json (for stored runs)\n"
     "  --eval PATH           cudaperf-eval to run (default: beside cudaperf-bench, else on PATH)\n"
     "  --jobs N              parallel builds in cudaperf-eval (default 8)\n"
     "  --eval-arg ARG        passed on to cudaperf-eval, repeatable (--eval-arg --configs=small ...)\n"
@@ -109,7 +111,7 @@ int exitCodeFor(BenchError::Kind kind) {
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string suitePath, candidatesDir, resultsPath, outDir, evalPath;
+  std::string suitePath, candidatesDir, resultsPath, outDir, evalPath, torchTimingsPath;
   SuiteOptions suiteOptions;
   ScoreInputs inputs;
   int jobs = 8;
@@ -160,6 +162,7 @@ int main(int argc, char **argv) {
       inputs.options.confidence = c;
     }
     else if (a == "--eval") evalPath = value();
+    else if (a == "--torch-timings") torchTimingsPath = value();
     else if (a == "--jobs" || a == "-j") jobs = int(wholeNumber(value(), a, 1));
     else if (a == "--eval-arg") evalArgs.push_back(value());
     else usageError("unknown option " + a);
@@ -186,6 +189,8 @@ int main(int argc, char **argv) {
         suite = suiteFromTaskDirs(dirs);
       }
     }
+    if (!torchTimingsPath.empty())
+      inputs.torchTimings = readTorchTimingsFile(torchTimingsPath);
     if (outDir.empty())
       outDir = "bench-" + suite.name;
     fs::create_directories(outDir);

@@ -4,6 +4,7 @@
 
 #include "cudaperf/Bench/Report.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,8 @@ struct ScoreInputs {
   std::vector<EvalResult> results;
   std::string resultsPath;
   std::vector<std::string> evalCommand;
+  // --torch-timings: replaces TASK_DIR/exported/torch-timing.json for the tasks it names.
+  std::map<std::string, TorchTimings> torchTimings;
   int samples = 0; // --samples (0: as found)
   int turns = 0;   // --turns (0: as found)
   AggregateOptions options;

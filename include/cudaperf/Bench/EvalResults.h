@@ -37,7 +37,7 @@ EvalResult parseEvalResult(const nlohmann::ordered_json &doc, const std::string 
 std::vector<EvalResult> readEvalResults(const std::string &path);
 
 struct TorchTimings {
-  std::string path, torchVersion, device;
+  std::string path, task, torchVersion, device;
   std::map<std::string, Timing> eager, compiled; // per configuration name
   std::map<std::string, std::string> compileErrors; // configurations torch.compile failed on, and why
 };
@@ -45,5 +45,9 @@ struct TorchTimings {
 // exists but cannot be used.
 std::optional<TorchTimings> readTorchTimings(const std::string &taskDir);
 std::string torchTimingsPath(const std::string &taskDir);
+TorchTimings parseTorchTimings(const nlohmann::ordered_json &doc, const std::string &where);
+// A JSON Lines file of such documents, one per task (each with its "task"), as stored beside
+// results under data/eval-runs/ (--torch-timings): by task name.
+std::map<std::string, TorchTimings> readTorchTimingsFile(const std::string &path);
 
 } // namespace cudaperf::bench
