@@ -8,8 +8,8 @@
 KERNELBENCH is a KernelBench checkout (github ScalingIntelligence/KernelBench: its root or its
 KernelBench/ folder), or the copy scripts/fetch-kernelbench.sh makes (.carry/kernelbench). Problem
 levelN/<id>_<Name>.py becomes task levelN_<id>_<Name> in OUT/levelN_<id>_<Name>/: model.py (the
-problem, with one line appended: MODE = "train", because KernelBench runs its models as constructed,
-in training mode), then task.json and exported/ from scripts/import-pytorch-task.py, which runs all
+problem, with two lines appended: MODE = "train", because KernelBench calls its models as
+constructed, in training mode, and INPUTS_ON_DEVICE = True), then task.json and exported/ from scripts/import-pytorch-task.py, which runs all
 problems of a level in one process. Sizes are KernelBench's own (one configuration, "default").
 
 A problem the importer refuses keeps its reason in OUT/<task>/import-error.txt (cudaperf-bench shows
@@ -35,8 +35,9 @@ import sys
 import time
 
 REPORT_SCHEMA = "cudaperf-kernelbench-import/1"
-MODE_LINE = ('\n\n# Added by scripts/import-kernelbench.py: KernelBench runs models as constructed (training '
-             'mode).\nMODE = "train"\n')
+MODE_LINES = ('\n\n# Added by scripts/import-kernelbench.py: KernelBench calls models as constructed (training '
+              'mode),\n# and its inputs are large enough that they are better made on the GPU.\n'
+              'MODE = "train"\nINPUTS_ON_DEVICE = True\n')
 KERNELBENCH_TOLERANCE = None  # KernelBench's fp32 tolerance (1e-4) is the evaluator's default
 PROBLEM_FILE = re.compile(r"(\d+)_([A-Za-z0-9_]+)\.py")
 
@@ -77,7 +78,7 @@ def problems_of(root, level, pattern="*"):
 
 def model_source(original):
     """model.py of the task: KernelBench's file, then the MODE line."""
-    return original.rstrip("\n") + MODE_LINE
+    return original.rstrip("\n") + MODE_LINES
 
 
 def parse_importer_line(line):
@@ -146,12 +147,12 @@ class ImporterUnusable(Exception):
     """The importer exited with status 2 before its first problem: no PyTorch, no GPU."""
 
 
-def run_importer(importer, model_paths, stall_timeout, deadline, log):
+def run_importer(importer, model_paths, stall_timeout, deadline, log, importer_args=()):
     """Runs the importer over model_paths in one process, restarting it after a problem that stalls
     or crashes it. Yields (label, outcome, reason, seconds) per problem, in order."""
     pending = list(model_paths)
     while pending:
-        proc = subprocess.Popen([sys.executable, importer, *pending], stdout=subprocess.PIPE,
+        proc = subprocess.Popen([sys.executable, importer, *importer_args, *pending], stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT)
         fd = proc.stdout.fileno()
         sel = selectors.DefaultSelector()
@@ -220,10 +221,13 @@ def main(argv):
     ap.add_argument("--levels", default="1,2,3")
     ap.add_argument("--out", default="build/kernelbench")
     ap.add_argument("--problems", default="*", help="glob over file or task names (19_*, level1_2*)")
-    ap.add_argument("--stall-timeout", type=float, default=60, help="seconds a problem may go without output")
+    ap.add_argument("--stall-timeout", type=float, default=90, help="seconds a problem may go without output")
     ap.add_argument("--level-timeout", type=float, default=0, help="seconds per level in all (0: none)")
     ap.add_argument("--report", help="default OUT/import-report.json")
+    ap.add_argument("--log", help="the importer's output (default OUT/import.log)")
     ap.add_argument("--write-suites", metavar="DIR", help="write the suite files for the checkout and stop")
+    ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"),
+                    help="cpu: try without a GPU (the traces are then CPU traces, for checking the import only)")
     ap.add_argument("--importer", help=argparse.SUPPRESS)  # tests: a stand-in for import-pytorch-task.py
     args = ap.parse_args(argv)
     try:
@@ -247,7 +251,7 @@ def main(argv):
     importer = args.importer or os.path.join(os.path.dirname(os.path.abspath(__file__)), "import-pytorch-task.py")
     os.makedirs(args.out, exist_ok=True)
     report_path = args.report or os.path.join(args.out, "import-report.json")
-    log = open(os.path.join(args.out, "import.log"), "w")
+    log = open(args.log or os.path.join(args.out, "import.log"), "w")
     records, per_level = [], {}
     for level in levels:
         problems = problems_of(root, level, args.problems)
@@ -269,7 +273,8 @@ def main(argv):
         level_records = []
         print(f"== level {level}: {len(problems)} problems", flush=True)
         try:
-            outcomes = list(run_importer(importer, [m for _, m in models.values()], args.stall_timeout, deadline, log))
+            outcomes = list(run_importer(importer, [m for _, m in models.values()], args.stall_timeout, deadline, log,
+                                         ["--device", args.device] if args.device != "cuda" else []))
         except ImporterUnusable as e:
             print(f"error: {importer} cannot import anything here: {str(e).strip()[-500:]}", file=sys.stderr)
             return 1

@@ -52,7 +52,7 @@ class Names(unittest.TestCase):
     def test_model_source_appends_the_training_mode(self):
         src = kb.model_source("import torch\nbatch_size = 4\n\n\n")
         self.assertTrue(src.startswith("import torch\nbatch_size = 4\n"))
-        self.assertTrue(src.rstrip().endswith('MODE = "train"'))
+        self.assertTrue(src.rstrip().endswith('MODE = "train"\nINPUTS_ON_DEVICE = True'))
 
     def test_importer_lines(self):
         self.assertEqual(kb.parse_importer_line("== level1_19_ReLU\n"), ("start", "level1_19_ReLU"))
@@ -121,7 +121,7 @@ class Driver(unittest.TestCase):
             self.assertEqual(report["refusal_classes"], {"time limit": 1, "other": 1, "random": 1})
             self.assertEqual(open(os.path.join(out, "level1_5_Refused", "import-error.txt")).read().strip(),
                              "forward draws random numbers")
-            self.assertTrue(open(os.path.join(out, "level1_1_A", "model.py")).read().rstrip().endswith('MODE = "train"'))
+            self.assertIn('MODE = "train"', open(os.path.join(out, "level1_1_A", "model.py")).read())
             self.assertIn("| 1 | 6 | 3 | 3 |", p.stdout)
 
     def test_an_importer_that_cannot_run_is_an_error(self):
