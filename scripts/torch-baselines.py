@@ -157,16 +157,19 @@ def load_importer():
 # ---------------------------------------------------------------------------------------------
 
 class Timer:
-    """The evaluator's timing loop on the current stream."""
+    """The evaluator's timing loop on the current stream (--device cpu: the wall clock, no flush)."""
 
     def __init__(self, torch, args):
         self.torch = torch
         self.args = args
-        l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 64 << 20)
-        self.flush = torch.empty(max(2 * l2, 1 << 20), dtype=torch.uint8, device="cuda")
+        self.cuda = args.device == "cuda"
+        l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 64 << 20) if self.cuda else 0
+        self.flush = torch.empty(max(2 * l2, 1 << 20), dtype=torch.uint8, device=args.device)
 
     def conventions(self):
         a = self.args
+        if not self.cuda:
+            return {"events": "none: --device cpu, the wall clock of each call (a trial of the script, not a baseline)"}
         return {"events": "CUDA events around each call on the current stream", "l2_flush_bytes": self.flush.numel(),
                 "l2_flush": "the buffer filled on the stream before every timed call", "warmup": a.warmup,
                 "min_runs": a.min_runs, "max_runs": a.max_runs, "budget_ms": a.budget_ms, "tf32": False,
@@ -179,11 +182,18 @@ class Timer:
         with torch.no_grad():
             for _ in range(self.args.warmup):
                 call()
-            torch.cuda.synchronize()
+            if self.cuda:
+                torch.cuda.synchronize()
             samples, walls = [], []
             start = time.perf_counter()
             while keep_timing(samples, (time.perf_counter() - start) * 1e3, self.args.min_runs, self.args.max_runs,
                               self.args.budget_ms):
+                if not self.cuda:
+                    t0 = time.perf_counter()
+                    call()
+                    samples.append((time.perf_counter() - t0) * 1e3)
+                    walls.append(samples[-1])
+                    continue
                 self.flush.fill_(len(samples) & 0xFF)
                 before, after = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 before.record()
@@ -198,16 +208,18 @@ class Timer:
         return stats
 
 
-def build(torch, importer, model_path, config, mode):
-    """Model and inputs of one configuration on the GPU, created there directly (no host copies)."""
+def build(torch, importer, model_path, config, mode, device):
+    """Model and inputs of one configuration on the device, created there directly where PyTorch can
+    (>= 2.0: no host copies of large inputs)."""
     module = importer.load_model_module(model_path, config_globals(config))
     torch.manual_seed(0)
-    with torch.device("cuda"):
+    where = torch.device(device)
+    with where if hasattr(where, "__enter__") else contextlib.nullcontext():
         model = module.Model(*module.get_init_inputs())
         inputs = list(module.get_inputs())
-    model = model.to("cuda")
+    model = model.to(device)
     model.train(mode == "train")
-    inputs = [v.to("cuda") if isinstance(v, torch.Tensor) else v for v in inputs]
+    inputs = [v.to(device) if isinstance(v, torch.Tensor) else v for v in inputs]
     return model, inputs
 
 
@@ -218,7 +230,7 @@ def describe(e):
 
 def time_config(torch, importer, timer, model_path, config, mode, entry, args, lock_path):
     """Fills entry["eager"] and, unless --no-compile, entry["compile"] (a timing or an "error")."""
-    model, inputs = build(torch, importer, model_path, config, mode)
+    model, inputs = build(torch, importer, model_path, config, mode, args.device)
     try:
         with gpu_turn(lock_path):
             entry["eager"] = timer.measure(lambda: model(*inputs))
@@ -230,7 +242,8 @@ def time_config(torch, importer, timer, model_path, config, mode, entry, args, l
             t0 = time.perf_counter()
             with torch.no_grad():
                 compiled(*inputs)  # compiles
-            torch.cuda.synchronize()
+            if args.device == "cuda":
+                torch.cuda.synchronize()
             compile_seconds = time.perf_counter() - t0
             with gpu_turn(lock_path):
                 entry["compile"] = timer.measure(lambda: compiled(*inputs))
@@ -246,7 +259,7 @@ def time_config(torch, importer, timer, model_path, config, mode, entry, args, l
 def time_task(torch, importer, timer, task_dir, args, lock_path):
     task, model_path = read_task(task_dir)
     with open(model_path) as f:
-        mode = importer.model_mode(f.read()) if hasattr(importer, "model_mode") else "eval"
+        mode = importer.model_mode(importer.source_extras(f.read()))
     configs = {}
     started = time.monotonic()
     try:
@@ -259,7 +272,8 @@ def time_task(torch, importer, timer, task_dir, args, lock_path):
                     raise
                 except Exception as e:  # out of memory, a model that raises: a result for this config
                     entry.setdefault("eager_error", describe(e))
-                torch.cuda.empty_cache()
+                if args.device == "cuda":
+                    torch.cuda.empty_cache()
     except TaskTimeout as e:
         for config in task["configs"]:
             entry = configs.setdefault(config["name"], {})
@@ -267,9 +281,8 @@ def time_task(torch, importer, timer, task_dir, args, lock_path):
                 entry["compile"] = {"error": f"not measured: {e}"}
             if "eager" not in entry:
                 entry.setdefault("eager_error", f"not measured: {e}")
-        torch.cuda.empty_cache()
-    doc = timing_document(task["name"], torch.__version__, torch.cuda.get_device_name(), mode, timer.conventions(),
-                          configs)
+    device = torch.cuda.get_device_name() if args.device == "cuda" else "cpu"
+    doc = timing_document(task["name"], torch.__version__, device, mode, timer.conventions(), configs)
     out = os.path.join(task_dir, "exported", OUTPUT_NAME)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as f:
@@ -292,7 +305,7 @@ def run_tasks(task_dirs, args, lock_path):
         print("error: PyTorch is not importable by this python3 (on the GPU host: "
               "export PATH=/opt/torch/.venv/bin:$PATH)", file=sys.stderr)
         return 2
-    if not torch.cuda.is_available():
+    if args.device == "cuda" and not torch.cuda.is_available():
         print("error: no CUDA device visible to PyTorch", file=sys.stderr)
         return 2
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -325,6 +338,8 @@ def main(argv):
     ap.add_argument("--min-runs", type=int, default=20)
     ap.add_argument("--max-runs", type=int, default=1000)
     ap.add_argument("--budget-ms", type=float, default=100)
+    ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"),
+                    help="cpu: try the script without a GPU (wall-clock times, not baselines)")
     ap.add_argument("--lock", help=argparse.SUPPRESS)  # set by the parent for its --jobs children
     args = ap.parse_args(argv)
     if args.jobs < 1 or args.min_runs < 1 or args.max_runs < args.min_runs or args.warmup < 0:
