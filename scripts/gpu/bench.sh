@@ -167,7 +167,8 @@ if want compile; then
   collect_timings data/tasks/pytorch/*/
 fi
 if [ -x "$bench_bin" ] && [ -s "$out/shipped-results.jsonl" ]; then
-  "$bench_bin" --results "$out/shipped-results.jsonl" --suite data/suites/shipped.json --impls \
+  # Scored from the results alone (no --impls), as test/bench/replay_stored_runs.py scores the stored copy.
+  "$bench_bin" --results "$out/shipped-results.jsonl" --suite data/suites/shipped.json \
     --torch-timings "$out/torch-timings.jsonl" --out "$work/shipped-final" > "$work/shipped-final.md" 2> "$work/logs/shipped-final.stderr"
   note "4. shipped suite scored with the compile timings: rc=$?"
   cat "$work/shipped-final.md"
@@ -199,7 +200,8 @@ print("- command: `scripts/gpu/bench.sh $OUT` (run tool, carry `.carry/deps`, `.
       "(torch-baselines.py documents, shipped problems and KernelBench level 1), `kernelbench-import.json` "
       "(import outcome per problem), `level1-timings.jsonl` (its summary lines)")
 print("- re-score on any machine: `cudaperf-bench --results shipped-results.jsonl --suite data/suites/shipped.json "
-      "--impls --torch-timings torch-timings.jsonl`\n")
+      "--torch-timings torch-timings.jsonl`; `bench.json` (from `bench-shipped.tar.gz`, `shipped-final/bench.json`) is "
+      "what the GPU host computed, replayed by ctest `bench.replay-stored-runs`\n")
 final = os.path.join(work, "shipped-final.md")
 if os.path.exists(final):
     print("## Shipped implementations as candidates of the shipped tasks\n")
