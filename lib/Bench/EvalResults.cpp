@@ -7,7 +7,7 @@
 
 namespace cudaperf::bench {
 
-using Json = nlohmann::ordered_json;
+using support::Json;
 
 namespace {
 
@@ -21,7 +21,7 @@ std::string optionalString(const Json &obj, const char *key, const std::string &
   if (it == obj.end() || it->is_null())
     return "";
   if (!it->is_string())
-    resultError(where + "." + key + ": expected a string, got " + it->dump());
+    resultError(where + "." + key + ": expected a string, got " + support::jsonSnippet(*it));
   return it->get<std::string>();
 }
 
@@ -36,7 +36,7 @@ double number(const Json &obj, const char *key, const std::string &where) {
   if (it == obj.end())
     resultError(where + ": missing \"" + key + "\"");
   if (!it->is_number())
-    resultError(where + "." + key + ": expected a number, got " + it->dump());
+    resultError(where + "." + key + ": expected a number, got " + support::jsonSnippet(*it));
   return it->get<double>();
 }
 
@@ -46,7 +46,7 @@ std::optional<Timing> timingAt(const Json &obj, const char *key, const std::stri
     return std::nullopt;
   std::string at = where + "." + key;
   if (!it->is_object())
-    resultError(at + ": expected a timing object, got " + it->dump());
+    resultError(at + ": expected a timing object, got " + support::jsonSnippet(*it));
   Timing t;
   t.medianMs = number(*it, "median_ms", at);
   t.p10Ms = it->contains("p10_ms") ? number(*it, "p10_ms", at) : t.medianMs;
@@ -56,11 +56,18 @@ std::optional<Timing> timingAt(const Json &obj, const char *key, const std::stri
   return t;
 }
 
-Json parseLine(const std::string &text, const std::string &where) {
+// One JSON value; `where` is FILE or FILE:LINE. A syntax error reads "FILE:LINE:COLUMN: not JSON: ...".
+Json parseLine(const std::string &text, const std::string &where, bool oneLine) {
   try {
-    return Json::parse(text);
-  } catch (const Json::parse_error &e) {
-    resultError(where + ": not JSON: " + e.what());
+    return support::parseJson(text, where);
+  } catch (const support::SupportError &e) {
+    std::string msg = e.what();
+    if (oneLine && msg.rfind(where + ":1:", 0) == 0)
+      msg = where + ":" + msg.substr(where.size() + 3);
+    size_t colon = msg.find(": ", where.size());
+    if (colon != std::string::npos)
+      msg.insert(colon + 2, "not JSON: ");
+    resultError(msg);
   }
 }
 
@@ -124,7 +131,7 @@ std::vector<EvalResult> readEvalResults(const std::string &path) {
   if (first == std::string::npos)
     resultError(path + ": empty (no results)");
   if (text.find("\n", first) != std::string::npos && text.compare(first, 2, "{\n") == 0) {
-    results.push_back(parseEvalResult(parseLine(text, path), path));
+    results.push_back(parseEvalResult(parseLine(text, path, false), path));
     return results;
   }
   std::stringstream lines(text);
@@ -133,7 +140,7 @@ std::vector<EvalResult> readEvalResults(const std::string &path) {
     if (line.find_first_not_of(" \t\r") == std::string::npos)
       continue;
     std::string where = path + ":" + std::to_string(lineNo);
-    results.push_back(parseEvalResult(parseLine(line, where), where));
+    results.push_back(parseEvalResult(parseLine(line, where, true), where));
   }
   return results;
 }
@@ -178,7 +185,7 @@ std::optional<TorchTimings> readTorchTimings(const std::string &taskDir) {
     return std::nullopt;
   std::stringstream ss;
   ss << in.rdbuf();
-  return parseTorchTimings(parseLine(ss.str(), path), path);
+  return parseTorchTimings(parseLine(ss.str(), path, false), path);
 }
 
 std::map<std::string, TorchTimings> readTorchTimingsFile(const std::string &path) {
@@ -191,7 +198,7 @@ std::map<std::string, TorchTimings> readTorchTimingsFile(const std::string &path
     if (line.find_first_not_of(" \t\r") == std::string::npos)
       continue;
     std::string where = path + ":" + std::to_string(lineNo);
-    TorchTimings t = parseTorchTimings(parseLine(line, where), where);
+    TorchTimings t = parseTorchTimings(parseLine(line, where, true), where);
     if (t.task.empty())
       resultError(where + ": missing \"task\"");
     byTask[t.task] = std::move(t);

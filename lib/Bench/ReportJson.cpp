@@ -6,7 +6,7 @@
 
 namespace cudaperf::bench {
 
-using Json = nlohmann::ordered_json;
+using support::Json;
 
 namespace {
 

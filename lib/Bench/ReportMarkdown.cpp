@@ -52,7 +52,7 @@ std::string benchMarkdown(const BenchReport &r) {
     md << " (the others are listed under \"Not present\")";
   md << "\n- candidates: " << (r.candidatesDir.empty() ? r.resultsPath : r.candidatesDir) << "; " << r.samples
      << " sample(s) per task, " << r.turns << " turn(s)\n";
-  nlohmann::ordered_json conv = timingConventions(r);
+  support::Json conv = timingConventions(r);
   std::string gpus;
   for (const auto &g : conv["gpus"])
     gpus += (gpus.empty() ? "" : ", ") + g.get<std::string>();
@@ -190,7 +190,7 @@ std::string benchMarkdown(const BenchReport &r) {
   for (const char *part : {"candidate_and_baseline", "eager", "compile"}) {
     md << "- " << part << ":";
     for (const auto &item : conv[part].items())
-      md << " " << item.key() << ": " << (item.value().is_string() ? item.value().get<std::string>() : item.value().dump())
+      md << " " << item.key() << ": " << (item.value().is_string() ? item.value().get<std::string>() : support::writeJson(item.value()))
          << ";";
     md << "\n";
   }

@@ -2,7 +2,7 @@
 #include "cudaperf/Bench/BenchError.h"
 #include "cudaperf/Bench/LibraryPolicy.h"
 
-#include <nlohmann/json.hpp>
+#include "cudaperf/Support/Json.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -15,7 +15,7 @@
 namespace cudaperf::bench {
 
 namespace fs = std::filesystem;
-using Json = nlohmann::ordered_json;
+using support::Json;
 
 namespace {
 
@@ -34,9 +34,9 @@ std::string readText(const std::string &path, const char *what) {
 
 Json parseJson(const std::string &text, const std::string &path) {
   try {
-    return Json::parse(text);
-  } catch (const Json::parse_error &e) {
-    suiteError(path + ": not JSON: " + e.what());
+    return support::parseJson(text, path);
+  } catch (const support::SupportError &e) {
+    suiteError(std::string(e.what()) + " (not JSON)");
   }
 }
 
@@ -50,7 +50,7 @@ std::string stringField(const Json &obj, const std::string &key, const std::stri
     return "";
   }
   if (!it->is_string())
-    suiteError(where + "." + key + ": expected a string, got " + it->dump());
+    suiteError(where + "." + key + ": expected a string, got " + support::jsonSnippet(*it));
   return it->get<std::string>();
 }
 
@@ -65,7 +65,7 @@ std::vector<std::string> libraryList(const Json &obj, const std::string &where, 
     const Json &v = (*it)[i];
     std::string at = where + ".disallowed_libraries[" + std::to_string(i) + "]";
     if (!v.is_string())
-      suiteError(at + ": expected a string, got " + v.dump());
+      suiteError(at + ": expected a string, got " + support::jsonSnippet(v));
     if (!isKnownLibrary(v.get<std::string>())) {
       std::string known;
       for (const auto &k : knownLibraries())

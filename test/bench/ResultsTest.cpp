@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 using namespace cudaperf::bench;
-using Json = nlohmann::ordered_json;
+using cudaperf::support::Json;
 
 namespace {
 
@@ -91,7 +91,7 @@ TEST(EvalResults, JsonLinesAndPrettyFiles) {
     readEvalResults(broken);
     ADD_FAILURE() << "a torn line must be an error";
   } catch (const BenchError &e) {
-    EXPECT_NE(std::string(e.what()).find("bad.jsonl:2: not JSON"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad.jsonl:2:"), std::string::npos) << e.what();
   }
   EXPECT_THROW(readEvalResults(d.write("empty.jsonl", "\n")), BenchError);
   EXPECT_THROW(readEvalResults(d / "none.jsonl"), BenchError);

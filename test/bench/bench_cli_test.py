@@ -143,7 +143,7 @@ def test_fake_run(bench, root, tmp):
     out = f"{d}/out"
     rc, stdout, stderr = run(bench, "--suite", f"{d}/suite.json", "--candidates", c, "--samples", "3",
                              "--eval", os.path.join(root, "test/bench/fake-eval.py"), "--out", out,
-                             "--eval-arg", "--configs=small,large", "--jobs", "3", "--resamples", "0")
+                             "--eval-arg=--configs=small,large", "--jobs", "3", "--resamples", "0")
     check(rc == 0, f"fake run: rc {rc}: {stderr}")
     if rc != 0:
         return
@@ -176,13 +176,13 @@ def test_bad_input(bench, root, tmp):
     write(f"{d}/a.cu", "")
     cases = [
         ((), 2, "give --suite"),
-        (("--suite", f"{d}/suite.json", "--candidates", f"{d}/empty", "--bogus"), 2, "unknown option --bogus"),
+        (("--suite", f"{d}/suite.json", "--candidates", f"{d}/empty", "--bogus"), 2, "unknown option '--bogus'"),
         (("--suite", f"{d}/suite.json", "--candidates", f"{d}/empty", "--samples", "0"), 2, "--samples"),
         (("--suite", f"{d}/missing.json", "--candidates", f"{d}/unknown"), 3, "no such task directory"),
         (("--suite", f"{d}/suite.json", "--candidates", f"{d}/unknown"), 4, "a candidate for \"zzz\""),
         (("--suite", f"{d}/suite.json", "--candidates", f"{d}/empty"), 4, "no candidates"),
         (("--suite", f"{d}/suite.json", "--candidates", f"{d}/nowhere"), 4, "no such candidate directory"),
-        (("--results", f"{d}/bad.jsonl", "--suite", f"{d}/suite.json"), 5, "bad.jsonl:1: not JSON"),
+        (("--results", f"{d}/bad.jsonl", "--suite", f"{d}/suite.json"), 5, "bad.jsonl:1:2: not JSON"),
         (("--suite", f"{d}/suite.json", "--candidates", f"{d}/only", "--eval", "/nonexistent/eval",
           "--out", f"{d}/o"), 1, "cannot be run"),
     ]

@@ -3,6 +3,8 @@
 // per-turn figures, bootstrap intervals); docs/bench.md.
 #include "cudaperf/Bench/Bench.h"
 #include "cudaperf/Bench/BenchError.h"
+#include "cudaperf/Support/ArgParser.h"
+#include "cudaperf/Support/Json.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 using namespace cudaperf::bench;
+namespace support = cudaperf::support;
 namespace fs = std::filesystem;
 
 namespace {
@@ -24,61 +27,76 @@ constexpr int kExitSuite = 3;      // the suite, or a task it names
 constexpr int kExitCandidates = 4; // the candidate directory
 constexpr int kExitResults = 5;    // a result file
 
-const char *kUsage =
-    "usage: cudaperf-bench --suite SUITE.json --candidates DIR [--samples K] [--turns T] [--out DIR] [options]\n"
-    "       cudaperf-bench --results RESULTS.jsonl [--suite SUITE.json] [--candidates DIR] [--out DIR] [options]\n"
-    "\n"
-    "Evaluates every candidate with cudaperf-eval (or, with --results, scores results already made, without a\n"
-    "GPU) and writes OUT/bench.json, OUT/bench.md, OUT/fast_p.svg and OUT/speedups.svg (docs/bench.md).\n"
-    "Candidates are named by task: DIR/<task>.cu, DIR/<task>/<sample>.cu or DIR/<task>/<sample>/turn<t>.cu.\n"
-    "\n"
-    "options:\n"
-    "  --impls               candidates are each task's own impls/*.cu (sample = file name), not a directory\n"
-    "  --samples K           K samples per task, named 0..K-1; a missing one counts as a failure\n"
-    "  --turns T             use refinement turns 1..T only\n"
-    "  --out DIR             output directory (default bench-<suite name>)\n"
-    "  --root DIR            the suite's task root instead of its \"root\" (a dataset directory for tasks_from)\n"
-    "  --allow-missing-tasks report tasks the suite lists but that are absent (refused imports) instead of failing\n"
-    "  --p LIST              fast_p thresholds (default 0,1,1.2,1.5,2)\n"
-    "  --k LIST              pass@k and fast_p@k values (default 1,2,4,... up to K)\n"
-    "  --resamples N         bootstrap resamples over tasks (default 1000; 0: no intervals)\n"
-    "  --seed N              bootstrap seed (default 0)\n"
-    "  --confidence X        interval coverage (default 0.95)\n"
-    "  --torch-timings FILE  torch.compile timings (JSON Lines of cudaperf-torch-timing/1, one per task) instead\n"
-    "                        of each task's exported/torch-timing.json (for stored runs)\n"
-    "  --eval PATH           cudaperf-eval to run (default: beside cudaperf-bench, else on PATH)\n"
-    "  --jobs N              parallel builds in cudaperf-eval (default 8)\n"
-    "  --eval-arg ARG        passed on to cudaperf-eval, repeatable (--eval-arg --configs=small ...)\n"
-    "\n"
-    "exit status: 0 written; 1 the evaluator or the output failed; 2 bad usage; 3 bad suite or task;\n"
-    "4 bad candidate directory; 5 bad result file\n";
+struct CommandLine {
+  std::string suitePath, candidatesDir, resultsPath, outDir, evalPath, torchTimingsPath;
+  SuiteOptions suiteOptions;
+  ScoreInputs inputs;
+  int jobs = 8;
+  bool useImpls = false;
+  std::vector<std::string> evalArgs;
+};
 
-[[noreturn]] void usageError(const std::string &msg) {
-  std::cerr << "cudaperf-bench: " << msg << "\n\n" << kUsage;
-  std::exit(kExitUsage);
-}
-
-std::vector<double> numberList(const std::string &text, const std::string &option) {
+std::vector<double> numberList(const std::string &text) {
   std::vector<double> values;
   std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) {
-    char *end = nullptr;
-    double v = std::strtod(item.c_str(), &end);
-    if (item.empty() || *end || v < 0)
-      usageError("bad value \"" + item + "\" in " + option + " " + text);
-    values.push_back(v);
-  }
+  for (std::string item; std::getline(ss, item, ',');)
+    values.push_back(support::parseNumber(item, 0));
   if (values.empty())
-    usageError(option + " needs a comma-separated list");
+    throw support::SupportError("expected a comma-separated list of numbers, got '" + text + "'");
   return values;
 }
 
-long wholeNumber(const std::string &text, const std::string &option, long min) {
-  char *end = nullptr;
-  long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end || v < min)
-    usageError("bad value for " + option + ": " + text + " (a whole number >= " + std::to_string(min) + ")");
-  return v;
+support::ArgParser benchArgs(CommandLine &c) {
+  using support::parseInteger;
+  ScoreInputs &in = c.inputs;
+  support::ArgParser p(
+      "cudaperf-bench",
+      {"--suite SUITE.json (--candidates DIR | --impls) [--samples K] [--turns T] [--out DIR] [options]",
+       "--results RESULTS.jsonl [--suite SUITE.json] [--candidates DIR | --impls] [--out DIR] [options]"},
+      "Evaluates every candidate with cudaperf-eval (or, with --results, scores results already made,\n"
+      "without a GPU) and writes OUT/bench.json, OUT/bench.md, OUT/fast_p.svg and OUT/speedups.svg\n"
+      "(docs/bench.md). Candidates are named by task: DIR/<task>.cu, DIR/<task>/<sample>.cu or\n"
+      "DIR/<task>/<sample>/turn<t>.cu.");
+  p.option("--suite", "FILE", "the suite (data/suites/*.json)", c.suitePath)
+      .option("--candidates", "DIR", "the candidate directory", c.candidatesDir)
+      .flag("--impls", "candidates are each task's own impls/*.cu (sample = file name)", c.useImpls)
+      .option("--results", "FILE", "score these cudaperf-eval results instead of evaluating", c.resultsPath)
+      .option("--samples", "K", "K samples per task, named 0..K-1; a missing one counts as a failure",
+              [&](const std::string &v) { in.samples = int(parseInteger(v, 1, 1000000)); })
+      .option("--turns", "T", "use refinement turns 1..T only",
+              [&](const std::string &v) { in.turns = int(parseInteger(v, 1, 1000000)); })
+      .option("--out,-o", "DIR", "output directory (default bench-<suite name>)", c.outDir)
+      .option("--root", "DIR", "the suite's task root instead of its \"root\" (a dataset directory for tasks_from)",
+              c.suiteOptions.rootOverride)
+      .flag("--allow-missing-tasks", "report tasks the suite lists but that are absent instead of failing",
+            c.suiteOptions.allowMissing)
+      .option("--p", "LIST", "fast_p thresholds (default 0,1,1.2,1.5,2)",
+              [&](const std::string &v) { in.options.pValues = numberList(v); })
+      .option("--k", "LIST", "pass@k and fast_p@k values (default 1,2,4,... up to K)",
+              [&](const std::string &v) {
+                in.options.kValues.clear();
+                std::stringstream ss(v);
+                for (std::string item; std::getline(ss, item, ',');)
+                  in.options.kValues.push_back(int(parseInteger(item, 1, 1000000)));
+              })
+      .option("--resamples", "N", "bootstrap resamples over tasks (default 1000; 0: no intervals)",
+              [&](const std::string &v) { in.options.resamples = int(parseInteger(v, 0, 10000000)); })
+      .option("--seed", "N", "bootstrap seed (default 0)",
+              [&](const std::string &v) { in.options.seed = support::parseUnsigned(v); })
+      .option("--confidence", "X", "interval coverage (default 0.95)",
+              [&](const std::string &v) { in.options.confidence = support::parseNumber(v, 0.01, 0.999); })
+      .option("--torch-timings", "FILE",
+              "torch.compile timings (JSON Lines of cudaperf-torch-timing/1) instead of\n"
+              "each task's exported/torch-timing.json (for stored runs)",
+              c.torchTimingsPath)
+      .option("--eval", "PATH", "cudaperf-eval to run (default: beside cudaperf-bench, else on PATH)", c.evalPath)
+      .option("--jobs,-j", "N", "parallel builds in cudaperf-eval (default 8)",
+              [&](const std::string &v) { c.jobs = int(parseInteger(v, 1, 1024)); })
+      .option("--eval-arg", "ARG", "passed on to cudaperf-eval, repeatable (--eval-arg=--configs=small)",
+              [&](const std::string &v) { c.evalArgs.push_back(v); })
+      .epilog("exit codes: 0 written; 1 the evaluator or the output failed; 2 bad usage; 3 bad suite or\n"
+              "task; 4 bad candidate directory; 5 bad result file");
+  return p;
 }
 
 std::string defaultEvaluator(const char *argv0) {
@@ -111,71 +129,33 @@ int exitCodeFor(BenchError::Kind kind) {
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string suitePath, candidatesDir, resultsPath, outDir, evalPath, torchTimingsPath;
-  SuiteOptions suiteOptions;
-  ScoreInputs inputs;
-  int jobs = 8;
-  bool useImpls = false;
-  std::vector<std::string> evalArgs;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i], inlineValue;
-    bool hasInline = false;
-    if (a.rfind("--", 0) == 0 && a.find('=') != std::string::npos) {
-      inlineValue = a.substr(a.find('=') + 1);
-      a = a.substr(0, a.find('='));
-      hasInline = true;
+  CommandLine cl;
+  support::ArgParser args = benchArgs(cl);
+  try {
+    support::ParsedArgs parsed = args.parse(argc, argv);
+    if (parsed.helpRequested) {
+      std::cout << args.help();
+      return kExitOk;
     }
-    auto value = [&]() -> std::string {
-      if (hasInline)
-        return inlineValue;
-      if (i + 1 >= argc)
-        usageError("missing value for " + a);
-      return argv[++i];
-    };
-    if (a == "-h" || a == "--help") { std::cout << kUsage; return kExitOk; }
-    else if (a == "--suite") suitePath = value();
-    else if (a == "--candidates") candidatesDir = value();
-    else if (a == "--impls") useImpls = true;
-    else if (a == "--results") resultsPath = value();
-    else if (a == "--out" || a == "-o") outDir = value();
-    else if (a == "--samples") inputs.samples = int(wholeNumber(value(), a, 1));
-    else if (a == "--turns") inputs.turns = int(wholeNumber(value(), a, 1));
-    else if (a == "--root") suiteOptions.rootOverride = value();
-    else if (a == "--allow-missing-tasks") suiteOptions.allowMissing = true;
-    else if (a == "--p") inputs.options.pValues = numberList(value(), a);
-    else if (a == "--k") {
-      inputs.options.kValues.clear();
-      for (double k : numberList(value(), a)) {
-        if (k < 1 || k != double(long(k)))
-          usageError("--k values are whole numbers >= 1");
-        inputs.options.kValues.push_back(int(k));
-      }
-    }
-    else if (a == "--resamples") inputs.options.resamples = int(wholeNumber(value(), a, 0));
-    else if (a == "--seed") inputs.options.seed = uint64_t(wholeNumber(value(), a, 0));
-    else if (a == "--confidence") {
-      std::string v = value();
-      char *end = nullptr;
-      double c = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end || !(c > 0 && c < 1))
-        usageError("--confidence is a fraction between 0 and 1, not " + v);
-      inputs.options.confidence = c;
-    }
-    else if (a == "--eval") evalPath = value();
-    else if (a == "--torch-timings") torchTimingsPath = value();
-    else if (a == "--jobs" || a == "-j") jobs = int(wholeNumber(value(), a, 1));
-    else if (a == "--eval-arg") evalArgs.push_back(value());
-    else usageError("unknown option " + a);
+    if (!parsed.positional.empty())
+      throw support::SupportError("unexpected argument '" + parsed.positional[0] + "'");
+    if (cl.useImpls && !cl.candidatesDir.empty())
+      throw support::SupportError("--impls and --candidates both name the candidates; give one");
+    if (cl.resultsPath.empty() && (cl.suitePath.empty() || (cl.candidatesDir.empty() && !cl.useImpls)))
+      throw support::SupportError("give --suite and --candidates DIR or --impls (evaluate), or --results (score "
+                                  "existing results)");
+  } catch (const support::SupportError &e) {
+    std::cerr << "cudaperf-bench: " << e.what() << "\n" << args.usageHint();
+    return kExitUsage;
   }
-  if (useImpls && !candidatesDir.empty())
-    usageError("--impls and --candidates both name the candidates; give one");
-  if (resultsPath.empty() && (suitePath.empty() || (candidatesDir.empty() && !useImpls)))
-    usageError("give --suite and --candidates DIR or --impls (evaluate), or --results (score existing results)");
+  std::string &suitePath = cl.suitePath, &candidatesDir = cl.candidatesDir, &resultsPath = cl.resultsPath,
+              &outDir = cl.outDir, &evalPath = cl.evalPath, &torchTimingsPath = cl.torchTimingsPath;
+  ScoreInputs &inputs = cl.inputs;
 
   try {
     Suite suite;
     if (!suitePath.empty())
-      suite = loadSuite(suitePath, suiteOptions);
+      suite = loadSuite(suitePath, cl.suiteOptions);
     if (!resultsPath.empty()) {
       inputs.results = readEvalResults(resultsPath);
       inputs.resultsPath = fs::absolute(resultsPath).string();
@@ -197,11 +177,11 @@ int main(int argc, char **argv) {
     std::cerr << "cudaperf-bench: suite " << suite.name << ": " << suite.presentCount() << " of " << suite.tasks.size()
               << " tasks present\n";
 
-    if (!candidatesDir.empty() || useImpls) {
+    if (!candidatesDir.empty() || cl.useImpls) {
       CandidateOptions co;
       co.samples = inputs.samples;
       co.turns = inputs.turns;
-      inputs.candidates = useImpls ? implCandidates(suite) : scanCandidates(candidatesDir, suite, co);
+      inputs.candidates = cl.useImpls ? implCandidates(suite) : scanCandidates(candidatesDir, suite, co);
       std::cerr << "cudaperf-bench: " << inputs.candidates->files.size() << " candidate files, up to "
                 << inputs.candidates->samples << " sample(s) and " << inputs.candidates->turns << " turn(s) per task\n";
     }
@@ -210,13 +190,13 @@ int main(int argc, char **argv) {
       std::string eval = evalPath.empty() ? defaultEvaluator(argv[0]) : evalPath;
       std::cerr << "cudaperf-bench: evaluating with " << eval << " (results in " << results << ")\n";
       inputs.evalCommand = runEvaluator(eval, *inputs.candidates, suite, (fs::path(outDir) / "work").string(),
-                                        results, jobs, evalArgs);
+                                        results, cl.jobs, cl.evalArgs);
       inputs.results = readEvalResults(results);
       inputs.resultsPath = fs::absolute(results).string();
     }
     inputs.suite = &suite;
     BenchReport report = scoreBench(std::move(inputs));
-    writeFile(fs::path(outDir) / "bench.json", benchJson(report).dump(2) + "\n");
+    writeFile(fs::path(outDir) / "bench.json", support::writeJson(benchJson(report), 2) + "\n");
     std::string md = benchMarkdown(report);
     writeFile(fs::path(outDir) / "bench.md", md);
     writeFile(fs::path(outDir) / "fast_p.svg", fastPCurveSvg(report));

@@ -6,7 +6,7 @@
 
 #include "cudaperf/Bench/Metrics.h"
 
-#include <nlohmann/json.hpp>
+#include "cudaperf/Support/Json.h"
 
 #include <map>
 #include <optional>
@@ -32,7 +32,7 @@ struct EvalResult {
 
 // Throws BenchError (Results) naming `where` and the field: not an object, another schema, a
 // missing task/candidate/outcome, a timing that is not an object of numbers.
-EvalResult parseEvalResult(const nlohmann::ordered_json &doc, const std::string &where);
+EvalResult parseEvalResult(const support::Json &doc, const std::string &where);
 // A JSON Lines file of results (blank lines skipped), or one pretty-printed document.
 std::vector<EvalResult> readEvalResults(const std::string &path);
 
@@ -45,7 +45,7 @@ struct TorchTimings {
 // exists but cannot be used.
 std::optional<TorchTimings> readTorchTimings(const std::string &taskDir);
 std::string torchTimingsPath(const std::string &taskDir);
-TorchTimings parseTorchTimings(const nlohmann::ordered_json &doc, const std::string &where);
+TorchTimings parseTorchTimings(const support::Json &doc, const std::string &where);
 // A JSON Lines file of such documents, one per task (each with its "task"), as stored beside
 // results under data/eval-runs/ (--torch-timings): by task name.
 std::map<std::string, TorchTimings> readTorchTimingsFile(const std::string &path);

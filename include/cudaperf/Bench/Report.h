@@ -8,7 +8,6 @@
 #include "cudaperf/Bench/Scoring.h"
 #include "cudaperf/Bench/Suite.h"
 
-#include <nlohmann/json.hpp>
 
 #include <map>
 #include <optional>
@@ -35,13 +34,13 @@ struct BenchReport {
 // Fills perTurn (and the references/scores' defaults) from the rest.
 void computeAggregates(BenchReport &report);
 
-nlohmann::ordered_json benchJson(const BenchReport &report);
+support::Json benchJson(const BenchReport &report);
 std::string benchMarkdown(const BenchReport &report);
 std::string fastPCurveSvg(const BenchReport &report);
 std::string speedupHistogramSvg(const BenchReport &report);
 
 // What the timings rest on, with the evidence the results carry (which conventions were used).
-nlohmann::ordered_json timingConventions(const BenchReport &report);
+support::Json timingConventions(const BenchReport &report);
 
 constexpr const char *kBenchSchema = "cudaperf-bench/1";
 
