@@ -26,6 +26,7 @@ Exit status: 0 every problem imported or refused with a reason; 1 the importer c
 """
 import argparse
 import fnmatch
+import importlib.util
 import json
 import os
 import re
@@ -91,6 +92,72 @@ def parse_importer_line(line):
     return None
 
 
+# KernelBench level-1 problems that compute what a shipped PyTorch problem computes (read from both
+# sources): its impls/baseline.cu, renamed, becomes the imported task's baseline when the entry
+# points take the same types in the same order.
+SHIPPED_EQUIVALENTS = {
+    "level1_1_Square_matrix_multiplication_": "matmul_square",    # A @ B, (N, N)
+    "level1_3_Batched_matrix_multiplication": "matmul_batched",   # torch.bmm
+    "level1_4_Matrix_vector_multiplication_": "matvec",           # (M, K) @ (K, 1)
+    "level1_16_Matmul_with_transposed_A": "matmul_at",            # A.T @ B, A (K, M)
+    "level1_19_ReLU": "relu",
+    "level1_20_LeakyReLU": "leaky_relu",                          # negative_slope 0.01
+    "level1_21_Sigmoid": "sigmoid",
+    "level1_22_Tanh": "tanh_act",
+    "level1_23_Softmax": "softmax_last_dim",                      # dim=1 of a 2-d input
+    "level1_24_LogSoftmax": "log_softmax_last_dim",
+    "level1_25_Swish": "silu",                                    # x * sigmoid(x)
+    "level1_48_Mean_reduction_over_a_dimension": "mean_mid_dim",  # dim=1 of a 3-d input
+    "level1_49_Max_reduction_over_a_dimension": "max_dim",
+}
+
+
+def parameter_types(signature):
+    """"void f(const float *x, int n, cudaStream_t stream)" -> ["const float *", "int", "cudaStream_t"]."""
+    m = re.search(r"\((.*)\)", signature, re.S)
+    if not m:
+        return None
+    types = []
+    for p in m.group(1).split(","):
+        p = " ".join(p.split())
+        name = re.search(r"(\w+)\s*$", p)
+        types.append(re.sub(r"\s*\*\s*", " *", p[:name.start()].strip()) if name else p)
+    return types
+
+
+def renamed_baseline(source, old, new):
+    """A baseline.cu whose entry point (its `// entry:` comment and `extern "C"` definition) is called `new`."""
+    out = []
+    for line in source.split("\n"):
+        if line.lstrip().startswith("// entry:") or 'extern "C"' in line:
+            line = re.sub(rf"\b{re.escape(old)}(\s*\()", rf"{new}\1", line)
+        out.append(line)
+    return "\n".join(out)
+
+
+def adopt_baseline(task_dir, name, shipped_root, c_signature):
+    """Writes TASK_DIR/impls/baseline.cu from the shipped equivalent, if any; returns what was done."""
+    shipped = SHIPPED_EQUIVALENTS.get(name)
+    if not shipped:
+        return ""
+    base = os.path.join(shipped_root, shipped, "impls", "baseline.cu")
+    try:
+        source = open(base).read()
+        with open(os.path.join(task_dir, "task.json")) as f:
+            task = json.load(f)
+    except (OSError, ValueError) as e:
+        return f"no baseline: {e}"
+    m = re.search(r"^//\s*entry:\s*(void\s+\w+\s*\([^)]*\))", source, re.M)
+    ours = c_signature(task)
+    if not m or parameter_types(m.group(1)) != parameter_types(ours):
+        return f"no baseline: {shipped}'s entry point takes other arguments than `{ours}`"
+    os.makedirs(os.path.join(task_dir, "impls"), exist_ok=True)
+    with open(os.path.join(task_dir, "impls", "baseline.cu"), "w") as f:
+        f.write(f"// Adopted by scripts/import-kernelbench.py from {os.path.relpath(base, os.path.dirname(shipped_root))}"
+                "\n" + renamed_baseline(source, shipped, name))
+    return f"baseline from {shipped}"
+
+
 # Refusal reasons in classes, for the report's table (first match wins).
 REASON_CLASSES = [
     ("random", r"random|nondetermin|differs between two calls"),
@@ -142,6 +209,20 @@ def level_summary(records):
 # ---------------------------------------------------------------------------------------------
 # Running the importer
 # ---------------------------------------------------------------------------------------------
+
+def importer_module():
+    """scripts/import-pytorch-task.py's helpers (c_signature), loaded once; no torch needed."""
+    global _IMPORTER
+    if _IMPORTER is None:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "import-pytorch-task.py")
+        spec = importlib.util.spec_from_file_location("import_pytorch_task", path)
+        _IMPORTER = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(_IMPORTER)
+    return _IMPORTER
+
+
+_IMPORTER = None
+
 
 class ImporterUnusable(Exception):
     """The importer exited with status 2 before its first problem: no PyTorch, no GPU."""
@@ -228,6 +309,9 @@ def main(argv):
     ap.add_argument("--write-suites", metavar="DIR", help="write the suite files for the checkout and stop")
     ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"),
                     help="cpu: try without a GPU (the traces are then CPU traces, for checking the import only)")
+    ap.add_argument("--baselines", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
+                                                          "tasks", "pytorch"),
+                    help="shipped PyTorch problems whose baselines equivalent problems adopt ('' for none)")
     ap.add_argument("--importer", help=argparse.SUPPRESS)  # tests: a stand-in for import-pytorch-task.py
     args = ap.parse_args(argv)
     try:
@@ -262,7 +346,7 @@ def main(argv):
         for _, f, name in problems:
             task_dir = os.path.join(args.out, name)
             os.makedirs(task_dir, exist_ok=True)
-            for stale in ("task.json", "import-error.txt"):
+            for stale in ("task.json", "import-error.txt", os.path.join("impls", "baseline.cu")):
                 if os.path.exists(os.path.join(task_dir, stale)):
                     os.unlink(os.path.join(task_dir, stale))
             with open(os.path.join(root, f"level{level}", f)) as src, open(os.path.join(task_dir, "model.py"), "w") as dst:
@@ -287,6 +371,9 @@ def main(argv):
                 outcome, reason = "refused", "the importer wrote no task.json"
             rec = {"level": level, "file": f, "task": label, "outcome": outcome, "reason": reason,
                    "reason_class": reason_class(reason) if reason else "", "seconds": round(seconds, 2)}
+            if outcome == "imported" and args.baselines:
+                rec["baseline"] = adopt_baseline(os.path.join(args.out, label), label, args.baselines,
+                                                 importer_module().c_signature)
             level_records.append(rec)
             print(f"  {outcome:8} {label}  {seconds:6.1f} s  {reason[:160]}", flush=True)
         seen = {r["task"] for r in level_records}

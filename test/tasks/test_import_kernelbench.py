@@ -68,6 +68,47 @@ class Names(unittest.TestCase):
         self.assertEqual(kb.reason_class("something new"), "other")
 
 
+class Baselines(unittest.TestCase):
+    def test_parameter_types_ignore_names_and_spacing(self):
+        self.assertEqual(kb.parameter_types("void f(const float* x, float *out, int n, cudaStream_t stream)"),
+                         ["const float *", "float *", "int", "cudaStream_t"])
+
+    def test_renaming_touches_the_entry_point_only(self):
+        src = '// entry: void relu(const float *x)\n__device__ float relu(float v);\nextern "C" void relu(const float *x) {}\n'
+        out = kb.renamed_baseline(src, "relu", "level1_19_ReLU")
+        self.assertIn("// entry: void level1_19_ReLU(", out)
+        self.assertIn('extern "C" void level1_19_ReLU(', out)
+        self.assertIn("__device__ float relu(float v);", out)
+
+    def test_a_shipped_equivalent_with_the_same_arguments_becomes_the_baseline(self):
+        shipped = os.path.join(ROOT, "data", "tasks", "pytorch")
+        imp = kb.importer_module()
+        args = [{"name": "x", "type": "pointer", "dtype": "f32", "access": "in", "count": "batch_size * dim"},
+                {"name": "out", "type": "pointer", "dtype": "f32", "access": "out", "count": "batch_size * dim"},
+                {"name": "batch_size", "type": "scalar", "dtype": "i32"}, {"name": "dim", "type": "scalar", "dtype": "i32"}]
+        with tempfile.TemporaryDirectory() as d:
+            task_dir = os.path.join(d, "level1_19_ReLU")
+            os.makedirs(task_dir)
+            with open(os.path.join(task_dir, "task.json"), "w") as f:
+                json.dump({"name": "level1_19_ReLU", "entry": "level1_19_ReLU", "args": args}, f)
+            self.assertEqual(kb.adopt_baseline(task_dir, "level1_19_ReLU", shipped, imp.c_signature), "baseline from relu")
+            with open(os.path.join(task_dir, "impls", "baseline.cu")) as f:
+                text = f.read()
+            self.assertIn('extern "C" void level1_19_ReLU(const float *x, float *out, int batch_size, int dim', text)
+            self.assertEqual(kb.adopt_baseline(task_dir, "level1_99_Other", shipped, imp.c_signature), "")
+            # A size past 2^31 makes it i64: the shipped baseline takes int, so it is not adopted.
+            args[3]["dtype"] = "i64"
+            with open(os.path.join(task_dir, "task.json"), "w") as f:
+                json.dump({"name": "level1_19_ReLU", "entry": "level1_19_ReLU", "args": args}, f)
+            self.assertIn("takes other arguments", kb.adopt_baseline(task_dir, "level1_19_ReLU", shipped, imp.c_signature))
+
+    def test_every_equivalent_names_a_shipped_problem(self):
+        for task, shipped in kb.SHIPPED_EQUIVALENTS.items():
+            self.assertTrue(os.path.isfile(os.path.join(ROOT, "data", "tasks", "pytorch", shipped, "impls", "baseline.cu")),
+                            shipped)
+            self.assertTrue(task.startswith("level1_"))
+
+
 class Suites(unittest.TestCase):
     def test_suites_list_every_problem_in_numeric_order(self):
         with tempfile.TemporaryDirectory() as d:
