@@ -13,7 +13,8 @@
 # Usage (repository root, GPU host; carry .carry/deps from scripts/pack-deps.sh and .carry/kernelbench):
 #   scripts/gpu/bench.sh [OUTDIR]          (default $OUT, else /tmp/bench-out)
 # Writes OUTDIR/{README.md,bench.log,shipped-results.jsonl,torch-timings.jsonl,kernelbench-import.json,
-# level1-timings.jsonl,bench-shipped.tar.gz,logs.tar.gz}: 8 files. README.md has the command, the machine
+# level1-timings.jsonl,bench-outputs.tar.gz,logs.tar.gz}: 8 files (bench-outputs: cudaperf-bench's outputs of
+# the shipped suite, raw and with compile timings, and of the level-1 problems with adopted baselines). README.md has the command, the machine
 # and the tables; copy it with the .jsonl/.json files to data/eval-runs/<date>-h200-bench/.
 # Environment: BENCH_SECONDS (default 510: every step is capped so the whole ends within it),
 # BENCH_STEPS (default "import shipped compile level1": leave steps out to save time).
@@ -36,6 +37,7 @@ left() { echo $((deadline - SECONDS)); }
 log() { echo "[$((SECONDS - start))s] $*"; }
 want() { [[ "$steps" == *" $1 "* ]]; }
 jobs=$(nproc)
+build_jobs=$(( jobs > 4 ? jobs - 2 : 2 ))  # leave two cores to the importers running beside the build
 
 log "== machine"
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)
@@ -59,7 +61,7 @@ deps=()
     > "$work/logs/build.log" 2>&1
   # One target at a time, so that one failing leaves the others built.
   for target in cudaperf-bench cudaperf-eval cudaperf-eval-worker cudaperf-torch-reference; do
-    timeout "$(cap 240)" cmake --build build-gpu -j "$((jobs - 2))" --target $target >> "$work/logs/build.log" 2>&1
+    timeout "$(cap 240)" cmake --build build-gpu -j "$build_jobs" --target $target >> "$work/logs/build.log" 2>&1
     echo "$target rc=$?" >> "$work/logs/build.log"
   done
 ) &
@@ -172,18 +174,40 @@ if [ -x "$bench_bin" ] && [ -s "$out/shipped-results.jsonl" ]; then
     --torch-timings "$out/torch-timings.jsonl" --out "$work/shipped-final" > "$work/shipped-final.md" 2> "$work/logs/shipped-final.stderr"
   note "4. shipped suite scored with the compile timings: rc=$?"
   cat "$work/shipped-final.md"
-  tar -C "$work" -czf "$out/bench-shipped.tar.gz" shipped-final $( [ -d "$work/shipped" ] && echo shipped)
 fi
 
-# --- 5. KernelBench level 1: PyTorch eager and torch.compile at KernelBench's sizes -----------------
+# --- 5. KernelBench level 1: the adopted shipped baselines as candidates, then PyTorch eager and
+#        torch.compile at KernelBench's sizes ---------------------------------------------------------
+adopted=$(ls build/kernelbench/level1_*/impls/baseline.cu 2>/dev/null | while read -r b; do
+  d=$(dirname "$(dirname "$b")"); [ -f "$d/task.json" ] && echo "$d"; done)
+if want level1 && [ -n "$adopted" ] && [ -x "$bench_bin" ] && [ "$(left)" -gt 120 ]; then
+  log "== 5a. the $(echo "$adopted" | wc -l) level-1 problems with an adopted shipped baseline, that baseline as candidate"
+  python3 - "$work/level1-adopted.json" $adopted <<'PY'
+import json, os, sys
+json.dump({"schema": "cudaperf-suite/1", "name": "kernelbench-level1-adopted",
+           "description": "KernelBench level-1 problems with a baseline adopted from a shipped problem",
+           "disallowed_libraries": ["cublas", "cublasLt", "cudnn"],
+           "tasks": [os.path.abspath(d) for d in sys.argv[2:]]}, open(sys.argv[1], "w"), indent=1)
+PY
+  CUDAPERF_CACHE_DIR=/tmp/cudaperf-cache timeout "$(cap 60 60)" "$bench_bin" --suite "$work/level1-adopted.json" --impls \
+    --out "$work/level1-adopted" --jobs 12 "${eval_args[@]}" > /dev/null 2> "$work/logs/level1-adopted.stderr"
+  rc=$?
+  if [ -s "$work/level1-adopted/results.jsonl" ]; then
+    "$bench_bin" --results "$work/level1-adopted/results.jsonl" --suite "$work/level1-adopted.json" --impls \
+      --out "$work/level1-adopted-final" > "$work/level1-adopted.md" 2>> "$work/logs/level1-adopted.stderr"
+  fi
+  note "5a. level-1 adopted baselines: rc=$rc, $(wc -l < "$work/level1-adopted/results.jsonl" 2>/dev/null || echo 0) of $(echo "$adopted" | wc -l) evaluated in the time given"
+fi
+
+# --- 5b. KernelBench level 1: PyTorch eager and torch.compile at KernelBench's sizes ---------------
 : > "$out/level1-timings.jsonl"
 if want level1 && ls build/kernelbench/level1_*/task.json > /dev/null 2>&1; then
-  l1=$(ls -d build/kernelbench/level1_*/ | while read -r d; do [ -f "$d/task.json" ] && echo "$d"; done)
-  log "== 5. PyTorch baselines of $(echo "$l1" | wc -l) imported level-1 problems until $(left)s before the end"
+  l1=$(ls -d build/kernelbench/level1_*/ | sort -t_ -k2,2n | while read -r d; do [ -f "$d/task.json" ] && echo "$d"; done)
+  log "== 5b. PyTorch baselines of $(echo "$l1" | wc -l) imported level-1 problems until $(left)s before the end"
   # shellcheck disable=SC2086
   timeout "$(cap 200 25)" python3 scripts/torch-baselines.py $l1 --jobs 3 --task-timeout 40 --deadline "$(cap 190 30)" \
     > "$out/level1-timings.jsonl" 2> "$work/logs/level1-torch-baselines.stderr"
-  note "5. level-1 baselines: rc=$?, $(grep -c '"configs"' "$out/level1-timings.jsonl") timed, $(grep -c '"skipped"' "$out/level1-timings.jsonl") skipped"
+  note "5b. level-1 PyTorch baselines: rc=$?, $(grep -c '"configs"' "$out/level1-timings.jsonl") timed, $(grep -c '"skipped"' "$out/level1-timings.jsonl") skipped"
   # shellcheck disable=SC2086
   collect_timings $l1
 fi
@@ -200,7 +224,7 @@ print("- command: `scripts/gpu/bench.sh $OUT` (run tool, carry `.carry/deps`, `.
       "(torch-baselines.py documents, shipped problems and KernelBench level 1), `kernelbench-import.json` "
       "(import outcome per problem), `level1-timings.jsonl` (its summary lines)")
 print("- re-score on any machine: `cudaperf-bench --results shipped-results.jsonl --suite data/suites/shipped.json "
-      "--torch-timings torch-timings.jsonl`; `bench.json` (from `bench-shipped.tar.gz`, `shipped-final/bench.json`) is "
+      "--torch-timings torch-timings.jsonl`; `bench.json` (from `bench-outputs.tar.gz`, `shipped-final/bench.json`) is "
       "what the GPU host computed, replayed by ctest `bench.replay-stored-runs`\n")
 final = os.path.join(work, "shipped-final.md")
 if os.path.exists(final):
@@ -220,6 +244,10 @@ try:
     print("\nSlowest imports: " + ", ".join(f"{p['task']} {p['seconds']} s" for p in slow) + "\n")
 except (OSError, ValueError, KeyError) as e:
     print(f"(no KernelBench import report: {e})\n")
+adopted = os.path.join(work, "level1-adopted.md")
+if os.path.exists(adopted):
+    print("## KernelBench level 1: shipped baselines adopted by equivalent problems, at KernelBench's sizes\n")
+    print(open(adopted).read())
 rows = []
 for line in open(os.path.join(out, "level1-timings.jsonl")):
     try:
@@ -238,6 +266,9 @@ if rows:
         print(f"| {task} | {f(e)} | {f(c)} | {ratio} | {f(cs)} | {str(note)[:120].replace('|', '/')} |")
 PY
 log "README.md: $(wc -l < "$out/README.md") lines"
+outputs=$(cd "$work" && ls -d shipped shipped-final level1-adopted level1-adopted-final 2>/dev/null)
+# shellcheck disable=SC2086
+[ -n "$outputs" ] && tar -C "$work" -czf "$out/bench-outputs.tar.gz" $outputs
 tar -C "$work" -czf "$out/logs.tar.gz" logs $(cd "$work" && ls kb-level*.json shipped-torch-timing.jsonl 2>/dev/null)
 [ -f "$work/summary-kb.txt" ] && while read -r line; do summary+=("$line"); done < "$work/summary-kb.txt"
 log "== done in $((SECONDS - start)) s; $(ls "$out" | wc -l) files in $out"
