@@ -94,6 +94,8 @@ EvalResult parseEvalResult(const Json &doc, const std::string &where) {
     r.evaluatorVersion = optionalString(*tools, "cudaperf_eval", where + ".tools");
   if (auto shared = doc.find("gpu_shared"); shared != doc.end() && shared->is_boolean())
     r.gpuShared = shared->get<bool>();
+  if (auto cached = doc.find("baseline_cached"); cached != doc.end() && cached->is_boolean())
+    r.baselineCached = cached->get<bool>();
   if (auto configs = doc.find("configs"); configs != doc.end() && !configs->is_null()) {
     if (!configs->is_array())
       resultError(where + ".configs: expected an array");

@@ -46,7 +46,7 @@ void computeAggregates(BenchReport &report) {
 
 Json timingConventions(const BenchReport &report) {
   Json c;
-  size_t ok = 0, audited = 0, shared = 0;
+  size_t ok = 0, audited = 0, shared = 0, cachedBaselines = 0;
   std::set<std::string> gpus, versions;
   for (const EvalResult &r : report.results) {
     if (!r.gpu.empty())
@@ -54,6 +54,7 @@ Json timingConventions(const BenchReport &report) {
     if (!r.evaluatorVersion.empty())
       versions.insert(r.evaluatorVersion);
     shared += r.gpuShared;
+    cachedBaselines += r.baselineCached;
     if (r.outcome != "ok" || r.configs.empty())
       continue;
     ++ok;
@@ -72,6 +73,7 @@ Json timingConventions(const BenchReport &report) {
       "audit call: the device drain after the timed stream and the host return, against the event span";
   worker["ok_results"] = ok;
   worker["ok_results_audited_in_every_config"] = audited;
+  worker["results_with_a_reused_baseline_timing"] = cachedBaselines; // timed by an earlier worker of the task
   c["candidate_and_baseline"] = worker;
   Json eager;
   eager["timed_by"] = "cudaperf-torch-reference (LibTorch, TorchScript interpreter, optimising executor off: no fusion)";

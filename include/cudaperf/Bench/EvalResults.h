@@ -27,6 +27,7 @@ struct EvalResult {
   std::string task, taskDir, candidate, outcome, detail;
   std::string gpu, evaluatorVersion;
   bool gpuShared = false; // the evaluator saw other work on the GPU during the run
+  bool baselineCached = false; // the baseline's timing was reused from an earlier worker (--baseline-reuse)
   std::vector<ConfigResult> configs;
 };
 
