@@ -963,6 +963,23 @@ def import_problem(torch, model_path, task_dir, mode, device):
     return build_task(name, model_description(source), observations, task_extras)
 
 
+def import_torch(device, why_cuda):
+    """PyTorch set up as the evaluator's reference runs it (TF32 off: fp32 matmuls and convolutions in
+    full precision), or None after saying why it cannot be used (no PyTorch, or no GPU for device cuda)."""
+    try:
+        import torch
+    except ImportError:
+        print("error: PyTorch is not importable by this python3 (on the GPU host: "
+              "export PATH=/opt/torch/.venv/bin:$PATH)", file=sys.stderr)
+        return None
+    if device == "cuda" and not torch.cuda.is_available():
+        print(f"error: no CUDA device visible to PyTorch; {why_cuda}", file=sys.stderr)
+        return None
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    return torch
+
+
 def resolve(path):
     """(model.py, task dir) from either."""
     if os.path.isdir(path):
@@ -987,18 +1004,9 @@ def main(argv):
     chosen = "export-only" if args.export_only else "check" if args.check else \
         "signature" if args.signature else "write"
 
-    try:
-        import torch
-    except ImportError:
-        print("error: PyTorch is not importable by this python3 (on the GPU host: "
-              "export PATH=/opt/torch/.venv/bin:$PATH)", file=sys.stderr)
+    torch = import_torch(args.device, "the import runs every model on the GPU")
+    if torch is None:
         return 2
-    if args.device == "cuda" and not torch.cuda.is_available():
-        print("error: no CUDA device visible to PyTorch; the import runs every model on the GPU", file=sys.stderr)
-        return 2
-    # The evaluator's reference runs without TF32 as well: fp32 matmuls and convolutions in full precision.
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
 
     failed = []
     for path in args.models:

@@ -299,18 +299,10 @@ def time_task(torch, importer, timer, task_dir, args, lock_path):
 
 
 def run_tasks(task_dirs, args, lock_path):
-    try:
-        import torch
-    except ImportError:
-        print("error: PyTorch is not importable by this python3 (on the GPU host: "
-              "export PATH=/opt/torch/.venv/bin:$PATH)", file=sys.stderr)
-        return 2
-    if args.device == "cuda" and not torch.cuda.is_available():
-        print("error: no CUDA device visible to PyTorch", file=sys.stderr)
-        return 2
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
     importer = load_importer()
+    torch = importer.import_torch(args.device, "the baselines are GPU timings")
+    if torch is None:
+        return 2
     timer = Timer(torch, args)
     deadline = time.monotonic() + args.deadline if args.deadline else None
     failed = 0

@@ -71,14 +71,19 @@ Json parseLine(const std::string &text, const std::string &where, bool oneLine) 
   }
 }
 
+// An object whose "schema" is `schema`.
+void requireDocument(const Json &doc, const char *schema, const std::string &where) {
+  if (!doc.is_object())
+    resultError(where + ": expected an object (" + schema + ")");
+  std::string found = requiredString(doc, "schema", where);
+  if (found != schema)
+    resultError(where + ".schema: \"" + found + "\" is not " + schema);
+}
+
 } // namespace
 
 EvalResult parseEvalResult(const Json &doc, const std::string &where) {
-  if (!doc.is_object())
-    resultError(where + ": expected a result object");
-  std::string schema = requiredString(doc, "schema", where);
-  if (schema != kResultSchema)
-    resultError(where + ".schema: \"" + schema + "\" is not " + kResultSchema);
+  requireDocument(doc, kResultSchema, where);
   EvalResult r;
   r.where = where;
   r.candidate = requiredString(doc, "candidate", where);
@@ -152,11 +157,7 @@ std::string torchTimingsPath(const std::string &taskDir) {
 }
 
 TorchTimings parseTorchTimings(const Json &doc, const std::string &path) {
-  if (!doc.is_object())
-    resultError(path + ": expected an object");
-  std::string schema = requiredString(doc, "schema", path);
-  if (schema != kTorchTimingSchema)
-    resultError(path + ".schema: \"" + schema + "\" is not " + kTorchTimingSchema);
+  requireDocument(doc, kTorchTimingSchema, path);
   TorchTimings t;
   t.path = path;
   t.task = optionalString(doc, "task", path);

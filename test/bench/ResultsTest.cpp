@@ -76,7 +76,7 @@ TEST(EvalResults, BadDocumentsNameTheField) {
   j.erase("task");
   j.erase("task_dir");
   EXPECT_NE(resultError(j).find("which task"), std::string::npos);
-  EXPECT_NE(resultError(Json::array()).find("expected a result object"), std::string::npos);
+  EXPECT_NE(resultError(Json::array()).find("expected an object (cudaperf-eval-result/1)"), std::string::npos);
 }
 
 TEST(EvalResults, JsonLinesAndPrettyFiles) {
