@@ -300,12 +300,9 @@ def _factory_distribution(call):
     return None
 
 
-def infer_input_distributions(source):
-    """Per element of get_inputs()'s returned list: the distribution its factory call gives, or None.
-
-    Follows a returned name to its single assignment in get_inputs. Anything else (arithmetic on
-    the tensor, a helper call) gives None: the caller then uses the observed value range.
-    """
+def get_inputs_elements(source):
+    """Per element of get_inputs()'s returned list, the expression that makes it (a returned name
+    followed to its single assignment in get_inputs), or None when get_inputs returns no literal list."""
     for node in ast.parse(source).body:
         if isinstance(node, ast.FunctionDef) and node.name == "get_inputs":
             assigned = {}
@@ -318,13 +315,47 @@ def infer_input_distributions(source):
                     returned = stmt.value
             if not isinstance(returned, (ast.List, ast.Tuple)):
                 return None
-            result = []
-            for element in returned.elts:
-                if isinstance(element, ast.Name):
-                    element = assigned.get(element.id)
-                result.append(_factory_distribution(element))
-            return result
+            return [assigned.get(e.id) if isinstance(e, ast.Name) else e for e in returned.elts]
     return None
+
+
+def infer_input_distributions(source):
+    """Per element of get_inputs()'s returned list: the distribution its factory call gives, or None.
+
+    Anything but a torch factory call (arithmetic on the tensor, a helper call) gives None: the caller
+    then uses the observed value range.
+    """
+    elements = get_inputs_elements(source)
+    return None if elements is None else [_factory_distribution(e) for e in elements]
+
+
+_SHAPE_FACTORIES = ("rand", "randn", "zeros", "ones", "empty")
+
+
+def factory_dimension_names(call):
+    """The size global naming each dimension of a torch factory call (`torch.rand(batch_size, dim)`,
+    `torch.randint(0, 10, (batch_size,))`), None for a dimension written otherwise; None when the
+    dimensions cannot be told apart (`*shape`)."""
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute) or \
+            not isinstance(call.func.value, ast.Name) or call.func.value.id != "torch":
+        return None
+    if call.func.attr in _SHAPE_FACTORIES:
+        dims = call.args
+        if len(dims) == 1 and isinstance(dims[0], (ast.Tuple, ast.List)):
+            dims = dims[0].elts
+    elif call.func.attr == "randint" and call.args and isinstance(call.args[-1], (ast.Tuple, ast.List)):
+        dims = call.args[-1].elts
+    else:
+        return None
+    if any(isinstance(d, ast.Starred) for d in dims):
+        return None
+    return [d.id if isinstance(d, ast.Name) else None for d in dims]
+
+
+def input_dimension_names(source):
+    """Per element of get_inputs()'s returned list: factory_dimension_names of what makes it."""
+    elements = get_inputs_elements(source)
+    return None if elements is None else [factory_dimension_names(e) for e in elements]
 
 
 def distribution_from_extra(name, spec):
@@ -421,12 +452,25 @@ def infer_dim_expr(values, configs):
                           "add the size as a module global and set it in every CONFIGS entry")
 
 
-def shape_exprs(shapes, configs):
-    """Per dimension of a tensor seen with shapes[i] in configs[i]: its size expression."""
+def shape_exprs(shapes, configs, preferred=None):
+    """Per dimension of a tensor seen with shapes[i] in configs[i]: its size expression. preferred:
+    per dimension, the size global the source names it by (a factory call's argument), taken when it
+    gives that dimension in every configuration; otherwise infer_dim_expr decides."""
     ranks = {len(s) for s in shapes}
     if len(ranks) != 1:
         raise TaskImportError(f"rank differs between configs: {shapes}")
-    return [infer_dim_expr([s[d] for s in shapes], configs) for d in range(ranks.pop())]
+    rank = ranks.pop()
+    if preferred is None or len(preferred) != rank:
+        preferred = [None] * rank
+    exprs = []
+    for d in range(rank):
+        values = [s[d] for s in shapes]
+        name = preferred[d]
+        if name is not None and all(name in c and c[name] == v for c, v in zip(configs, values)):
+            exprs.append(name)
+        else:
+            exprs.append(infer_dim_expr(values, configs))
+    return exprs
 
 
 def count_expr(dims):
@@ -526,10 +570,16 @@ def build_task(name, description, observations, extras):
 
     args, inputs, shapes = [], {}, {}
 
+    named_dims = extras.get("input_dim_names") or []
+
     def pointer(kind, index, access):
         t = first[kind][index]
+        preferred = None
+        if kind == "inputs":
+            position = forward_names.index(t["name"])
+            preferred = named_dims[position] if position < len(named_dims) else None
         try:
-            dims = shape_exprs([o[kind][index]["shape"] for o in observations], configs)
+            dims = shape_exprs([o[kind][index]["shape"] for o in observations], configs, preferred)
         except TaskImportError as e:
             raise TaskImportError(f"{t['name']}: {e}")
         for o, c in zip(observations, configs):
@@ -944,6 +994,7 @@ def import_problem(torch, model_path, task_dir, mode, device):
     configs = problem_configs(extras["CONFIGS"], module_size_globals(source))
     task_extras = {"TOLERANCE": extras["TOLERANCE"], "DISTRIBUTIONS": extras["DISTRIBUTIONS"],
                    "input_distributions": infer_input_distributions(source),
+                   "input_dim_names": input_dimension_names(source),
                    "sizes_from_globals": extras["CONFIGS"] is None}
     run_mode, on_device = model_mode(extras), inputs_on_device(extras)
     exporting = mode in ("write", "export-only")

@@ -362,6 +362,25 @@ class KernelBenchFailureClasses(unittest.TestCase):
                  'def get_inputs():\n    return []\ndef get_init_inputs():\n    return []\nn = 4\nMODE = "inference"\n'
         self.assertIn("MODE must be one of", imp.check_model_source(source)[0])
 
+    def test_dimensions_named_by_the_factory_call(self):
+        # One configuration: depth 16 equals out_channels 16, and only the call says which it is.
+        source = textwrap.dedent("""\
+            import torch
+            def get_inputs():
+                x = torch.rand(batch_size, in_channels, depth, height, width)
+                return [x, torch.randint(0, 10, (batch_size,)), torch.rand(batch_size, *shape), torch.rand(4, n)]
+        """)
+        self.assertEqual(imp.input_dimension_names(source), [
+            ["batch_size", "in_channels", "depth", "height", "width"], ["batch_size"], None, [None, "n"]])
+        config = [{"batch_size": 128, "in_channels": 3, "out_channels": 16, "depth": 16, "height": 64, "width": 64}]
+        shape = [[128, 3, 16, 64, 64]]
+        self.assertEqual(imp.shape_exprs(shape, config), ["batch_size", "in_channels", "out_channels", "height", "height"])
+        self.assertEqual(imp.shape_exprs(shape, config, ["batch_size", "in_channels", "depth", "height", "width"]),
+                         ["batch_size", "in_channels", "depth", "height", "width"])
+        # A name that does not give the dimension is not taken.
+        self.assertEqual(imp.shape_exprs([[128, 5]], [{"batch_size": 128, "n": 4}], ["batch_size", "n"]),
+                         ["batch_size", "5"])
+
     def test_random_forward_is_named(self):
         source = textwrap.dedent("""\
             import torch
