@@ -103,7 +103,11 @@ for level in (1, 2, 3):
     try:
         r = json.load(open(f"{work}/kb-level{level}.json"))
     except (OSError, ValueError) as e:
-        print(f"level {level}: no report ({e})")
+        print(f"level {level}: no report ({e}); the end of its log:")
+        try:
+            print("".join(open(f"{work}/logs/kb-level{level}.log").readlines()[-5:]))
+        except OSError:
+            pass
         continue
     merged["kernelbench"] = r.get("kernelbench")
     merged["levels"].update(r["levels"])
