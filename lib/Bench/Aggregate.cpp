@@ -95,10 +95,9 @@ std::vector<TaskSummary> summarizeTasks(const std::vector<CandidateScore> &score
   // task -> sample -> state after turns <= turn
   std::map<std::string, std::map<std::string, SampleState>> states;
   for (const CandidateScore &s : scores) {
-    if (s.file.turn > turn)
-      continue;
+    // Every sample is a slot at every turn; one whose first file is a later turn has failed until then.
     SampleState &st = states[s.file.task][s.file.sample];
-    if (!s.correct)
+    if (s.file.turn > turn || !s.correct)
       continue;
     st.correct = true;
     for (const auto &[ref, sp] : s.speedups) {

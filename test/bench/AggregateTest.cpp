@@ -115,6 +115,10 @@ TEST(Aggregate, BestOfTurnsUpToT) {
   EXPECT_DOUBLE_EQ(figure(at(2), "baseline.fast_1.2"), 0.5);
   EXPECT_DOUBLE_EQ(figure(at(3), "baseline.fast_1.2"), 0.5);
   EXPECT_NEAR(figure(at(3), "baseline.geomean_speedup"), std::sqrt(1.5 * 0.9), 1e-12);
+  // A sample whose first file is turn 2 is a failed slot at turn 1, not an absent one.
+  scores.push_back(score("A", "2", 2, "ok", {{Reference::Baseline, {3.0, 0.0, 1}}}));
+  EXPECT_DOUBLE_EQ(figure(at(1), "correctness"), 1.0 / 3);
+  EXPECT_DOUBLE_EQ(figure(at(2), "correctness"), 1.0);
 }
 
 TEST(Aggregate, BootstrapIntervalsAreSeededAndBracketTheValue) {
