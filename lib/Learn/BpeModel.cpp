@@ -72,23 +72,9 @@ BpeModel::BpeModel(std::unordered_map<std::string, int32_t> vocab,
     for (unsigned b = 0; b < 256; ++b)
       byteIds_[b] = tokenToId(bytelevel::symbols()[b]).value_or(-1);
     if (options_.ignoreMerges)
-      for (const auto &[token, id] : vocab_) {
-        std::string raw;
-        bool allBytes = true;
-        for (size_t pos = 0; pos < token.size() && allBytes;) {
-          if (utf8::validSequenceLength(token, pos) == 0) {
-            allBytes = false;
-            break;
-          }
-          const auto byte = bytelevel::byteOfCodePoint(utf8::decodeAt(token, pos));
-          allBytes = byte.has_value();
-          if (byte)
-            raw += static_cast<char>(*byte);
-          pos += utf8::sequenceLength(static_cast<unsigned char>(token[pos]));
-        }
-        if (allBytes)
-          rawVocab_.emplace(std::move(raw), id);
-      }
+      for (const auto &[token, id] : vocab_)
+        if (auto raw = bytelevel::decode(token))
+          rawVocab_.emplace(std::move(*raw), id);
   }
 }
 
