@@ -57,9 +57,9 @@ def repo_sources(root):
 
 
 def compact(value, indent=""):
-    """JSON with each list of ids on one line (the layout scripts/tokenizer-expected.js writes)."""
-    if isinstance(value, list) and all(isinstance(x, int) for x in value):
-        return json.dumps(value, separators=(",", ":"))
+    """JSON with each list of numbers or strings on one line (the layout scripts/tokenizer-expected.js writes)."""
+    if isinstance(value, list) and all(isinstance(x, (int, str)) for x in value):
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     inner = indent + " "
     if isinstance(value, list):
         return "[\n" + ",\n".join(inner + compact(x, inner) for x in value) + "\n" + indent + "]" if value else "[]"
@@ -113,6 +113,11 @@ def train(texts, vocab_size, path):
     tok.train_from_iterator(texts, trainer=trainer, length=len(texts))
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tok.save(path)
+    # Re-written on one line (the same document): pretty-printing spends four lines on each merge.
+    doc = json.load(open(path, encoding="utf-8"))
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, ensure_ascii=False, separators=(",", ":"))
+        f.write("\n")
     return tok
 
 
