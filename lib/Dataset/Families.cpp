@@ -1,0 +1,14 @@
+#include "cudaperf/Dataset/Family.h"
+
+namespace cudaperf::dataset {
+
+const std::vector<Family> &allFamilies() {
+  static const std::vector<Family> families = [] {
+    std::vector<Family> f;
+    addMapFamilies(f);
+    return f;
+  }();
+  return families;
+}
+
+} // namespace cudaperf::dataset
