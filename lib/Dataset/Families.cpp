@@ -6,6 +6,9 @@ const std::vector<Family> &allFamilies() {
   static const std::vector<Family> families = [] {
     std::vector<Family> f;
     addMapFamilies(f);
+    addRowFamilies(f);
+    addPyTorchMapFamilies(f);
+    addPyTorchRowFamilies(f);
     return f;
   }();
   return families;

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <exception>
+#include <filesystem>
 #include <fnmatch.h>
 #include <fstream>
 #include <map>
@@ -46,6 +47,26 @@ void writeText(const std::string &path, const std::string &text) {
   f << text;
   if (!f.flush())
     throw DatasetError(path + ": cannot write");
+}
+
+// An earlier dataset in DIR is replaced (its c/ and pytorch/ trees removed first, so no task of
+// another selection is left behind); any other non-empty DIR is refused.
+void prepareOutputDir(const std::string &dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(dir, ec))
+    return;
+  if (!fs::is_directory(dir, ec))
+    throw DatasetError(dir + ": exists and is not a directory");
+  bool empty = fs::directory_iterator(dir, ec) == fs::directory_iterator();
+  if (empty)
+    return;
+  if (!fs::exists(dir + "/dataset.json", ec))
+    throw DatasetError(dir + ": not empty and not a dataset (no dataset.json); choose another --out");
+  for (const char *sub : {"c", "pytorch"})
+    fs::remove_all(dir + "/" + sub, ec);
+  fs::remove(dir + "/manifest.jsonl", ec);
+  fs::remove(dir + "/dataset.json", ec);
 }
 
 } // namespace
@@ -94,6 +115,7 @@ GenerateSummary generate(const GenerateOptions &o) {
   if (o.outDir.empty())
     throw DatasetError("--out DIR is required");
   std::vector<const Family *> families = selectFamilies(o);
+  prepareOutputDir(o.outDir);
   struct Item {
     const Family *family;
     int index;

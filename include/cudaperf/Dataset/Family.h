@@ -26,5 +26,8 @@ const std::vector<Family> &allFamilies();
 
 // Registration, one function per family file (lib/Dataset/families/*.cpp).
 void addMapFamilies(std::vector<Family> &out);
+void addRowFamilies(std::vector<Family> &out);
+void addPyTorchMapFamilies(std::vector<Family> &out);
+void addPyTorchRowFamilies(std::vector<Family> &out);
 
 } // namespace cudaperf::dataset

@@ -90,7 +90,8 @@ std::string cudaPrelude() { return "#include <cuda_runtime.h>\n"; }
 std::string referencePrelude() {
   return "#include <math.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
          "static inline int imin(int a, int b) { return a < b ? a : b; }\n"
-         "static inline int imax(int a, int b) { return a > b ? a : b; }\n";
+         "static inline int imax(int a, int b) { return a > b ? a : b; }\n"
+         "static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); } /* a CUDA function, not C's */\n";
 }
 
 ConfigSpec config(const std::string &name, std::vector<std::pair<std::string, double>> values) {
