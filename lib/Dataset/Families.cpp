@@ -7,8 +7,12 @@ const std::vector<Family> &allFamilies() {
     std::vector<Family> f;
     addMapFamilies(f);
     addRowFamilies(f);
+    addBroadcastFamilies(f);
+    addReduceFamilies(f);
     addPyTorchMapFamilies(f);
     addPyTorchRowFamilies(f);
+    addPyTorchBroadcastFamilies(f);
+    addPyTorchReduceFamilies(f);
     return f;
   }();
   return families;

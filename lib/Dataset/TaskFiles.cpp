@@ -179,7 +179,8 @@ void checkTaskSpec(const TaskSpec &t) {
     for (const auto &a : t.args) {
       if (!a.pointer)
         continue;
-      int64_t n = evaluateExpr(a.count.empty() ? countExpr(a.shape) : a.count, c, t.name + ": " + a.name);
+      int64_t n = evaluateExpr(a.count.empty() || !a.shape.empty() ? countExpr(a.shape) : a.count, c,
+                               t.name + ": " + a.name);
       if (n < 1)
         fail(fmt::format("argument {} has {} elements in config {}", a.name, n, c.name));
     }
@@ -189,8 +190,8 @@ void checkTaskSpec(const TaskSpec &t) {
     for (const auto &a : t.args) {
       if (a.pointer && scalars)
         fail("pytorch tasks list pointers first, then the size parameters");
-      if (a.pointer && a.shape.empty())
-        fail("pointer " + a.name + " has no shape");
+      if (a.pointer && a.shape.empty() && a.count != "1")
+        fail("pointer " + a.name + " has no shape (a 0-d tensor has count \"1\" and no shape)");
       if (a.pointer && a.access == "in" && a.dist.is_null())
         fail("input " + a.name + " has no distribution (model.py's DISTRIBUTIONS needs one)");
       if (!a.pointer) {

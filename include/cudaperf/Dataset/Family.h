@@ -29,5 +29,9 @@ void addMapFamilies(std::vector<Family> &out);
 void addRowFamilies(std::vector<Family> &out);
 void addPyTorchMapFamilies(std::vector<Family> &out);
 void addPyTorchRowFamilies(std::vector<Family> &out);
+void addBroadcastFamilies(std::vector<Family> &out);
+void addPyTorchBroadcastFamilies(std::vector<Family> &out);
+void addReduceFamilies(std::vector<Family> &out);
+void addPyTorchReduceFamilies(std::vector<Family> &out);
 
 } // namespace cudaperf::dataset

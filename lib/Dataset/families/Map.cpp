@@ -32,11 +32,12 @@ MapText mapText(const MapSpec &m) {
   return t;
 }
 
-// The expression with every operand read through `access` (name -> text).
-template <class F> std::string exprWith(const MapSpec &m, F access) {
+// The expression with every operand read through `access` (name -> text); broadcast operands
+// (with an index expression) are read at their index of element `element`.
+template <class F> std::string exprWith(const MapSpec &m, F access, const std::string &element = "") {
   Vars v;
   for (const auto &in : m.inputs)
-    v[in.name] = access(in.name);
+    v[in.name] = in.index.empty() ? access(in.name) : in.name + "[" + render(in.index, {{"i", element}}) + "]";
   if (m.outputIsRead)
     v[m.output.name] = access(m.output.name);
   return render(m.expr, v);
@@ -44,7 +45,7 @@ template <class F> std::string exprWith(const MapSpec &m, F access) {
 
 std::string storeAt(const MapSpec &m, const MapText &t, const std::string &index) {
   return m.output.name + "[" + index + "] = (" + t.outType + ")(" +
-         exprWith(m, [&](const std::string &n) { return n + "[" + index + "]"; }) + ");";
+         exprWith(m, [&](const std::string &n) { return n + "[" + index + "]"; }, index) + ");";
 }
 
 std::string vectorType(const std::string &dtype, int width) {
@@ -108,6 +109,8 @@ bool vectorizable(const MapSpec &m) {
   return m.output.dtype != "i64";
 }
 
+bool broadcast(const MapOperand &o) { return !o.index.empty(); }
+
 ImplSpec vectorized(const TaskSpec &t, const MapSpec &m) {
   MapText x = mapText(m);
   bool wide = elementBytes(m.output.dtype) == 8;
@@ -121,15 +124,21 @@ ImplSpec vectorized(const TaskSpec &t, const MapSpec &m) {
     vargs += "(" + std::string(isConst ? "const " : "") + vt + " *)" + name + ", ";
   };
   for (const auto &in : m.inputs) {
+    if (broadcast(in)) { // read element by element at its index
+      vparams += "const " + cType(in.dtype) + " *__restrict__ " + in.name + ", ";
+      vargs += in.name + ", ";
+      continue;
+    }
     addOperand(in.name, in.dtype, true);
-    loads += "    " + vectorType(in.dtype, width) + " " + in.name + "v = " + in.name + "V[v];\n";
+    loads += "    " + vectorType(in.dtype, width) + " " + in.name + "v = " + in.name + "V[vec];\n";
   }
   addOperand(m.output.name, m.output.dtype, false);
   if (m.outputIsRead)
-    loads += "    " + vectorType(m.output.dtype, width) + " " + m.output.name + "v = " + m.output.name + "V[v];\n";
+    loads += "    " + vectorType(m.output.dtype, width) + " " + m.output.name + "v = " + m.output.name + "V[vec];\n";
   for (int l = 0; l < width; ++l)
     lanes += "    r." + std::string(kLanes[l]) + " = (" + x.outType + ")(" +
-             exprWith(m, [&](const std::string &n) { return n + "v." + kLanes[l]; }) + ");\n";
+             exprWith(m, [&](const std::string &n) { return n + "v." + kLanes[l]; },
+                      fmt::format("(vec * {} + {})", width, l)) + ");\n";
   Vars v{{"vparams", vparams}, {"vargs", vargs}, {"loads", loads}, {"lanes", lanes},
          {"vt_out", vectorType(m.output.dtype, width)}, {"w", std::to_string(width)}, {"params", x.kernelParams},
          {"args", x.kernelArgs}, {"store", storeAt(m, x, "i")}, {"n", m.countName},
@@ -137,9 +146,9 @@ ImplSpec vectorized(const TaskSpec &t, const MapSpec &m) {
   std::string src = header(m, fmt::format("{}-wide vector loads and stores over the body (grid-stride), a scalar "
                                           "kernel for the last n % {} elements.", width, width)) +
                     render(R"(__global__ void mapVector(${vparams}int nv${scalar_params}) {
-  for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < nv; v += gridDim.x * blockDim.x) {
+  for (int vec = blockIdx.x * blockDim.x + threadIdx.x; vec < nv; vec += gridDim.x * blockDim.x) {
 ${loads}    ${vt_out} r;
-${lanes}    ${out}V[v] = r;
+${lanes}    ${out}V[vec] = r;
   }
 }
 

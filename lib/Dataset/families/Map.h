@@ -11,6 +11,9 @@ namespace cudaperf::dataset {
 struct MapOperand {
   std::string name;
   std::string dtype;
+  // Which element is read for output i: empty for [i]; else an expression over ${i}, e.g.
+  // "${i} % cols" (a per-column vector broadcast over rows); its names must be kernel scalars.
+  std::string index;
 };
 
 struct MapSpec {

@@ -165,7 +165,7 @@ inline void runBlock(Block &b) {
     t.done = t.started = false;
     t.waitBarrier = t.waitCollective = -1;
     if (t.stack.empty())
-      t.stack.resize(256 * 1024);
+      t.stack.resize(64 * 1024);
     getcontext(&t.context);
     t.context.uc_stack.ss_sp = t.stack.data();
     t.context.uc_stack.ss_size = t.stack.size();
