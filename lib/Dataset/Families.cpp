@@ -9,10 +9,18 @@ const std::vector<Family> &allFamilies() {
     addRowFamilies(f);
     addBroadcastFamilies(f);
     addReduceFamilies(f);
+    addTransposeFamilies(f);
+    addGemmFamilies(f);
+    addLinearAlgebraFamilies(f);
+    addMoreFamilies(f);
     addPyTorchMapFamilies(f);
     addPyTorchRowFamilies(f);
     addPyTorchBroadcastFamilies(f);
     addPyTorchReduceFamilies(f);
+    addPyTorchTransposeFamilies(f);
+    addPyTorchGemmFamilies(f);
+    addPyTorchLinearAlgebraFamilies(f);
+    addPyTorchMoreFamilies(f);
     return f;
   }();
   return families;

@@ -33,5 +33,13 @@ void addBroadcastFamilies(std::vector<Family> &out);
 void addPyTorchBroadcastFamilies(std::vector<Family> &out);
 void addReduceFamilies(std::vector<Family> &out);
 void addPyTorchReduceFamilies(std::vector<Family> &out);
+void addTransposeFamilies(std::vector<Family> &out);
+void addPyTorchTransposeFamilies(std::vector<Family> &out);
+void addGemmFamilies(std::vector<Family> &out);
+void addPyTorchGemmFamilies(std::vector<Family> &out);
+void addLinearAlgebraFamilies(std::vector<Family> &out);
+void addPyTorchLinearAlgebraFamilies(std::vector<Family> &out);
+void addMoreFamilies(std::vector<Family> &out);
+void addPyTorchMoreFamilies(std::vector<Family> &out);
 
 } // namespace cudaperf::dataset

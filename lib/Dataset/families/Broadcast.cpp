@@ -199,12 +199,12 @@ void makeChannelAffine(TaskSpec &t, Rng &rng) {
 } // namespace
 
 void addBroadcastFamilies(std::vector<Family> &out) {
-  out.push_back({"bias_act", Kind::C, "act(x * s + bias[j]) over a matrix, bias broadcast over rows", false, 70,
+  out.push_back({"bias_act", Kind::C, "act(x * s + bias[j]) over a matrix, bias broadcast over rows", false, 75,
                  [](TaskSpec &t, Rng &r, int) { makeBiasAct(t, r); }});
-  out.push_back({"outer_update", Kind::C, "rank-1 updates A += alpha * u v^T (f32, f64)", false, 70,
+  out.push_back({"outer_update", Kind::C, "rank-1 updates A += alpha * u v^T (f32, f64)", false, 75,
                  [](TaskSpec &t, Rng &r, int) { makeOuterUpdate(t, r); }});
   out.push_back({"row_col_scale", Kind::C, "per-row scale and per-column shift of a matrix (f32, f64, i32)", false,
-                 70, [](TaskSpec &t, Rng &r, int) { makeRowColScale(t, r); }});
+                 75, [](TaskSpec &t, Rng &r, int) { makeRowColScale(t, r); }});
 }
 
 void addPyTorchBroadcastFamilies(std::vector<Family> &out) {

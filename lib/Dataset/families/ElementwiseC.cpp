@@ -280,19 +280,19 @@ void addMapFamilies(std::vector<Family> &out) {
                  [](TaskSpec &t, Rng &r, int) { makeExprTask(t, r, "f32", 1); }});
   out.push_back({"map_expr2_f32", Kind::C, "float32 maps of two or three inputs, random expression trees", false, 80,
                  [](TaskSpec &t, Rng &r, int) { makeExprTask(t, r, "f32", r.uniformInt(2, 3)); }});
-  out.push_back({"map_expr_f64", Kind::C, "float64 maps of random expression trees of one or two inputs", false, 70,
+  out.push_back({"map_expr_f64", Kind::C, "float64 maps of random expression trees of one or two inputs", false, 75,
                  [](TaskSpec &t, Rng &r, int) { makeExprTask(t, r, "f64", r.uniformInt(1, 2)); }});
   out.push_back({"map_int", Kind::C, "int32 / uint32 elementwise integer arithmetic (mod, shifts, masks, selects)",
-                 false, 70, [](TaskSpec &t, Rng &r, int) { makeIntTask(t, r); }});
+                 false, 75, [](TaskSpec &t, Rng &r, int) { makeIntTask(t, r); }});
   out.push_back({"map_u8", Kind::C, "8-bit image point operations (contrast, threshold, blend, saturating add)",
-                 false, 70, [](TaskSpec &t, Rng &r, int) { makeU8Task(t, r); }});
-  out.push_back({"axpy", Kind::C, "BLAS-1 vector updates: axpy, axpby, xpay, scal, waxpby (f32, f64)", false, 70,
+                 false, 75, [](TaskSpec &t, Rng &r, int) { makeU8Task(t, r); }});
+  out.push_back({"axpy", Kind::C, "BLAS-1 vector updates: axpy, axpby, xpay, scal, waxpby (f32, f64)", false, 75,
                  [](TaskSpec &t, Rng &r, int) { makeAxpyTask(t, r); }});
   out.push_back({"polynomial", Kind::C, "Horner evaluation of random polynomials of degree 3-16 (f32, f64)", false,
-                 70, [](TaskSpec &t, Rng &r, int) { makePolynomialTask(t, r); }});
+                 75, [](TaskSpec &t, Rng &r, int) { makePolynomialTask(t, r); }});
   out.push_back({"piecewise", Kind::C, "piecewise functions selected by the input value (divergent branches)", true,
-                 70, [](TaskSpec &t, Rng &r, int) { makePiecewiseTask(t, r); }});
-  out.push_back({"convert", Kind::C, "dtype conversions with scaling (u8, i32, f32, f64)", false, 70,
+                 75, [](TaskSpec &t, Rng &r, int) { makePiecewiseTask(t, r); }});
+  out.push_back({"convert", Kind::C, "dtype conversions with scaling (u8, i32, f32, f64)", false, 75,
                  [](TaskSpec &t, Rng &r, int) { makeConvertTask(t, r); }});
 }
 

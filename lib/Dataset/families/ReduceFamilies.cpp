@@ -208,11 +208,11 @@ void makeTorchReduce(TaskSpec &t, Rng &rng, const std::vector<TorchReduce> &ops)
 void addReduceFamilies(std::vector<Family> &out) {
   out.push_back({"reduce_full", Kind::C, "full reductions to one value: sum, max, min, mean, sum |x|, max |x| (f32, "
                  "f64, i32)", false, 75, [](TaskSpec &t, Rng &r, int) { makeTableReduce(t, r, kReduceFull, "a full reduction"); }});
-  out.push_back({"vector_norm", Kind::C, "vector norms: L2, L1, Linf, sum of squares, RMS (f32, f64)", false, 70,
+  out.push_back({"vector_norm", Kind::C, "vector norms: L2, L1, Linf, sum of squares, RMS (f32, f64)", false, 75,
                  [](TaskSpec &t, Rng &r, int) { makeTableReduce(t, r, kNorms, "a vector norm"); }});
-  out.push_back({"dot", Kind::C, "BLAS-1 dot products and distances of two or three vectors", false, 70,
+  out.push_back({"dot", Kind::C, "BLAS-1 dot products and distances of two or three vectors", false, 75,
                  [](TaskSpec &t, Rng &r, int) { makeTableReduce(t, r, kDots, "a dot product or distance"); }});
-  out.push_back({"count_if", Kind::C, "counts of elements satisfying a predicate (exact)", true, 70,
+  out.push_back({"count_if", Kind::C, "counts of elements satisfying a predicate (exact)", true, 75,
                  [](TaskSpec &t, Rng &r, int) { makeCountIf(t, r); }});
 }
 

@@ -181,10 +181,10 @@ const std::vector<std::string> kNormOps = {"layernorm", "rmsnorm", "l2_normalize
 void addRowFamilies(std::vector<Family> &out) {
   out.push_back({"row_reduce", Kind::C, "per-row reductions of a matrix: sum, mean, max, min, norms, logsumexp, "
                  "variance", false, 80, [](TaskSpec &t, Rng &r, int) { makeRowTask(t, r, kReduceOps); }});
-  out.push_back({"row_softmax", Kind::C, "row softmax, log-softmax and softmax with a temperature", false, 70,
+  out.push_back({"row_softmax", Kind::C, "row softmax, log-softmax and softmax with a temperature", false, 75,
                  [](TaskSpec &t, Rng &r, int) { makeRowTask(t, r, kSoftmaxOps); }});
   out.push_back({"row_norm", Kind::C, "row layer norm, RMS norm, L2 normalization, centering, abs-max scaling",
-                 false, 70, [](TaskSpec &t, Rng &r, int) { makeRowTask(t, r, kNormOps); }});
+                 false, 75, [](TaskSpec &t, Rng &r, int) { makeRowTask(t, r, kNormOps); }});
 }
 
 void addPyTorchRowFamilies(std::vector<Family> &out) {
