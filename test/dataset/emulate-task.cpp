@@ -11,7 +11,7 @@
 #include "cudaperf/Runtime/Build.h"
 #include "cudaperf/Runtime/Inputs.h"
 #include "cudaperf/Runtime/Reference.h"
-#include "cudaperf/Runtime/Subprocess.h"
+#include "cudaperf/Support/Subprocess.h"
 #include "cudaperf/Runtime/Task.h"
 
 #include <atomic>
@@ -28,6 +28,9 @@
 #include <unistd.h>
 
 using namespace cudaperf::runtime;
+using cudaperf::support::ProcessOptions;
+using cudaperf::support::ProcessResult;
+using cudaperf::support::runProcess;
 
 namespace {
 
