@@ -85,7 +85,8 @@ def model_source(original):
 def parse_importer_line(line):
     """("start", label) for "== label", ("error", label, reason) for "error: label: reason", else None."""
     if line.startswith("== "):
-        return ("start", line[3:].strip())
+        # "== label", or "== label: already imported" (--skip-done)
+        return ("start", re.split(r"[\s:]", line[3:].strip(), maxsplit=1)[0])
     m = re.match(r"error: ([A-Za-z0-9_]+): (.*)", line)
     if m:
         return ("error", m.group(1), m.group(2).strip())

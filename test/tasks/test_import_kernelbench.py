@@ -56,6 +56,7 @@ class Names(unittest.TestCase):
 
     def test_importer_lines(self):
         self.assertEqual(kb.parse_importer_line("== level1_19_ReLU\n"), ("start", "level1_19_ReLU"))
+        self.assertEqual(kb.parse_importer_line("== level1_19_ReLU: already imported"), ("start", "level1_19_ReLU"))
         self.assertEqual(kb.parse_importer_line("error: level3_35_LSTM: forward draws random numbers"),
                          ("error", "level3_35_LSTM", "forward draws random numbers"))
         self.assertIsNone(kb.parse_importer_line("  default: {'N': 4096}  eager 1.2 ms"))

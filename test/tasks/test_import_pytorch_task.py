@@ -377,6 +377,10 @@ class KernelBenchFailureClasses(unittest.TestCase):
         self.assertEqual(imp.shape_exprs(shape, config), ["batch_size", "in_channels", "out_channels", "height", "height"])
         self.assertEqual(imp.shape_exprs(shape, config, ["batch_size", "in_channels", "depth", "height", "width"]),
                          ["batch_size", "in_channels", "depth", "height", "width"])
+        # Only without CONFIGS (one configuration) do the factory's names decide.
+        configs_source = source + 'CONFIGS = {"a": {"n": 2}, "b": {"n": 3}}\nn = 2\n'
+        self.assertIsNone(imp.build_extras(configs_source)["input_dim_names"])
+        self.assertEqual(imp.build_extras(source + "n = 4\n")["input_dim_names"][3], [None, "n"])
         # A name that does not give the dimension is not taken.
         self.assertEqual(imp.shape_exprs([[128, 5]], [{"batch_size": 128, "n": 4}], ["batch_size", "n"]),
                          ["batch_size", "5"])
