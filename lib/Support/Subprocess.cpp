@@ -106,9 +106,33 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOpti
     result.startError = outputPath + ": " + strerror(errno);
     return result;
   }
+  std::string errorPath; // with separateStderr: a temporary file for stderr
+  int errFd = outFd;
+  if (options.separateStderr) {
+    char tmpl[] = "/tmp/cudaperf-err-XXXXXX";
+    errFd = mkostemp(tmpl, O_CLOEXEC);
+    if (errFd < 0) {
+      close(outFd);
+      result.startError = std::string("mkstemp: ") + strerror(errno);
+      return result;
+    }
+    errorPath = tmpl;
+  }
+  auto closeOutputs = [&] {
+    close(outFd);
+    if (errFd != outFd)
+      close(errFd);
+  };
+  auto discardTemporaries = [&] { // when the program never started
+    if (temporary)
+      unlink(outputPath.c_str());
+    if (!errorPath.empty())
+      unlink(errorPath.c_str());
+  };
   int errPipe[2]; // carries errno if exec fails
   if (pipe2(errPipe, O_CLOEXEC) != 0) {
-    close(outFd);
+    closeOutputs();
+    discardTemporaries();
     result.startError = std::string("pipe: ") + strerror(errno);
     return result;
   }
@@ -116,7 +140,8 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOpti
   auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
   if (pid < 0) {
-    close(outFd);
+    closeOutputs();
+    discardTemporaries();
     close(errPipe[0]);
     close(errPipe[1]);
     result.startError = std::string("fork: ") + strerror(errno);
@@ -128,7 +153,7 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOpti
     if (devNull >= 0)
       dup2(devNull, 0);
     dup2(outFd, 1);
-    dup2(outFd, 2);
+    dup2(errFd, 2);
     struct rlimit core = {0, 0};
     setrlimit(RLIMIT_CORE, &core);
     if (options.fileSizeLimit > 0) {
@@ -145,7 +170,7 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOpti
     _exit(127);
   }
   setpgid(pid, pid); // also from the parent, so the group exists before any kill below
-  close(outFd);
+  closeOutputs();
   close(errPipe[1]);
   int execErrno = 0;
   ssize_t n = read(errPipe[0], &execErrno, sizeof execErrno);
@@ -201,6 +226,11 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOpti
   result.outputTruncated = result.outputBytes > result.output.size();
   if (temporary)
     unlink(outputPath.c_str());
+  if (!errorPath.empty()) {
+    uint64_t errorBytes = 0;
+    result.errorOutput = readHead(errorPath, options.maxCapturedBytes, errorBytes);
+    unlink(errorPath.c_str());
+  }
   return result;
 }
 
