@@ -160,6 +160,10 @@ LaunchReport readLaunch(const JsonField &f, int position) {
       l.scalarArgs[name] = value.isNull() ? std::nullopt : std::optional<double>(value.number());
   if (auto report = f.get("report"))
     l.report = readKernel(*report);
+  l.noReportReason = stringOr(f, "no_report_reason");
+  if (auto errors = f.get("launch_errors"))
+    for (const JsonField &e : errors->elements())
+      l.launchErrors.push_back(e.string());
   if (auto same = f.get("same_report_as")) {
     l.sameReportAs = int(same->integer(0, position - 1 < 0 ? 0 : position - 1));
     if (position == 0)
@@ -181,12 +185,8 @@ ConfigurationAnalysis readConfiguration(const JsonField &f) {
   c.launchesComplete = f.optionalBoolean("launches_complete").value_or(true);
   c.reason = stringOr(f, "reason");
   std::vector<JsonField> launches = f.require("launches").elements();
-  for (size_t i = 0; i < launches.size(); ++i) {
+  for (size_t i = 0; i < launches.size(); ++i)
     c.launches.push_back(readLaunch(launches[i], int(i)));
-    const LaunchReport &l = c.launches.back();
-    if (!l.report && !l.sameReportAs)
-      launches[i].fail("has neither \"report\" nor \"same_report_as\"");
-  }
   if (auto diagnostics = f.get("diagnostics"))
     for (const JsonField &d : diagnostics->elements())
       c.diagnostics.push_back(readDiagnostic(d));

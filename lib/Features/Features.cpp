@@ -4,6 +4,7 @@
 #include "cudaperf/Support/Subprocess.h"
 #include "cudaperf/Support/Toolkit.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
@@ -51,8 +52,18 @@ FeatureSet::FeatureSet(AnalysisDocument analysis, std::optional<EvalResult> resu
     throw FeaturesError(doc.source + ": not a `cudaperf-analyze --task` document (no \"task\")");
   const EvalResult *res = result_.get();
   const support::RooflinePeaks *peaks = rooflinePeaksFor(res, doc.arch);
+  std::vector<std::string> wanted; // "all", or names separated by commas
+  for (size_t start = 0; configuration != "all" && start <= configuration.size();) {
+    size_t comma = std::min(configuration.find(',', start), configuration.size());
+    if (comma > start)
+      wanted.push_back(configuration.substr(start, comma - start));
+    start = comma + 1;
+  }
+  for (const std::string &name : wanted)
+    if (!doc.configuration(name))
+      throw FeaturesError(doc.source + ": no configuration \"" + name + "\"");
   for (const ConfigurationAnalysis &c : doc.configurations) {
-    if (configuration != "all" && c.name != configuration)
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), c.name) == wanted.end())
       continue;
     ConfigurationRecord r;
     r.analysis = &c;
@@ -79,9 +90,7 @@ FeatureSet::FeatureSet(AnalysisDocument analysis, std::optional<EvalResult> resu
     records_.push_back(std::move(r));
   }
   if (records_.empty())
-    throw FeaturesError(doc.source + ": " +
-                        (configuration == "all" ? std::string("no configurations")
-                                                : "no configuration \"" + configuration + "\""));
+    throw FeaturesError(doc.source + ": no configurations");
 }
 
 Json FeatureSet::recordJson(const ConfigurationRecord &r) const {

@@ -149,7 +149,13 @@ JoinReport joinLaunches(const AnalysisDocument &analysis, const ConfigurationAna
       continue;
     std::string reason;
     bool measuredElsewhere = std::find(measuredNames.begin(), measuredNames.end(), staticNames[i]) != measuredNames.end();
-    if (!measured->launches && counters->kernelsNotProfiled > 0)
+    const LaunchReport &l = predicted.launches[i];
+    if (staticNames[i].empty())
+      reason = "the analyzer does not know which kernel this launch runs" +
+               (l.unresolved.empty() ? "" : " (" + l.unresolved.front().reason + ")");
+    else if (!l.launchErrors.empty())
+      reason = "the launch fails before the kernel runs (" + l.launchErrors.front() + ")";
+    else if (!measured->launches && counters->kernelsNotProfiled > 0)
       reason = "not profiled: the counter pass profiled " + std::to_string(sequence.size()) + " launches and left " +
                std::to_string(counters->kernelsNotProfiled) + " out";
     else if (measuredElsewhere)

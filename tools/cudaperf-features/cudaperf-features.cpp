@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
       "Prints the cudaperf-features/1 vectors (docs/features.md) of a candidate at each configuration of\n"
       "its task, one JSON Lines record per configuration: the configuration's features and each launch's.\n"
       "The launches come from `cudaperf-analyze --task`; with --result the measured side is joined in.");
-  args.option("--config", "NAME|all", "one configuration of the task, or all (default)", request.configuration)
+  args.option("--config", "NAMES|all", "configurations of the task, by name (A,B) or all (default)", request.configuration)
       .option("--result", "EVAL.json", "the candidate's cudaperf-eval result (a JSON Lines file may hold many;\n"
                                        "the one whose candidate_sha256 matches CANDIDATE.cu is used)",
               request.resultPath)

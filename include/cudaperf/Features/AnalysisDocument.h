@@ -84,15 +84,17 @@ struct UnresolvedPart {
 // One launch of the entry point at one configuration, in execution order.
 struct LaunchReport {
   int index = 0;
-  std::string kernel, mangledName;
+  std::string kernel, mangledName; // "" when the analyzer does not know the kernel
   SourcePosition site;
   bool resolved = false;
   std::vector<UnresolvedPart> unresolved;
   std::optional<Dim3> grid, block;
   std::optional<int64_t> dynamicSmemBytes;
   std::map<std::string, std::optional<double>> scalarArgs;
-  std::optional<KernelReport> report; // absent when sameReportAs is set
+  std::optional<KernelReport> report; // absent when sameReportAs is set, or when there is none:
   std::optional<int> sameReportAs;    // index of an earlier launch with the same report
+  std::vector<std::string> launchErrors; // why the launch fails before the kernel runs
+  std::string noReportReason;
 };
 
 struct ConfigurationAnalysis {
