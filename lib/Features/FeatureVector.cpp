@@ -577,6 +577,21 @@ FeatureValue configurationFeature(const FeatureValues &values, const std::string
   return byName(configurationFeatureSpecs(), values, name);
 }
 
+namespace {
+template <typename Inputs> std::string markdownTable(const std::vector<FeatureSpec<Inputs>> &specs) {
+  std::string out = "| # | feature | unit | source | definition |\n| ---: | --- | --- | --- | --- |\n";
+  for (size_t i = 0; i < specs.size(); ++i)
+    out += "| " + std::to_string(i) + " | `" + specs[i].name + "` | " + specs[i].unit + " | " +
+           featureSourceName(specs[i].source) + " | " + specs[i].definition + " |\n";
+  return out;
+}
+} // namespace
+
+std::string featureTablesMarkdown() {
+  return "Per launch (`launches[].features`):\n\n" + markdownTable(launchFeatureSpecs()) +
+         "\nPer candidate × configuration (`features`):\n\n" + markdownTable(configurationFeatureSpecs());
+}
+
 const support::RooflinePeaks *rooflinePeaksFor(const EvalResult *result, const std::string &analysisArch) {
   auto peaksOfArch = [](const std::string &arch) -> const support::RooflinePeaks * {
     auto cc = support::parseArch(arch);

@@ -1,5 +1,6 @@
 #include "cudaperf/Support/Subprocess.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -45,10 +46,11 @@ std::string readHead(const std::string &path, size_t maxBytes, uint64_t &total) 
     return out;
   struct stat st;
   total = fstat(fd, &st) == 0 ? uint64_t(st.st_size) : 0;
-  out.resize(maxBytes);
+  size_t want = size_t(std::min<uint64_t>(maxBytes, total)); // a large cap costs nothing unused
+  out.resize(want);
   size_t got = 0;
-  while (got < maxBytes) {
-    ssize_t n = read(fd, &out[got], maxBytes - got);
+  while (got < want) {
+    ssize_t n = read(fd, &out[got], want - got);
     if (n <= 0)
       break;
     got += size_t(n);

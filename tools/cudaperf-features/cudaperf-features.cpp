@@ -15,14 +15,6 @@ namespace {
 
 constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitIncompleteJoin = 3;
 
-// The feature tables as Markdown rows: docs/features.md carries this output.
-template <typename Inputs> void printTable(std::ostream &out, const std::vector<FeatureSpec<Inputs>> &specs) {
-  out << "| # | feature | unit | source | definition |\n| ---: | --- | --- | --- | --- |\n";
-  for (size_t i = 0; i < specs.size(); ++i)
-    out << "| " << i << " | `" << specs[i].name << "` | " << specs[i].unit << " | "
-        << featureSourceName(specs[i].source) << " | " << specs[i].definition << " |\n";
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -64,10 +56,7 @@ int main(int argc, char **argv) {
     return kExitUsage;
   }
   if (listFeatures) {
-    std::cout << "Per launch:\n\n";
-    printTable(std::cout, launchFeatureSpecs());
-    std::cout << "\nPer candidate x configuration:\n\n";
-    printTable(std::cout, configurationFeatureSpecs());
+    std::cout << featureTablesMarkdown();
     return kExitOk;
   }
   // Everything after "--" goes to the analyzer; the parser hands it over as positionals, after ours.

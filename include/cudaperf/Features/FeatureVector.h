@@ -80,6 +80,10 @@ support::Json featuresToJson(const std::vector<FeatureSpec<Inputs>> &specs, cons
 FeatureValue launchFeature(const FeatureValues &values, const std::string &name);
 FeatureValue configurationFeature(const FeatureValues &values, const std::string &name);
 
+// Both tables as Markdown (index, name, unit, source, definition): docs/features.md carries this
+// text verbatim (a test checks), `cudaperf-features --list-features` prints it.
+std::string featureTablesMarkdown();
+
 // The peaks used for measured roofline times: the device the result names ("NVIDIA H200" ->
 // H200), else the default device of its arch, else of the analysis's arch; null when none has peaks.
 const support::RooflinePeaks *rooflinePeaksFor(const EvalResult *result, const std::string &analysisArch);
