@@ -6,7 +6,13 @@
 #   cudaperf::httplib   libcpp-httplib-dev   (header only; the reward service)
 # The GPU host (Ubuntu, no package registry) gets the same headers and shared objects from
 # scripts/pack-deps.sh: carry .carry/deps and configure with -DCUDAPERF_DEPS_PREFIX=$PWD/.carry/deps.
-set(CUDAPERF_DEPS_PREFIX "" CACHE PATH "Extra prefix with include/ and lib/ of carried dependencies")
+# Default: .carry/deps of this checkout when it is there (the GPU host's scripts configure without the
+# option; lib/Support needs nlohmann-json everywhere).
+set(_cudaperf_carried_deps "")
+if(EXISTS "${CMAKE_SOURCE_DIR}/.carry/deps/include")
+  set(_cudaperf_carried_deps "${CMAKE_SOURCE_DIR}/.carry/deps")
+endif()
+set(CUDAPERF_DEPS_PREFIX "${_cudaperf_carried_deps}" CACHE PATH "Extra prefix with include/ and lib/ of carried dependencies")
 set(_cudaperf_dep_hints)
 if(CUDAPERF_DEPS_PREFIX)
   set(_cudaperf_dep_hints HINTS ${CUDAPERF_DEPS_PREFIX}/include ${CUDAPERF_DEPS_PREFIX}/lib)
