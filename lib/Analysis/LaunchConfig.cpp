@@ -73,8 +73,10 @@ void resolveLaunchConfig(KernelReport &K, const AnalyzerOptions &Opts) {
   L.Block = Opts.AssumedBlock;
   L.Origin = LaunchOrigin::Assumed;
   const LaunchSite *Site = nullptr, *Partial = nullptr;
+  for (LaunchSite &S : K.LaunchSites)
+    S.Problems = launchConfigProblems(S);
   for (const LaunchSite &S : K.LaunchSites) {
-    if (!launchConfigProblems(S).empty())
+    if (!S.Problems.empty())
       continue;
     if (S.isConstant()) {
       Site = &S;

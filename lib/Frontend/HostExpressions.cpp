@@ -546,9 +546,15 @@ HostInterpreter::Place HostInterpreter::evalPlace(const Expr *E) {
   case Stmt::CallExprClass:
   case Stmt::CXXMemberCallExprClass:
   case Stmt::CXXOperatorCallExprClass: {
-    Place P = Place::unknown("the reference returned at " + where(E));
-    evalCall(cast<CallExpr>(E), &P);
-    return P;
+    // A followed function returning a reference sets the place; a modelled one (std::min
+    // returns const T &) gives a value, which then lives in a temporary.
+    Place P = Place::unknown("");
+    Value V = evalCall(cast<CallExpr>(E), &P);
+    if (P.K != Place::Kind::Unknown || !P.Reason.empty())
+      return P;
+    Location L = newCell(Value());
+    store(Place::local(L), std::move(V), E->getType());
+    return Place::local(L);
   }
   case Stmt::StringLiteralClass:
     return Place::unknown("a string literal");

@@ -72,6 +72,12 @@ Value kernelToJSON(const KernelReport &K, const ReportOptions &Opts) {
                 {"dynamic_smem_bytes", optToJSON(S.DynamicSmemBytes)},
                 {"constant", S.isConstant()},
                 {"scalar_args", std::move(Args)}};
+    if (!S.Problems.empty()) {
+      Array Problems;
+      for (const std::string &P : S.Problems)
+        Problems.push_back(P);
+      Site["problems"] = std::move(Problems);
+    }
     if (S.Evaluated) {
       Site["evaluated"] = true;
       if (S.MaxDynamicSmemAttribute)

@@ -221,9 +221,10 @@ int runTaskMode(const TaskModeOptions &TO, const clang::tooling::CompilationData
       Site.Args = L.ScalarArgs;
       Site.Evaluated = true;
       Site.MaxDynamicSmemAttribute = L.MaxDynamicSmemAttribute;
+      Site.Problems = launchConfigProblems(Site);
+      TL.LaunchErrors = Site.Problems;
       KernelReport K = *Kernel;
       K.LaunchSites = {Site};
-      TL.LaunchErrors = launchConfigProblems(Site);
       if (!TL.LaunchErrors.empty()) {
         // Not analysed (a zero grid would divide by zero downstream); the checks report it.
         TL.NoReportReason = "the launch fails before the kernel runs";

@@ -66,6 +66,9 @@ struct LaunchSite {
   /// configuration, with the dynamic shared memory limit cudaFuncSetAttribute gave the kernel.
   bool Evaluated = false;
   std::optional<int64_t> MaxDynamicSmemAttribute;
+  /// Why the launch fails before the kernel runs (launchConfigProblems); filled with the launch
+  /// configuration, read by cuda-invalid-launch-config.
+  std::vector<std::string> Problems;
   bool isConstant() const { return Grid && Block && DynamicSmemBytes; }
 };
 
