@@ -301,9 +301,14 @@ Value HostInterpreter::eval(const Expr *E) {
   // A temporary only read: its value, without a cell.
   if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
     return convert(eval(M->getSubExpr()), M->getType());
-  if (E->isGLValue())
-    return load(evalPlace(E));
-  return evalPRValue(E);
+  if (!E->isGLValue())
+    return evalPRValue(E);
+  Value V = load(evalPlace(E));
+  // Name the variable an unknown value was read from (once: the first name is the one to fix).
+  if (const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParens()))
+    if (!V.known() && isa<VarDecl>(DR->getDecl()) && !llvm::StringRef(V.reason()).starts_with("depends on"))
+      return Value::unknown("depends on '" + DR->getDecl()->getNameAsString() + "' (" + V.reason() + ")");
+  return V;
 }
 
 Value HostInterpreter::evalPRValue(const Expr *E) {
