@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "TaskMode.h"
 #include "TaskSpec.h"
-#include "cudaperf/Occupancy/Occupancy.h"
+#include "cudaperf/Support/GpuTable.h"
 #include "cudaperf/Tool/Driver.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/IR/Module.h"
@@ -27,23 +27,23 @@ llvm::raw_ostream &error() { return llvm::WithColor::error(llvm::errs(), "cudape
 /// device assumed for it.
 HostDevice deviceFor(const std::string &Arch) {
   HostDevice D;
-  const occupancy::ArchSpec *A = occupancy::findArch(Arch);
+  const support::GpuArch *A = support::findGpuArch(Arch);
   if (!A)
     return D;
-  D.Major = A->Major;
-  D.Minor = A->Minor;
-  D.WarpSize = A->WarpSize;
-  D.MaxThreadsPerBlock = A->MaxThreadsPerBlock;
-  D.MaxThreadsPerMultiProcessor = A->MaxThreadsPerSM;
-  D.MaxBlocksPerMultiProcessor = A->MaxBlocksPerSM;
-  D.SharedMemPerBlock = A->SharedMemPerBlock;
-  D.SharedMemPerBlockOptin = A->SharedMemPerBlockOptin;
-  D.SharedMemPerMultiProcessor = A->SharedMemPerSM;
-  D.RegistersPerBlock = A->RegistersPerBlock;
-  D.RegistersPerMultiProcessor = A->RegistersPerSM;
-  if (const occupancy::DeviceSpec *Dev = occupancy::defaultDevice(A->Major, A->Minor)) {
-    D.Name = Dev->Name;
-    D.MultiProcessors = Dev->SMs;
+  D.Major = A->major;
+  D.Minor = A->minor;
+  D.WarpSize = A->warpSize;
+  D.MaxThreadsPerBlock = A->maxThreadsPerBlock;
+  D.MaxThreadsPerMultiProcessor = A->maxThreadsPerSM;
+  D.MaxBlocksPerMultiProcessor = A->maxBlocksPerSM;
+  D.SharedMemPerBlock = A->sharedMemPerBlock;
+  D.SharedMemPerBlockOptin = A->sharedMemPerBlockOptin;
+  D.SharedMemPerMultiProcessor = A->sharedMemPerSM;
+  D.RegistersPerBlock = A->registersPerBlock;
+  D.RegistersPerMultiProcessor = A->registersPerSM;
+  if (const support::GpuDevice *Dev = support::defaultGpuDevice(A->major, A->minor)) {
+    D.Name = Dev->name;
+    D.MultiProcessors = Dev->sms;
   }
   return D;
 }
