@@ -296,6 +296,7 @@ Value HostInterpreter::pointerOffset(const Value &P, const Value &N, QualType Po
 Value HostInterpreter::eval(const Expr *E) {
   if (!E)
     return Value::unknown("no expression");
+  Nesting N(*this);
   if (!step(E))
     return Value::unknown(Result.Reason);
   // A temporary only read: its value, without a cell.
@@ -424,6 +425,7 @@ Value HostInterpreter::evalPRValue(const Expr *E) {
 HostInterpreter::Place HostInterpreter::evalPlace(const Expr *E) {
   if (!E)
     return Place::unknown("no expression");
+  Nesting N(*this);
   if (!step(E))
     return Place::unknown(Result.Reason);
   switch (E->getStmtClass()) {

@@ -120,8 +120,17 @@ void HostInterpreter::stop(const std::string &Why) {
   Result.Reason = Why;
 }
 
+bool HostInterpreter::tooDeep(const Stmt *S) {
+  constexpr unsigned MaxDepth = 1000;
+  if (Depth <= MaxDepth)
+    return false;
+  stop("code at " + where(S) + " nests more than " + std::to_string(MaxDepth) +
+       " statements and expressions deep");
+  return true;
+}
+
 bool HostInterpreter::step(const Stmt *S) {
-  if (Stopped)
+  if (Stopped || tooDeep(S))
     return false;
   if (++Steps > Request.StepBudget) {
     stop("the step budget of " + std::to_string(Request.StepBudget) + " was used up at " + where(S) +
@@ -253,6 +262,7 @@ bool HostInterpreter::skipUnknownArms(const Stmt *Where, const Value &Cond,
 HostInterpreter::Flow HostInterpreter::exec(const Stmt *S) {
   if (!S)
     return Flow::Normal;
+  Nesting N(*this);
   if (!step(S))
     return Flow::Stop;
   if (const auto *E = dyn_cast<Expr>(S)) {

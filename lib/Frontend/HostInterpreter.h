@@ -157,6 +157,14 @@ private:
   HostEvaluation Result;
   bool Stopped = false;
   unsigned Steps = 0;
+  unsigned Depth = 0; // nesting of statements and expressions being evaluated (bounds the C++ stack)
+  /// Counts one level of nesting for as long as it lives; false when nesting is too deep.
+  struct Nesting {
+    HostInterpreter &I;
+    explicit Nesting(HostInterpreter &I) : I(I) { ++I.Depth; }
+    ~Nesting() { --I.Depth; }
+  };
+  bool tooDeep(const clang::Stmt *S);
   std::set<std::string> NotesSeen;
   void note(const std::string &N);
 
