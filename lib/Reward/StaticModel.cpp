@@ -78,15 +78,18 @@ LaunchModel modelLaunch(const features::LaunchReport &launch, const KernelReport
   }
 
   // Utilization: the warps the launch can keep resident (occupancy) over those it needs to reach
-  // its bound, times how much of its last wave is filled (a grid below one wave leaves SMs idle).
+  // its bound (at most 1), times how much of its last wave is filled (a grid below one wave
+  // leaves SMs idle).
   m.occupancy = feature("theoretical_occupancy");
   std::optional<double> waves = feature("waves");
   if (waves && *waves > 0)
     m.waveEfficiency = *waves / std::ceil(*waves);
   m.neededOccupancy =
       m.memoryBound ? config.structural.neededOccupancyMemory : config.structural.neededOccupancyCompute;
+  // More warps than needed do not help, but an idle SM in the last wave is lost whatever the
+  // occupancy: the wave efficiency multiplies outside the cap.
   if (m.occupancy && m.waveEfficiency)
-    m.utilization = std::min(1.0, std::max(1e-6, *m.occupancy * *m.waveEfficiency / m.neededOccupancy));
+    m.utilization = std::max(1e-6, std::min(1.0, *m.occupancy / m.neededOccupancy) * *m.waveEfficiency);
   else
     m.assumptions.push_back("occupancy or waves unknown: full utilization assumed");
 

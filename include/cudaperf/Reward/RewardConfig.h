@@ -35,7 +35,7 @@ struct SpeedupConfig {
   double cap = 10.0;
   // pytorch-to-cuda tasks: the share of the weight earned against PyTorch eager; the rest against
   // the task's baseline.cu.
-  double eagerShare = 0.5;
+  double eagerShare = 0.75;
   // A configuration is a tie (speedup 1) when |ln s| <= max(tieMinLog, tieSpreadFactor *
   // hypot(candidate spread, reference spread)).
   double tieSpreadFactor = 0.5;
@@ -49,10 +49,10 @@ struct SpeedupConfig {
 
 struct StructuralConfig {
   // Weights of the static terms, each valued 0..1 (1 = ideal).
-  double coalescing = 0.075;
-  double bankConflicts = 0.05;
-  double occupancy = 0.075;
-  double roofline = 0.1;
+  double coalescing = 0.04;
+  double bankConflicts = 0.025;
+  double occupancy = 0.035;
+  double roofline = 0.05;
   // Penalties (subtracted) for barrier hazards at any launch of a configuration.
   double divergentBarrierPenalty = 0.2;
   double missingBarrierPenalty = 0.2;
@@ -65,9 +65,9 @@ struct StructuralConfig {
 };
 
 struct CounterConfig {
-  double sectors = 0.05;           // ideal over measured global sectors per request
-  double achievedOccupancy = 0.05; // measured achieved occupancy over what the launch needs
-  double achievedRoofline = 0.1;   // measured roofline time over the measured median
+  double sectors = 0.025;           // ideal over measured global sectors per request
+  double achievedOccupancy = 0.025; // measured achieved occupancy over what the launch needs
+  double achievedRoofline = 0.05;   // measured roofline time over the measured median
 };
 
 struct LearnedConfig {

@@ -3,7 +3,7 @@
 //
 //   core     = max(roofline time, DRAM time / coalescing efficiency, shared time x conflict factor)
 //   modeled  = core / utilization + same-address atomics x their serialized cost + launch overhead
-//   utilization = min(1, theoretical occupancy x wave efficiency / occupancy the launch needs)
+//   utilization = min(1, theoretical occupancy / occupancy the launch needs) x wave efficiency
 //
 // It is what the structural terms and the static-only predicted speedup stand on; its absolute
 // values are rough (latency, caches and instruction mix are not modelled), its ranking is what the
