@@ -183,18 +183,45 @@ std::string rooflineLine(const RewardDocument &doc) {
 
 int severityRank(const std::string &s) { return s == "error" ? 0 : s == "warning" ? 1 : 2; }
 
-std::vector<std::string> findingLines(const RewardConfig &config, const features::FeatureSet *analysis) {
+// The factor a message states ("touches 32 sectors ... where 4 would do (8.0x)"), 1.5 when none:
+// the larger the waste, the earlier the finding.
+double statedFactor(const std::string &message) {
+  size_t x = message.find("x)");
+  size_t open = x == std::string::npos ? x : message.rfind('(', x);
+  if (open == std::string::npos)
+    return 1.5;
+  try {
+    return std::stod(message.substr(open + 1, x - open - 1));
+  } catch (const std::exception &) {
+    return 1.5;
+  }
+}
+
+// Checks whose findings can explain a wrong answer or a failed launch.
+bool explainsFailure(const std::string &check) {
+  return check == "cuda-missing-barrier" || check == "cuda-divergent-barrier" || check == "cuda-invalid-launch-config";
+}
+
+std::vector<std::string> findingLines(const RewardConfig &config, const RewardDocument &doc,
+                                      const features::FeatureSet *analysis) {
   std::vector<std::string> lines;
   if (!analysis || config.feedback.maxFindings <= 0)
     return lines;
-  // Findings of the largest configuration first, then the others'; one per check and line.
+  // Performance findings of the largest configuration that has any (a small configuration's
+  // tail or occupancy is the problem's size, not the code); correctness findings of every one.
   std::vector<const features::Diagnostic *> all;
   const auto &configs = analysis->analysis().configurations;
-  for (auto it = configs.rbegin(); it != configs.rend(); ++it)
+  for (auto it = configs.rbegin(); it != configs.rend(); ++it) {
     for (const features::Diagnostic &d : it->diagnostics)
-      all.push_back(&d);
+      if (doc.gate.empty() || explainsFailure(d.check))
+        all.push_back(&d);
+    if (doc.gate.empty() && !all.empty())
+      break;
+  }
   std::stable_sort(all.begin(), all.end(), [](const features::Diagnostic *a, const features::Diagnostic *b) {
-    return severityRank(a->severity) < severityRank(b->severity);
+    if (severityRank(a->severity) != severityRank(b->severity))
+      return severityRank(a->severity) < severityRank(b->severity);
+    return statedFactor(a->message) > statedFactor(b->message);
   });
   std::set<std::pair<std::string, int>> seen;
   for (const features::Diagnostic *d : all) {
@@ -217,11 +244,13 @@ std::vector<std::string> counterLines(const RewardDocument &doc) {
       lines.push_back("- " + c.name + ": " + format("%.1f", *c.measuredSectorsPerRequest) +
                       " global sectors per request measured where " + format("%.1f", *c.predictedSectorsPerRequest) +
                       " were predicted: accesses scatter more than the code suggests (data-dependent indices?).");
-    if (c.achievedOccupancy && c.predictedOccupancy && *c.achievedOccupancy < 0.5 * *c.predictedOccupancy &&
+    // Only where the grid fills the GPU: a small grid's low occupancy is no surprise.
+    bool fills = c.model && c.model->fewestWaves && *c.model->fewestWaves >= 1;
+    if (fills && c.achievedOccupancy && c.predictedOccupancy && *c.achievedOccupancy < 0.5 * *c.predictedOccupancy &&
         lines.size() < 2)
       lines.push_back("- " + c.name + ": achieved occupancy " + percent(*c.achievedOccupancy) + " of a theoretical " +
                       percent(*c.predictedOccupancy) +
-                      ": too few blocks or threads to fill the GPU, or warps that finish unevenly.");
+                      ": warps finish unevenly or wait (long per-thread loops, imbalance between blocks).");
   }
   return lines;
 }
@@ -314,12 +343,13 @@ std::string feedbackText(const RewardConfig &config, const RewardDocument &doc, 
     sections.push_back(speedLine(doc));
     sections.push_back(rooflineLine(doc));
   }
-  if (!doc.analysisError.empty())
+  if (!doc.analysisError.empty() && doc.gate.empty())
     sections.push_back("Static analysis unavailable: " + shorten(withoutDirectories(doc.analysisError), 200));
   if (doc.gate != "compile_error" && doc.gate != "internal_error") {
-    std::vector<std::string> findings = findingLines(config, analysis);
+    std::vector<std::string> findings = findingLines(config, doc, analysis);
     if (!findings.empty()) {
-      std::string s = "Findings of the static analysis:";
+      std::string s = doc.gate.empty() ? "Findings of the static analysis:"
+                                       : "Findings of the static analysis that can explain it:";
       for (const std::string &f : findings)
         s += "\n" + f;
       sections.push_back(s);

@@ -81,9 +81,9 @@ LaunchModel modelLaunch(const features::LaunchReport &launch, const KernelReport
   // its bound (at most 1), times how much of its last wave is filled (a grid below one wave
   // leaves SMs idle).
   m.occupancy = feature("theoretical_occupancy");
-  std::optional<double> waves = feature("waves");
-  if (waves && *waves > 0)
-    m.waveEfficiency = *waves / std::ceil(*waves);
+  m.waves = feature("waves");
+  if (m.waves && *m.waves > 0)
+    m.waveEfficiency = *m.waves / std::ceil(*m.waves);
   m.neededOccupancy =
       m.memoryBound ? config.structural.neededOccupancyMemory : config.structural.neededOccupancyCompute;
   // More warps than needed do not help, but an idle SM in the last wave is lost whatever the
@@ -145,8 +145,13 @@ ConfigurationModel modelConfiguration(const features::ConfigurationRecord &recor
   }
   double coalNum = 0, coalDen = 0, bankNum = 0, bankDen = 0, utilNum = 0, utilDen = 0, memoryUs = 0;
   double requests = 0, predictedSectors = 0, idealSectors = 0;
-  bool all = true;
+  bool all = true, wavesKnown = true;
+  double fewestWaves = 1e300;
   for (const LaunchModel &m : c.launches) {
+    if (m.waves)
+      fewestWaves = std::min(fewestWaves, *m.waves);
+    else
+      wavesKnown = false;
     c.divergentBarriers = std::max(c.divergentBarriers, m.divergentBarriers);
     c.missingBarriers = std::max(c.missingBarriers, m.missingBarriers);
     if (!m.modeled) {
@@ -195,6 +200,8 @@ ConfigurationModel modelConfiguration(const features::ConfigurationRecord &recor
   if (utilDen > 0)
     c.utilization = utilNum / utilDen;
   c.memoryBound = memoryUs * 2 >= c.rooflineUs;
+  if (wavesKnown)
+    c.fewestWaves = fewestWaves;
   c.modeled = all && analysis.launchesComplete;
   if (all && !analysis.launchesComplete)
     c.reason = "the analyzer stopped early" + (analysis.reason.empty() ? "" : ": " + analysis.reason);

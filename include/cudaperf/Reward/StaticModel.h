@@ -31,7 +31,7 @@ struct LaunchModel {
   std::optional<double> coalescingEfficiency; // global accesses, bytes x executions weighted
   std::optional<double> bankEfficiency;       // ideal / actual shared wavefronts, bytes weighted
   double globalBytes = 0, sharedBytes = 0;    // requested by the launch
-  std::optional<double> occupancy, waveEfficiency;
+  std::optional<double> occupancy, waves, waveEfficiency;
   double neededOccupancy = 0, utilization = 1;
   int divergentBarriers = 0, missingBarriers = 0;
   double sameAddressAtomics = 0; // thread-level executions
@@ -55,6 +55,7 @@ struct ConfigurationModel {
   bool usesSharedMemory = false, usesGlobalMemory = false;
   int divergentBarriers = 0, missingBarriers = 0; // largest of any launch
   bool memoryBound = true;                        // most of the roofline time is memory-bound
+  std::optional<double> fewestWaves;              // of the launches (null when one is unknown)
 };
 
 // `peaks`: of the device the candidate is judged for (lib/Features' rooflinePeaksFor); null
