@@ -107,7 +107,7 @@ Json errorRecord(const Json &id, int status, const std::string &message) {
   return Json::object({{"id", id}, {"ok", false}, {"status", status}, {"error", message}});
 }
 
-Json serveRewardRequest(RewardPipeline &pipeline, const RewardRequest &request) {
+Json serveRewardRequest(RewardPipeline &pipeline, const RewardRequest &request, bool withResult) {
   try {
     checkRequestPaths(request);
   } catch (const RewardError &e) {
@@ -132,6 +132,8 @@ Json serveRewardRequest(RewardPipeline &pipeline, const RewardRequest &request) 
       record["trajectory"] = trajectoryToJson(pipeline.config(), scored);
     }
     record["reward"] = pipeline.documentJson(last);
+    if (withResult)
+      record["result"] = last.resultJson;
     return record;
   } catch (const std::exception &e) {
     return errorRecord(request.id, 500, e.what());

@@ -153,7 +153,7 @@ private:
         queue_.pop_front();
         ++running_;
       }
-      Json record = serveRewardRequest(pipeline_, item.second); // never throws
+      Json record = serveRewardRequest(pipeline_, item.second, options_.withResults); // never throws
       {
         std::lock_guard<std::mutex> lock(m_);
         --running_;

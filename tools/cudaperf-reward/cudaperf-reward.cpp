@@ -28,7 +28,7 @@ constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitInternalError =
 
 struct Options {
   std::string configPath, format = "json";
-  bool staticOnly = false, counters = false, batch = false, serve = false, printConfig = false;
+  bool staticOnly = false, counters = false, batch = false, serve = false, printConfig = false, withResults = false;
   std::optional<double> rankingScore;
   std::string analysisPath, resultPath, baselineAnalysisPath;
   AnalyzerOptions analyzer;
@@ -135,7 +135,7 @@ int batchMode(const Options &o, RewardPipeline &pipeline) {
         Json request = support::parseJson(item.second, where);
         if (const Json *i = support::member(request, "id"))
           id = *i;
-        emit(serveRewardRequest(pipeline, parseRewardRequest(request, where, o.taskRoot)));
+        emit(serveRewardRequest(pipeline, parseRewardRequest(request, where, o.taskRoot), o.withResults));
       } catch (const std::exception &e) {
         emit(errorRecord(id, 400, e.what()));
       }
@@ -215,6 +215,8 @@ int main(int argc, char **argv) {
               })
       .flag("--batch", "JSON Lines requests on stdin, records on stdout in completion order", o.batch)
       .flag("--serve", "the HTTP service (docs/reward.md, \"Service\")", o.serve)
+      .flag("--records-with-results", "--batch/--serve: each record also carries its eval result (\"result\")",
+            o.withResults)
       .option("--host", "ADDR", "--serve: address to listen on (127.0.0.1)", o.server.host)
       .option("--port", "N", "--serve: port (0: any free one, printed on stdout)",
               [&](const std::string &v) { o.server.port = int(support::parseInteger(v, 0, 65535)); })
@@ -265,6 +267,7 @@ int main(int argc, char **argv) {
 #ifdef CUDAPERF_HAVE_SERVER
       o.server.jobs = o.jobs;
       o.server.taskRoot = o.taskRoot;
+      o.server.withResults = o.withResults;
       return runServer(pipeline, o.server);
 #else
       std::cerr << "cudaperf-reward: built without --serve (cpp-httplib was not found at configure time)\n";

@@ -32,7 +32,9 @@ void checkRequestPaths(const RewardRequest &request);
 
 // Runs one request through the pipeline; never throws: a failure is an error record: status 422
 // for a task or file that does not exist (checkRequestPaths), 500 for a failure to evaluate.
-support::Json serveRewardRequest(RewardPipeline &pipeline, const RewardRequest &request);
+// `withResult` adds the eval result the reward was computed from ("result"), for audits and for
+// analysing the candidates again elsewhere (scripts/reward-validate.py reads such records).
+support::Json serveRewardRequest(RewardPipeline &pipeline, const RewardRequest &request, bool withResult = false);
 
 // An error record for a request that could not even be parsed.
 support::Json errorRecord(const support::Json &id, int status, const std::string &message);

@@ -26,6 +26,7 @@ struct ServerOptions {
   size_t maxBodyBytes = size_t(64) << 20;
   int keepSeconds = 600;  // a finished batch stays pollable this long
   int retryAfterSeconds = 5;
+  bool withResults = false; // records carry their eval result
 };
 
 // Serves until SIGINT or SIGTERM; returns the exit code (0 after a signal, 1 when it cannot listen).
