@@ -205,7 +205,7 @@ def main():
     # One result per candidate file (the first with counters, else the first), and every result of
     # the bad suite.
     results, skipped = {}, []
-    bad_results = []
+    bad_results, bad_seen = [], set()
     for path in args.results:
         for r in read_results(os.path.join(root, path) if not os.path.isabs(path) else path):
             if "dataset_task" in r:
@@ -229,7 +229,11 @@ def main():
                 continue
             r = dict(r, candidate=cand, task_dir=task)
             if args.bad_dir in cand:
-                bad_results.append(r)
+                # Repeated runs of a bad candidate with the same verdict score the same: once.
+                key = (cand, r.get("outcome"), r.get("detail"))
+                if key not in bad_seen:
+                    bad_seen.add(key)
+                    bad_results.append(r)
                 continue
             has_counters = any((c.get("counters") or {}).get("available") for c in r.get("configs") or [])
             old = results.get(cand)
