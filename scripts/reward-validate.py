@@ -34,6 +34,7 @@ import argparse
 import concurrent.futures
 import gzip
 import hashlib
+import importlib.util
 import json
 import math
 import os
@@ -76,26 +77,16 @@ def locate(path, roots, sha=None):
     return None
 
 
-def spearman(xs, ys):
-    def ranks(v):
-        order = sorted(range(len(v)), key=lambda i: v[i])
-        r = [0.0] * len(v)
-        i = 0
-        while i < len(v):
-            j = i
-            while j + 1 < len(v) and v[order[j + 1]] == v[order[i]]:
-                j += 1
-            for k in range(i, j + 1):
-                r[order[k]] = (i + j) / 2.0
-            i = j + 1
-        return r
-    if len(xs) < 3:
-        return None
-    rx, ry = ranks(xs), ranks(ys)
-    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
-    num = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    den = math.sqrt(sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry))
-    return num / den if den else None
+def _validate_module():
+    """scripts/validate.py (its statistics: Spearman on average ranks), as a module."""
+    spec = importlib.util.spec_from_file_location(
+        "cudaperf_validate", os.path.join(os.path.dirname(os.path.abspath(__file__)), "validate.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+spearman = _validate_module().spearman
 
 
 def percentile(values, q):

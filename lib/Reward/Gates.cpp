@@ -72,24 +72,15 @@ std::string gateOf(const features::EvalResult &result, const EvalDetails &detail
 }
 
 double gateReward(const RewardConfig &config, const std::string &gate) {
-  const GateRewards &g = config.gates;
-  if (gate == "compile_error")
-    return g.compileError;
-  if (gate == "launch_error")
-    return g.launchError;
-  if (gate == "runtime_fault")
-    return g.runtimeFault;
-  if (gate == "timeout")
-    return g.timeout;
-  if (gate == "wrong_answer")
-    return g.wrongAnswer;
-  if (gate == "timing_violation")
-    return g.timingViolation;
-  if (gate == "modified_input")
-    return g.modifiedInput;
-  if (gate == "stale_results")
-    return g.staleResults;
-  return std::numeric_limits<double>::quiet_NaN();
+  static const std::pair<const char *, double GateRewards::*> kGates[] = {
+      {"compile_error", &GateRewards::compileError},     {"launch_error", &GateRewards::launchError},
+      {"runtime_fault", &GateRewards::runtimeFault},     {"timeout", &GateRewards::timeout},
+      {"wrong_answer", &GateRewards::wrongAnswer},       {"timing_violation", &GateRewards::timingViolation},
+      {"modified_input", &GateRewards::modifiedInput},   {"stale_results", &GateRewards::staleResults}};
+  for (const auto &[name, field] : kGates)
+    if (gate == name)
+      return config.gates.*field;
+  return std::numeric_limits<double>::quiet_NaN(); // internal_error: no reward
 }
 
 } // namespace cudaperf::reward
