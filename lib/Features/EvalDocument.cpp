@@ -102,6 +102,7 @@ EvalConfiguration readConfiguration(const JsonField &f) {
       m.dynamicSmemBytes = l.optionalInteger("dynamic_smem_bytes", 0);
       c.launches->push_back(std::move(m));
     }
+    c.launchesTruncated = f.optionalBoolean("launches_truncated").value_or(false);
   }
   return c;
 }

@@ -130,8 +130,14 @@ Json FeatureSet::recordJson(const ConfigurationRecord &r) const {
     lj["grid"] = dimJson(l.grid);
     lj["block"] = dimJson(l.block);
     lj["dynamic_smem_bytes"] = optionalJson(l.dynamicSmemBytes);
-    lj["measured"] = jl.measured ? Json::object({{"order", jl.measured->order}, {"kernel", jl.measured->kernel}})
-                                 : Json(nullptr);
+    if (jl.measured) {
+      const MeasuredKernel *k = jl.measured->counters;
+      lj["measured"] = Json::object({{"order", jl.measured->order},
+                                     {"kernel", jl.measured->kernel},
+                                     {"counters_launch", k ? Json(k->launch) : Json(nullptr)}});
+    } else {
+      lj["measured"] = nullptr;
+    }
     lj["features"] = featuresToJson(launchFeatureSpecs(), r.launchFeatures[i]);
     launches.push_back(std::move(lj));
   }

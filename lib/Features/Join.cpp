@@ -155,6 +155,9 @@ JoinReport joinLaunches(const AnalysisDocument &analysis, const ConfigurationAna
                (l.unresolved.empty() ? "" : " (" + l.unresolved.front().reason + ")");
     else if (!l.launchErrors.empty())
       reason = "the launch fails before the kernel runs (" + l.launchErrors.front() + ")";
+    else if (measured->launches && measured->launchesTruncated && i >= measured->launches->size())
+      reason = "not recorded: the worker's launch list stops after " + std::to_string(measured->launches->size()) +
+               " launches";
     else if (!measured->launches && counters->kernelsNotProfiled > 0)
       reason = "not profiled: the counter pass profiled " + std::to_string(sequence.size()) + " launches and left " +
                std::to_string(counters->kernelsNotProfiled) + " out";

@@ -152,3 +152,15 @@ TEST(Join, UnknownKernelsSayWhy) {
   EXPECT_EQ(j.unjoinedStatic[0].reason,
             "the analyzer does not know which kernel this launch runs (a function pointer from a table)");
 }
+
+TEST(Join, LaunchesPastATruncatedListAreNotRecorded) {
+  Docs d = docs([](Json &, Json &r) {
+    Json &c = r["configs"][0];
+    c["launches"].erase(2);
+    c["launches_truncated"] = true;
+    c["counters"]["kernels"].erase(2);
+  });
+  JoinReport j = joinOf(d, 0);
+  ASSERT_EQ(j.unjoinedStatic.size(), 1u);
+  EXPECT_EQ(j.unjoinedStatic[0].reason, "not recorded: the worker's launch list stops after 2 launches");
+}

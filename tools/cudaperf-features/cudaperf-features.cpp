@@ -43,18 +43,7 @@ int main(int argc, char **argv) {
       .flag("--list-features", "print the feature tables (Markdown) and exit", listFeatures)
       .epilog("exit codes: 0 records written, 1 the analysis or a document failed (the message says which\n"
               "and where), 2 bad usage, 3 --require-complete-join and a join is incomplete");
-  std::vector<std::string> positional;
-  try {
-    support::ParsedArgs parsed = args.parse(argc, argv);
-    if (parsed.helpRequested) {
-      std::cout << args.help();
-      return kExitOk;
-    }
-    positional = parsed.positional;
-  } catch (const support::SupportError &e) {
-    std::cerr << "cudaperf-features: " << e.what() << "\n" << args.usageHint();
-    return kExitUsage;
-  }
+  std::vector<std::string> positional = args.parseOrExit(argc, argv, kExitUsage).positional;
   if (listFeatures) {
     std::cout << featureTablesMarkdown();
     return kExitOk;
@@ -66,10 +55,8 @@ int main(int argc, char **argv) {
       positional.resize(positional.size() - request.analyzerFlags.size());
       break;
     }
-  if (positional.size() != 2) {
-    std::cerr << "cudaperf-features: expected TASK_DIR and CANDIDATE.cu\n" << args.usageHint();
-    return kExitUsage;
-  }
+  if (positional.size() != 2)
+    args.usageError("expected TASK_DIR and CANDIDATE.cu", kExitUsage);
   request.taskDir = positional[0];
   request.candidatePath = positional[1];
 

@@ -74,6 +74,7 @@ struct EvalConfiguration {
   std::optional<double> speedup, referenceMs;
   std::optional<CountersSection> counters;
   std::optional<std::vector<MeasuredLaunch>> launches;
+  bool launchesTruncated = false; // the worker keeps at most 256
 };
 
 struct EvalResult {
