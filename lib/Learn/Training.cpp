@@ -241,40 +241,32 @@ torch::Tensor languageModelLoss(CausalLmImpl &model, const TrainingBatch &batch,
 }
 
 // ---------------------------------------------------------------------------------------------
-// The trainer.
+// The trainer. AdamW is written out here (torch.optim.AdamW's update: decoupled weight decay, bias
+// corrections) rather than taken from torch::optim, for two reasons: the update runs one parameter
+// at a time, so a bf16 model's fp32 master gradient exists for one tensor at a time (7B full
+// fine-tuning fits one H200 only so), and the moments are plain named tensors, saved as safetensors
+// and restored exactly on any LibTorch version.
 
 struct Trainer::State {
   std::vector<std::string> names;
   std::vector<torch::Tensor> params, masters; // masters[i] is params[i] itself when it is fp32
-  std::vector<bool> separateMaster;
-  std::unique_ptr<torch::optim::AdamW> optimizer;
+  std::vector<bool> separateMaster, decay;
+  std::vector<torch::Tensor> expAvg, expAvgSq; // fp32, allocated at the first step
 };
 
 Trainer::Trainer(CausalLm model, const TrainerOptions &options)
     : model_(std::move(model)), options_(options), state_(std::make_unique<State>()) {
-  std::vector<torch::Tensor> decay, noDecay;
   for (auto &p : model_->named_parameters(true)) {
     if (!p.value().requires_grad()) continue;
     torch::Tensor param = p.value();
     bool separate = options.masterWeights && param.scalar_type() != torch::kFloat32;
-    torch::Tensor master = separate ? param.detach().to(torch::kFloat32).clone() : param;
     state_->names.push_back(p.key());
     state_->params.push_back(param);
-    state_->masters.push_back(master);
+    state_->masters.push_back(separate ? param.detach().to(torch::kFloat32).clone() : param);
     state_->separateMaster.push_back(separate);
-    (param.dim() >= 2 ? decay : noDecay).push_back(master);
+    state_->decay.push_back(param.dim() >= 2); // matrices and embeddings; not norms and biases
   }
   if (state_->params.empty()) throw TrainerError("Trainer: the model has no parameter that requires gradients");
-  torch::optim::AdamWOptions base(options.learningRate);
-  base.betas(std::make_tuple(options.beta1, options.beta2)).eps(options.epsilon).weight_decay(options.weightDecay);
-  std::vector<torch::optim::OptimizerParamGroup> groups;
-  if (!decay.empty()) groups.emplace_back(decay, std::make_unique<torch::optim::AdamWOptions>(base));
-  if (!noDecay.empty()) {
-    auto plain = std::make_unique<torch::optim::AdamWOptions>(base);
-    plain->weight_decay(0.0);
-    groups.emplace_back(noDecay, std::move(plain));
-  }
-  state_->optimizer = std::make_unique<torch::optim::AdamW>(groups, base);
 }
 
 Trainer::~Trainer() = default;
@@ -286,23 +278,17 @@ std::vector<std::pair<std::string, torch::Tensor>> Trainer::trainable() const {
 }
 
 void Trainer::zeroGrad() {
-  for (size_t i = 0; i < state_->params.size(); ++i) {
-    state_->params[i].mutable_grad() = torch::Tensor();
-    if (state_->separateMaster[i]) state_->masters[i].mutable_grad() = torch::Tensor();
-  }
+  for (torch::Tensor &p : state_->params) p.mutable_grad() = torch::Tensor();
 }
 
 StepResult Trainer::step() {
   torch::NoGradGuard noGrad;
   State &s = *state_;
-  for (size_t i = 0; i < s.params.size(); ++i)
-    if (s.separateMaster[i])
-      s.masters[i].mutable_grad() = s.params[i].grad().defined() ? s.params[i].grad().to(torch::kFloat32) : torch::Tensor();
   // Global L2 norm in fp32, one synchronisation.
   torch::Tensor total;
-  for (const torch::Tensor &m : s.masters)
-    if (m.grad().defined()) {
-      torch::Tensor sq = m.grad().to(torch::kFloat32).pow(2).sum();
+  for (const torch::Tensor &p : s.params)
+    if (p.grad().defined()) {
+      torch::Tensor sq = p.grad().to(torch::kFloat32).pow(2).sum();
       total = total.defined() ? total + sq : sq;
     }
   StepResult result;
@@ -310,17 +296,32 @@ StepResult Trainer::step() {
   result.learningRate = learningRateAt(steps_, options_.learningRate, options_.schedule);
   if (!std::isfinite(result.gradNorm)) {
     result.skipped = true;
-  } else {
-    if (options_.gradClip > 0 && result.gradNorm > options_.gradClip) {
-      double factor = options_.gradClip / (result.gradNorm + 1e-6);
-      for (const torch::Tensor &m : s.masters)
-        if (m.grad().defined()) m.grad().mul_(factor);
+    zeroGrad();
+    result.step = ++steps_;
+    return result;
+  }
+  double clip = (options_.gradClip > 0 && result.gradNorm > options_.gradClip)
+                    ? options_.gradClip / (result.gradNorm + 1e-6) : 1.0;
+  if (s.expAvg.empty())
+    for (const torch::Tensor &m : s.masters) {
+      s.expAvg.push_back(torch::zeros_like(m, m.options().dtype(torch::kFloat32)));
+      s.expAvgSq.push_back(torch::zeros_like(m, m.options().dtype(torch::kFloat32)));
     }
-    for (auto &group : s.optimizer->param_groups())
-      static_cast<torch::optim::AdamWOptions &>(group.options()).lr(result.learningRate);
-    s.optimizer->step();
-    for (size_t i = 0; i < s.params.size(); ++i)
-      if (s.separateMaster[i]) s.params[i].copy_(s.masters[i]);
+  int64_t t = steps_ + 1;
+  double lr = result.learningRate, b1 = options_.beta1, b2 = options_.beta2;
+  double correction1 = 1 - std::pow(b1, double(t)), correction2 = 1 - std::pow(b2, double(t));
+  for (size_t i = 0; i < s.params.size(); ++i) {
+    torch::Tensor &param = s.params[i], &master = s.masters[i];
+    if (!param.grad().defined()) continue;
+    torch::Tensor g = param.grad().to(torch::kFloat32);
+    if (clip != 1.0) g = g * clip;
+    param.mutable_grad() = torch::Tensor(); // the bf16 gradient is no longer needed
+    s.expAvg[i].mul_(b1).add_(g, 1 - b1);
+    s.expAvgSq[i].mul_(b2).addcmul_(g, g, 1 - b2);
+    if (s.decay[i] && options_.weightDecay > 0) master.mul_(1 - lr * options_.weightDecay);
+    torch::Tensor denom = (s.expAvgSq[i].sqrt() / std::sqrt(correction2)).add_(options_.epsilon);
+    master.addcdiv_(s.expAvg[i], denom, -lr / correction1);
+    if (s.separateMaster[i]) param.copy_(master);
   }
   result.step = ++steps_;
   return result;
@@ -367,9 +368,17 @@ void Trainer::save(const std::string &dir, const nlohmann::json &extra) const {
       masters.push_back(s.masters[i]);
     }
   if (!masters.empty()) writeNamed((fs::path(dir) / "master.safetensors").string(), masterNames, masters);
-  torch::serialize::OutputArchive archive;
-  s.optimizer->save(archive);
-  archive.save_to((fs::path(dir) / "optimizer.pt").string());
+  if (!s.expAvg.empty()) {
+    std::vector<std::string> momentNames;
+    std::vector<torch::Tensor> moments;
+    for (size_t i = 0; i < s.names.size(); ++i) {
+      momentNames.push_back(s.names[i] + ".exp_avg");
+      moments.push_back(s.expAvg[i]);
+      momentNames.push_back(s.names[i] + ".exp_avg_sq");
+      moments.push_back(s.expAvgSq[i]);
+    }
+    writeNamed((fs::path(dir) / "optimizer.safetensors").string(), momentNames, moments);
+  }
   torch::Device device = s.params.front().device();
   std::vector<std::string> rngNames = {"cpu"};
   std::vector<torch::Tensor> rng = {compat::generatorState(torch::kCPU)};
@@ -419,10 +428,24 @@ nlohmann::json Trainer::load(const std::string &dir) {
       masters.push_back(s.masters[i]);
     }
   if (!masters.empty()) readNamed((fs::path(dir) / "master.safetensors").string(), masterNames, masters);
-  torch::serialize::InputArchive archive;
   torch::Device device = s.params.front().device();
-  archive.load_from((fs::path(dir) / "optimizer.pt").string(), device);
-  s.optimizer->load(archive);
+  s.expAvg.clear();
+  s.expAvgSq.clear();
+  if (fs::exists(fs::path(dir) / "optimizer.safetensors")) {
+    std::vector<std::string> momentNames;
+    for (size_t i = 0; i < s.names.size(); ++i) {
+      s.expAvg.push_back(torch::zeros_like(s.masters[i], s.masters[i].options().dtype(torch::kFloat32)));
+      s.expAvgSq.push_back(torch::zeros_like(s.masters[i], s.masters[i].options().dtype(torch::kFloat32)));
+    }
+    std::vector<torch::Tensor> moments;
+    for (size_t i = 0; i < s.names.size(); ++i) {
+      momentNames.push_back(s.names[i] + ".exp_avg");
+      moments.push_back(s.expAvg[i]);
+      momentNames.push_back(s.names[i] + ".exp_avg_sq");
+      moments.push_back(s.expAvgSq[i]);
+    }
+    readNamed((fs::path(dir) / "optimizer.safetensors").string(), momentNames, moments);
+  }
   SafetensorsFile rng = SafetensorsFile::open((fs::path(dir) / "rng.safetensors").string());
   if (const TensorView *cpu = rng.find("cpu")) compat::setGeneratorState(torch::kCPU, tensorFromView(*cpu));
   if (const TensorView *cuda = rng.find("cuda"); cuda && device.is_cuda())

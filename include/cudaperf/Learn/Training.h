@@ -70,8 +70,10 @@ public:
 };
 
 // Optimizes the model's parameters that require gradients (all of them for full fine-tuning, the
-// adapters after attachLora). Use: zeroGrad(); forward + backward over the micro-batches (each loss
-// scaled by its share of the batch); step().
+// adapters after attachLora) with AdamW (torch.optim.AdamW's update). Use: zeroGrad(); forward +
+// backward over the micro-batches (each loss scaled by its share of the batch); step(), which also
+// releases the gradients. Memory: weights + gradients + fp32 master (when separate) + two fp32
+// moments, i.e. 16 bytes per bf16 parameter.
 class Trainer {
 public:
   Trainer(CausalLm model, const TrainerOptions &options);
@@ -84,8 +86,9 @@ public:
   std::vector<std::pair<std::string, torch::Tensor>> trainable() const;
 
   // DIR/trainer_state.json (schema cudaperf-trainer-state/1: step, options, `extra` from the caller
-  // such as the data position), trainable.safetensors (trainable weights, their dtype), master.safetensors
-  // (fp32 masters), optimizer.pt (AdamW moments), rng.safetensors (CPU and CUDA generator states).
+  // such as the data position), trainable.safetensors (trainable weights, their dtype),
+  // master.safetensors (fp32 masters), optimizer.safetensors (AdamW moments "<name>.exp_avg",
+  // "<name>.exp_avg_sq"), rng.safetensors (CPU and CUDA generator states).
   void save(const std::string &dir, const nlohmann::json &extra = nlohmann::json::object()) const;
   // Restores everything save wrote into this trainer (same model shape and trainable set); returns `extra`.
   nlohmann::json load(const std::string &dir);
