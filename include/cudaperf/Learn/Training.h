@@ -83,6 +83,7 @@ public:
   StepResult step();
   int64_t stepsDone() const { return steps_; }
   const TrainerOptions &options() const { return options_; }
+  void setSchedule(const ScheduleOptions &schedule) { options_.schedule = schedule; } // e.g. a time budget
   std::vector<std::pair<std::string, torch::Tensor>> trainable() const;
 
   // DIR/trainer_state.json (schema cudaperf-trainer-state/1: step, options, `extra` from the caller
