@@ -269,4 +269,16 @@ std::string humanBytes(double bytes) {
   return buf;
 }
 
+std::string humanCount(double count) {
+  const char *units[] = {"", "K", "M", "B", "T"};
+  int u = 0;
+  while (count >= 1000 && u < 4) {
+    count /= 1000;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f%s" : count < 10 ? "%.2f%s" : "%.1f%s", count, units[u]);
+  return buf;
+}
+
 } // namespace cudaperf::learn

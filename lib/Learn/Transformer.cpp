@@ -452,9 +452,8 @@ double weightBytes(const ModelConfig &config, torch::Dtype dtype) {
 static std::string describe(const ModelConfig &c, torch::Dtype dtype, const torch::Device &device) {
   std::ostringstream s;
   s << c.architecture() << ", " << c.numLayers << " layers, hidden " << c.hiddenSize << ", heads " << c.numHeads << "/"
-    << c.numKvHeads << ", vocab " << c.vocabSize << ": " << std::fixed;
-  s.precision(1);
-  s << double(c.parameterCount()) / 1e6 << "M parameters, " << humanBytes(weightBytes(c, dtype)) << " in "
+    << c.numKvHeads << ", vocab " << c.vocabSize << ": ";
+  s << humanCount(double(c.parameterCount())) << " parameters, " << humanBytes(weightBytes(c, dtype)) << " in "
     << torchDtypeName(dtype) << " on " << device.str();
   return s.str();
 }

@@ -86,8 +86,8 @@ struct ModelArgs {
     CausalLm m(nullptr);
     if (!randomInit.empty()) {
       ModelConfig config = ModelConfig::fromFile(randomInit);
-      std::cerr << kProgram << ": random " << config.architecture() << ", " << double(config.parameterCount()) / 1e6
-                << "M parameters, " << humanBytes(weightBytes(config, type)) << " in " << torchDtypeName(type) << " on "
+      std::cerr << kProgram << ": random " << config.architecture() << ", " << humanCount(double(config.parameterCount()))
+                << " parameters, " << humanBytes(weightBytes(config, type)) << " in " << torchDtypeName(type) << " on "
                 << dev.str() << "\n";
       m = CausalLm(config, torch::TensorOptions().dtype(type).device(dev));
       m->initializeRandom(seed);
@@ -166,7 +166,7 @@ int runInfo(const std::vector<std::string> &args) {
   if (fs::exists(fs::path(model) / "tokenizer.json"))
     out["tokenizer_vocab_size"] = Tokenizer::fromFile((fs::path(model) / "tokenizer.json").string()).vocabSize();
   std::cout << out.dump(2) << "\n";
-  std::cerr << kProgram << ": " << c.architecture() << ", " << params / 1e6 << "M parameters; weights "
+  std::cerr << kProgram << ": " << c.architecture() << ", " << humanCount(params) << " parameters; weights "
             << humanBytes(params * 2) << " in bf16, " << humanBytes(params * 4) << " in fp32\n";
   return kExitOk;
 }
@@ -228,7 +228,7 @@ int runLogits(const std::vector<std::string> &args) {
                          std::to_string(model->config.vocabSize) + ")");
     ordered_json out = {{"schema", "cudaperf-logits/1"}, {"ids", seq}, {"dtype", torchDtypeName(model->options.dtype().toScalarType())},
                         {"device", model->options.device().str()}, {"logits", toVector(lastLogits(*model, seq))}};
-    std::cout << (idsFile.empty() ? out.dump(1) : out.dump()) << "\n";
+    std::cout << out.dump() << "\n";
   }
   return kExitOk;
 }
@@ -371,7 +371,7 @@ int runGenerate(const std::vector<std::string> &args) {
                       {"torch", compat::versionText()},
                       {"runs", runs},
                       {"rows", rows}};
-  std::cout << out.dump(1) << "\n";
+  std::cout << out.dump() << "\n";
   return kExitOk;
 }
 

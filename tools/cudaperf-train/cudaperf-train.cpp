@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -274,7 +275,7 @@ struct SftArgs {
   std::string dataset, out, init, tokenizerDir, modelConfig, resume, device = "cuda", dtype = "bfloat16";
   std::string kinds = "c,pytorch", loraTargets;
   int64_t vocab = 8192, steps = 0, batchTokens = 32768, microTokens = 16384, maxSeqLen = 2048, warmup = 100;
-  int64_t evalEvery = 200, evalBatches = 16, saveEvery = 0, loraRank = 0, threads = 1;
+  int64_t evalEvery = 200, evalBatches = 16, saveEvery = 0, loraRank = 0, threads = 1, stopAfter = 0;
   double epochs = 3, maxSeconds = 0, lr = 1e-3, minLrRatio = 0.1, weightDecay = 0.1, gradClip = 1.0;
   double loraAlpha = 0, loraDropout = 0, tokenizerSampleMb = 8, shardMb = 15;
   uint64_t seed = 0;
@@ -322,6 +323,8 @@ int runSft(const std::vector<std::string> &argv) {
   p.option("--save-every", "N", "trainer state (exact resume) every N steps into OUT/state (default: only at the end)",
            integer(a.saveEvery, 1, 1 << 30));
   p.option("--resume", "DIR", "continue from a trainer state (OUT/state)", a.resume);
+  p.option("--stop-after-steps", "N", "stop (and save the state) after step N, the schedule unchanged: a run split "
+           "over several sessions, continued with --resume", integer(a.stopAfter, 1, 1 << 30));
   p.option("--lora-rank", "R", "LoRA of rank R instead of full fine-tuning (with --init)", integer(a.loraRank, 0, 4096));
   p.option("--lora-alpha", "X", "LoRA alpha (default 2 * rank)", number(a.loraAlpha, 0, 1e6));
   p.option("--lora-dropout", "X", "LoRA dropout (default 0)", number(a.loraDropout, 0, 0.99));
@@ -429,8 +432,8 @@ int runSft(const std::vector<std::string> &argv) {
     config.padTokenId = padId;
     config.bosTokenId.reset();
     config.dtype = torchDtypeName(dtype);
-    std::cerr << kProgram << ": new " << config.architecture() << ": " << double(config.parameterCount()) / 1e6
-              << "M parameters, weights " << humanBytes(weightBytes(config, dtype)) << " + training state "
+    std::cerr << kProgram << ": new " << config.architecture() << ": " << humanCount(double(config.parameterCount()))
+              << " parameters, weights " << humanBytes(weightBytes(config, dtype)) << " + training state "
               << humanBytes(double(config.parameterCount()) * (dtype == torch::kFloat32 ? 12 : 14)) << " on " << device.str()
               << "\n";
     model = CausalLm(config, torch::TensorOptions().dtype(dtype).device(device));
@@ -500,7 +503,7 @@ int runSft(const std::vector<std::string> &argv) {
   int64_t tokensSeen = 0;
   LogProbOptions lp;
   lp.gradientCheckpointing = a.checkpointing;
-  while (trainer.stepsDone() < options.schedule.totalSteps) {
+  while (trainer.stepsDone() < options.schedule.totalSteps && (a.stopAfter == 0 || trainer.stepsDone() < a.stopAfter)) {
     int64_t step = trainer.stepsDone();
     auto stepStart = Clock::now();
     std::vector<TrainingBatch> micro;
@@ -545,7 +548,8 @@ int runSft(const std::vector<std::string> &argv) {
     }
     log << line.dump() << "\n" << std::flush;
     char text[160];
-    std::snprintf(text, sizeof text, "loss %.3f val %.3f lr %.2e %.0fk tok/s", lastLoss, lastVal, r.learningRate,
+    std::string val = std::isnan(lastVal) ? std::string("-") : std::to_string(lastVal).substr(0, 5);
+    std::snprintf(text, sizeof text, "loss %.3f val %s lr %.2e %.1fk tok/s", lastLoss, val.c_str(), r.learningRate,
                   double(tokens) / seconds / 1000);
     progress.update(r.step, text);
     if (a.saveEvery > 0 && r.step % a.saveEvery == 0) {
@@ -759,8 +763,8 @@ int runFit(const std::vector<std::string> &argv) {
   if (loraRank > 0) model->attachLora(parseLora(loraRank, 0, 0, loraTargets));
   model->train();
   Trainer trainer(model, TrainerOptions{});
-  std::vector<std::vector<int32_t>> rows(size_t(batch));
-  std::vector<std::vector<uint8_t>> masks(size_t(batch));
+  std::vector<std::vector<int32_t>> rows(static_cast<size_t>(batch));
+  std::vector<std::vector<uint8_t>> masks(static_cast<size_t>(batch));
   std::mt19937_64 rng(1);
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t t = 0; t < seq; ++t) {

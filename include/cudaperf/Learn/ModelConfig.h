@@ -70,5 +70,6 @@ struct ModelConfig {
 
 int64_t bytesPerElement(const std::string &torchDtypeName); // "float32" 4, "bfloat16" 2, "float16" 2
 std::string humanBytes(double bytes);                         // "48.6 MB", "14.2 GB"
+std::string humanCount(double count);                         // "112.7K", "23.1M", "1.54B"
 
 } // namespace cudaperf::learn
