@@ -22,6 +22,8 @@ help:
 	@echo "make deps                 install missing Debian packages (apt)"
 	@echo "make validate             GPU host only: predictions against CUPTI counters (scripts/gpu/validate.sh)"
 	@echo "make tasks                PyTorch problems: task.json and exported/ per data/tasks/pytorch/* (GPU, PyTorch)"
+	@echo "make sft                  GPU host only: dataset, SFT of the policy, held-out evaluation (scripts/gpu/sft.sh)"
+	@echo "make lm-crosscheck        GPU host only: cudaperf-lm against transformers, speed, memory fit"
 
 deps:
 	@scripts/install-deps.sh
@@ -59,3 +61,12 @@ clean:
 .PHONY: validate
 validate:
 	bash scripts/gpu/validate.sh $(OUT)
+
+# GPU host only (LibTorch with CUDA, transformers; .carry/deps from scripts/pack-deps.sh): supervised
+# fine-tuning of the policy on the generated dataset and its held-out evaluation (docs/training.md), and
+# the policy model against transformers with the speed and memory-fit measurements (docs/policy-model.md).
+.PHONY: sft lm-crosscheck
+sft:
+	bash scripts/gpu/sft.sh $(OUT)
+lm-crosscheck:
+	bash scripts/gpu/lm-crosscheck.sh $(OUT)
