@@ -3,7 +3,7 @@
 // `rope_parameters` ({"rope_type", "rope_theta", ...}), transformers 4 in `rope_theta` + `rope_scaling`.
 #include "cudaperf/Learn/ModelConfig.h"
 
-#include <nlohmann/json.hpp>
+#include "cudaperf/Support/Json.h"
 
 #include <cmath>
 #include <fstream>
@@ -11,8 +11,8 @@
 
 namespace cudaperf::learn {
 
-using nlohmann::json;
-using nlohmann::ordered_json;
+using json = support::Json;
+using ordered_json = support::Json;
 
 namespace {
 
@@ -88,9 +88,9 @@ RopeParameters readRope(const Reader &r) {
 ModelConfig ModelConfig::fromJson(const std::string &text, const std::string &source) {
   json doc;
   try {
-    doc = json::parse(text);
-  } catch (const json::exception &e) {
-    throw ModelConfigError(source + ": not JSON: " + e.what());
+    doc = support::parseJson(text, source);
+  } catch (const support::SupportError &e) {
+    throw ModelConfigError(std::string("not JSON: ") + e.what());
   }
   if (!doc.is_object()) throw ModelConfigError(source + ": expected a JSON object");
   Reader r{doc, source};

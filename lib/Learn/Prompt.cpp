@@ -40,7 +40,11 @@ std::string withFinalNewline(std::string s) {
 
 PolicyTask loadPolicyTask(const std::string &taskDir) {
   PolicyTask t;
-  t.task = runtime::loadTask(taskDir);
+  try {
+    t.task = runtime::loadTask(taskDir);
+  } catch (const runtime::TaskError &e) {
+    throw PromptError(taskDir + ": " + e.what());
+  }
   if (t.task.kind == runtime::TaskKind::PyTorchToCuda) {
     std::string module = t.task.pytorch ? t.task.pytorch->module : "model.py";
     t.reference = readText(fs::path(t.task.dir) / module);

@@ -302,11 +302,12 @@ StepResult Trainer::step() {
   }
   double clip = (options_.gradClip > 0 && result.gradNorm > options_.gradClip)
                     ? options_.gradClip / (result.gradNorm + 1e-6) : 1.0;
-  if (s.expAvg.empty())
-    for (const torch::Tensor &m : s.masters) {
-      s.expAvg.push_back(torch::zeros_like(m, m.options().dtype(torch::kFloat32)));
-      s.expAvgSq.push_back(torch::zeros_like(m, m.options().dtype(torch::kFloat32)));
-    }
+  // Moments are allocated as each parameter is first updated, while the gradients already consumed are
+  // freed: the first step's peak stays at weights + masters + moments.
+  if (s.expAvg.empty()) {
+    s.expAvg.resize(s.masters.size());
+    s.expAvgSq.resize(s.masters.size());
+  }
   int64_t t = steps_ + 1;
   double lr = result.learningRate, b1 = options_.beta1, b2 = options_.beta2;
   double correction1 = 1 - std::pow(b1, double(t)), correction2 = 1 - std::pow(b2, double(t));
@@ -316,6 +317,10 @@ StepResult Trainer::step() {
     torch::Tensor g = param.grad().to(torch::kFloat32);
     if (clip != 1.0) g = g * clip;
     param.mutable_grad() = torch::Tensor(); // the bf16 gradient is no longer needed
+    if (!s.expAvg[i].defined()) {
+      s.expAvg[i] = torch::zeros_like(master, master.options().dtype(torch::kFloat32));
+      s.expAvgSq[i] = torch::zeros_like(master, master.options().dtype(torch::kFloat32));
+    }
     s.expAvg[i].mul_(b1).add_(g, 1 - b1);
     s.expAvgSq[i].mul_(b2).addcmul_(g, g, 1 - b2);
     if (s.decay[i] && options_.weightDecay > 0) master.mul_(1 - lr * options_.weightDecay);
@@ -341,11 +346,13 @@ void writeNamed(const std::string &path, const std::vector<std::string> &names, 
   writeSafetensors(path, out);
 }
 
-void readNamed(const std::string &path, const std::vector<std::string> &names, std::vector<torch::Tensor> &tensors) {
+void readNamed(const std::string &path, const std::vector<std::string> &names, std::vector<torch::Tensor> &tensors,
+               bool allowMissing = false) {
   SafetensorsFile file = SafetensorsFile::open(path);
   torch::NoGradGuard noGrad;
   for (size_t i = 0; i < names.size(); ++i) {
     const TensorView *view = file.find(names[i]);
+    if (!view && allowMissing) continue;
     if (!view) throw TrainerError(path + ": " + names[i] + " missing (saved from another model or trainable set?)");
     if (view->shape != tensors[i].sizes().vec())
       throw TrainerError(path + ": " + names[i] + " has shape " + shapeText(view->shape) + ", expected " +
@@ -372,6 +379,7 @@ void Trainer::save(const std::string &dir, const nlohmann::json &extra) const {
     std::vector<std::string> momentNames;
     std::vector<torch::Tensor> moments;
     for (size_t i = 0; i < s.names.size(); ++i) {
+      if (!s.expAvg[i].defined()) continue; // never updated (no gradient yet): zero moments on load
       momentNames.push_back(s.names[i] + ".exp_avg");
       moments.push_back(s.expAvg[i]);
       momentNames.push_back(s.names[i] + ".exp_avg_sq");
@@ -444,7 +452,7 @@ nlohmann::json Trainer::load(const std::string &dir) {
       momentNames.push_back(s.names[i] + ".exp_avg_sq");
       moments.push_back(s.expAvgSq[i]);
     }
-    readNamed((fs::path(dir) / "optimizer.safetensors").string(), momentNames, moments);
+    readNamed((fs::path(dir) / "optimizer.safetensors").string(), momentNames, moments, /*allowMissing=*/true);
   }
   SafetensorsFile rng = SafetensorsFile::open((fs::path(dir) / "rng.safetensors").string());
   if (const TensorView *cpu = rng.find("cpu")) compat::setGeneratorState(torch::kCPU, tensorFromView(*cpu));

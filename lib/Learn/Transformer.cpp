@@ -153,11 +153,13 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor &x, const torch::Tensor
   int64_t K = k.size(2), groups = numHeads / numKvHeads;
   double scale = 1.0 / std::sqrt(double(headDim));
   torch::Tensor out;
-  if (attention.mask.defined()) {
+  if (attention.mask.defined() || T == 1) {
     // Fold each group of query heads that shares a key head into the query axis, so keys and values
     // are never copied per head: [B, H, T, D] -> [B, KV, groups * T, D], the mask repeated per group.
+    // Exact whenever visibility is given by the mask, or there is one query (decoding without padding).
     torch::Tensor folded = q.reshape({B, numKvHeads, groups * T, headDim});
-    torch::Tensor mask = groups > 1 ? attention.mask.repeat({1, 1, groups, 1}) : attention.mask;
+    torch::Tensor mask = attention.mask;
+    if (mask.defined() && groups > 1) mask = mask.repeat({1, 1, groups, 1});
     out = compat::attention(folded, k, v, mask, false, scale, preferFused).view({B, numHeads, T, headDim});
   } else {
     if (groups > 1) {

@@ -11,7 +11,7 @@
 #include "cudaperf/Learn/Transformer.h"
 #include "cudaperf/Support/ArgParser.h"
 
-#include <nlohmann/json.hpp>
+#include "cudaperf/Support/Json.h"
 
 #include <chrono>
 #include <filesystem>
@@ -24,7 +24,7 @@
 using namespace cudaperf;
 using namespace cudaperf::learn;
 namespace fs = std::filesystem;
-using nlohmann::ordered_json;
+using ordered_json = support::Json;
 
 namespace {
 
@@ -165,7 +165,7 @@ int runInfo(const std::vector<std::string> &args) {
   }
   if (fs::exists(fs::path(model) / "tokenizer.json"))
     out["tokenizer_vocab_size"] = Tokenizer::fromFile((fs::path(model) / "tokenizer.json").string()).vocabSize();
-  std::cout << out.dump(2) << "\n";
+  std::cout << support::writeJson(out, 2) << "\n";
   std::cerr << kProgram << ": " << c.architecture() << ", " << humanCount(params) << " parameters; weights "
             << humanBytes(params * 2) << " in bf16, " << humanBytes(params * 4) << " in fp32\n";
   return kExitOk;
@@ -214,8 +214,8 @@ int runLogits(const std::vector<std::string> &args) {
     while (std::getline(lines, line)) {
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       try {
-        sequences.push_back(nlohmann::json::parse(line).at("ids").get<std::vector<int32_t>>());
-      } catch (const nlohmann::json::exception &e) {
+        sequences.push_back(support::parseJson(line).at("ids").get<std::vector<int32_t>>());
+      } catch (const std::exception &e) {
         throw ModelError(idsFile + ": line " + std::to_string(sequences.size() + 1) + ": " + e.what());
       }
     }
@@ -228,7 +228,7 @@ int runLogits(const std::vector<std::string> &args) {
                          std::to_string(model->config.vocabSize) + ")");
     ordered_json out = {{"schema", "cudaperf-logits/1"}, {"ids", seq}, {"dtype", torchDtypeName(model->options.dtype().toScalarType())},
                         {"device", model->options.device().str()}, {"logits", toVector(lastLogits(*model, seq))}};
-    std::cout << out.dump() << "\n";
+    std::cout << support::writeJson(out) << "\n";
   }
   return kExitOk;
 }
@@ -292,10 +292,10 @@ int runGenerate(const std::vector<std::string> &args) {
     std::string line;
     while (std::getline(lines, line)) {
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      nlohmann::json row;
+      support::Json row;
       try {
-        row = nlohmann::json::parse(line);
-      } catch (const nlohmann::json::exception &e) {
+        row = support::parseJson(line);
+      } catch (const std::exception &e) {
         throw ModelError(promptsFile + ": line " + std::to_string(prompts.size() + 1) + ": " + e.what());
       }
       if (row.contains("ids")) prompts.push_back(row["ids"].get<std::vector<int32_t>>());
@@ -371,7 +371,7 @@ int runGenerate(const std::vector<std::string> &args) {
                       {"torch", compat::versionText()},
                       {"runs", runs},
                       {"rows", rows}};
-  std::cout << out.dump() << "\n";
+  std::cout << support::writeJson(out) << "\n";
   return kExitOk;
 }
 

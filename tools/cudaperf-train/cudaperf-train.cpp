@@ -13,7 +13,7 @@
 #include "cudaperf/Learn/Transformer.h"
 #include "cudaperf/Support/ArgParser.h"
 
-#include <nlohmann/json.hpp>
+#include "cudaperf/Support/Json.h"
 
 #include <algorithm>
 #include <atomic>
@@ -34,8 +34,8 @@
 using namespace cudaperf;
 using namespace cudaperf::learn;
 namespace fs = std::filesystem;
-using nlohmann::json;
-using nlohmann::ordered_json;
+using json = support::Json;
+using ordered_json = support::Json;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -103,7 +103,7 @@ std::vector<ManifestTask> readManifest(const std::string &datasetDir) {
     ++number;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     try {
-      json j = json::parse(line);
+      json j = support::parseJson(line);
       ManifestTask t;
       t.name = j.at("task").get<std::string>();
       t.dir = (fs::path(datasetDir) / j.at("dir").get<std::string>()).string();
@@ -112,7 +112,7 @@ std::vector<ManifestTask> readManifest(const std::string &datasetDir) {
       t.split = j.at("split").get<std::string>();
       for (const json &impl : j.at("implementations")) t.implementations.push_back(impl.at("file").get<std::string>());
       tasks.push_back(std::move(t));
-    } catch (const json::exception &e) {
+    } catch (const std::exception &e) {
       throw ModelError(path.string() + ": line " + std::to_string(number) + ": " + e.what());
     }
   }
@@ -459,7 +459,7 @@ int runSft(const std::vector<std::string> &argv) {
   options.schedule.totalSteps = plannedSteps;
   options.schedule.minRatio = a.minLrRatio;
   if (!a.resume.empty()) { // the schedule as it was (a time budget may have shortened it)
-    json state = json::parse(readFile(fs::path(a.resume) / "trainer_state.json"));
+    json state = support::parseJson(readFile(fs::path(a.resume) / "trainer_state.json"), a.resume + "/trainer_state.json");
     options.schedule.totalSteps = state["extra"].value("total_steps", options.schedule.totalSteps);
     options.schedule.warmupSteps = state["options"]["schedule"].value("warmup_steps", options.schedule.warmupSteps);
   }
@@ -546,7 +546,7 @@ int runSft(const std::vector<std::string> &argv) {
       line["val_loss"] = lastVal;
       valCurve.emplace_back(double(r.step), lastVal);
     }
-    log << line.dump() << "\n" << std::flush;
+    log << support::writeJson(line) << "\n" << std::flush;
     char text[160];
     std::string val = std::isnan(lastVal) ? std::string("-") : std::to_string(lastVal).substr(0, 5);
     std::snprintf(text, sizeof text, "loss %.3f val %s lr %.2e %.1fk tok/s", lastLoss, val.c_str(), r.learningRate,
@@ -597,7 +597,7 @@ int runSft(const std::vector<std::string> &argv) {
                    {"micro_batch_tokens", a.microTokens}, {"max_seq_len", a.maxSeqLen}, {"seed", a.seed},
                    {"gradient_checkpointing", a.checkpointing}}},
       {"total_seconds", since(start)}};
-  std::ofstream(fs::path(a.out) / "sft-report.json") << report.dump(2) << "\n";
+  std::ofstream(fs::path(a.out) / "sft-report.json") << support::writeJson(report, 2) << "\n";
   std::cerr << kProgram << ": " << trainer.stepsDone() << " steps in " << trainSeconds << " s; train loss " << lastLoss
             << ", validation loss " << lastVal << "; checkpoint in " << checkpointDir.string() << "\n";
   return kExitOk;
@@ -717,7 +717,7 @@ int runSample(const std::vector<std::string> &argv) {
         line["candidate"] = file.string();
         ++extracted;
       }
-      samples << line.dump() << "\n";
+      samples << support::writeJson(line) << "\n";
     }
     progress.update(int64_t(end), std::to_string(extracted) + " extracted");
   }
@@ -728,7 +728,7 @@ int runSample(const std::vector<std::string> &argv) {
                           {"all_families", allFamilies}, {"tasks", tasks.size()}, {"samples", rows.size()},
                           {"extracted", extracted}, {"temperature", temperature}, {"top_p", topP},
                           {"max_new_tokens", maxNew}, {"generated_tokens", generatedTokens}, {"seconds", seconds}};
-  std::ofstream(fs::path(out) / "sample-summary.json") << summary.dump(2) << "\n";
+  std::ofstream(fs::path(out) / "sample-summary.json") << support::writeJson(summary, 2) << "\n";
   std::cerr << kProgram << ": " << rows.size() << " samples for " << tasks.size() << " tasks, " << extracted
             << " with a code block, " << generatedTokens << " tokens in " << seconds << " s\n";
   return kExitOk;
@@ -783,7 +783,7 @@ int runFit(const std::vector<std::string> &argv) {
                       {"mode", loraRank > 0 ? "lora" : "full"}, {"lora_rank", loraRank}, {"gradient_checkpointing", checkpointing},
                       {"batch", batch}, {"seq", seq}, {"fits", true}, {"grad_norm", r.gradNorm},
                       {"step_seconds", since(stepStart)}, {"total_seconds", since(start)}};
-  std::cout << out.dump() << "\n";
+  std::cout << support::writeJson(out) << "\n";
   return kExitOk;
 }
 

@@ -3,6 +3,8 @@
 // memory estimates are arithmetic on this struct, so tools can print them before loading anything.
 #pragma once
 
+#include "cudaperf/Learn/Error.h"
+
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -10,11 +12,6 @@
 #include <vector>
 
 namespace cudaperf::learn {
-
-class ModelConfigError : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
 
 // Rotary position embedding. Supported rope_type values: "default", "linear" (positions divided by
 // factor) and "llama3" (frequency-dependent scaling of Llama 3.1). Others are refused by name.

@@ -4,6 +4,8 @@
 // a model is always asked the same way it was trained. No LibTorch.
 #pragma once
 
+#include "cudaperf/Learn/Error.h"
+
 #include "cudaperf/Learn/Tokenizer.h"
 #include "cudaperf/Runtime/Task.h"
 
@@ -14,11 +16,6 @@
 #include <vector>
 
 namespace cudaperf::learn {
-
-class PromptError : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
 
 struct PromptOptions {
   size_t maxReferenceChars = 12000; // a longer reference is cut, with a note saying so
@@ -38,7 +35,7 @@ struct PolicyTask {
   std::string reference;         // reference.c or model.py, as written
   std::string referenceLanguage; // "c" or "python"
 };
-PolicyTask loadPolicyTask(const std::string &taskDir); // throws runtime::TaskError / PromptError
+PolicyTask loadPolicyTask(const std::string &taskDir); // throws PromptError (with the task loader's problems)
 
 std::string policySystemMessage();
 // The first user message: description, the entry point to define (from task.json's args), the rules

@@ -5,6 +5,8 @@
 // No LibTorch here: lib/Learn's model code turns a TensorView into a torch::Tensor.
 #pragma once
 
+#include "cudaperf/Learn/Error.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -14,11 +16,6 @@
 #include <vector>
 
 namespace cudaperf::learn {
-
-class SafetensorsError : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
 
 enum class TensorDtype { F64, F32, F16, BF16, I64, I32, I16, I8, U8, Bool };
 

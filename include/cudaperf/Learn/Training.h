@@ -5,6 +5,8 @@
 // resume. The loop itself stays with the caller, short and linear (nanoGPT's train.py shape).
 #pragma once
 
+#include "cudaperf/Learn/Error.h"
+
 #include "cudaperf/Learn/Schedule.h"
 #include "cudaperf/Learn/Transformer.h"
 
@@ -62,11 +64,6 @@ struct StepResult {
   double learningRate = 0;
   double gradNorm = 0;       // before clipping
   bool skipped = false;      // non-finite gradients: no update (the step still counts)
-};
-
-class TrainerError : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
 };
 
 // Optimizes the model's parameters that require gradients (all of them for full fine-tuning, the

@@ -5,6 +5,8 @@
 // LoRA adapters live inside the projections ("...q_proj.lora_A", PEFT's layout on export).
 #pragma once
 
+#include "cudaperf/Learn/Error.h"
+
 #include "cudaperf/Learn/ModelConfig.h"
 #include "cudaperf/Learn/Safetensors.h"
 #include "cudaperf/Learn/TorchCompat.h"
@@ -16,11 +18,6 @@
 #include <vector>
 
 namespace cudaperf::learn {
-
-class ModelError : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
 
 torch::Dtype parseTorchDtype(const std::string &name); // float32/fp32, bfloat16/bf16, float16/fp16
 std::string torchDtypeName(torch::Dtype dtype);        // "float32", "bfloat16", "float16"
