@@ -257,28 +257,26 @@ int64_t bytesPerElement(const std::string &name) {
   throw ModelConfigError("unknown dtype '" + name + "' (float32, bfloat16, float16)");
 }
 
-std::string humanBytes(double bytes) {
-  const char *units[] = {"B", "KB", "MB", "GB", "TB"};
+// value / 1000^k with the k-th unit, k as large as keeps value >= 1.
+static std::string scaled(double value, const char *const (&units)[5], const char *separator) {
   int u = 0;
-  while (bytes >= 1000 && u < 4) {
-    bytes /= 1000;
+  while (value >= 1000 && u < 4) {
+    value /= 1000;
     ++u;
   }
   char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f%s%s" : value < 10 ? "%.2f%s%s" : "%.1f%s%s", value, separator, units[u]);
   return buf;
 }
 
+std::string humanBytes(double bytes) {
+  static const char *const units[5] = {"B", "KB", "MB", "GB", "TB"};
+  return scaled(bytes, units, " ");
+}
+
 std::string humanCount(double count) {
-  const char *units[] = {"", "K", "M", "B", "T"};
-  int u = 0;
-  while (count >= 1000 && u < 4) {
-    count /= 1000;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f%s" : count < 10 ? "%.2f%s" : "%.1f%s", count, units[u]);
-  return buf;
+  static const char *const units[5] = {"", "K", "M", "B", "T"};
+  return scaled(count, units, "");
 }
 
 } // namespace cudaperf::learn

@@ -334,72 +334,82 @@ StepResult Trainer::step() {
 
 namespace {
 
-void writeNamed(const std::string &path, const std::vector<std::string> &names, const std::vector<torch::Tensor> &tensors) {
+// Named tensors as one safetensors file, and back into existing tensors (same names and shapes).
+struct NamedTensors {
+  std::vector<std::string> names;
+  std::vector<torch::Tensor> tensors;
+  void add(std::string name, torch::Tensor t) {
+    names.push_back(std::move(name));
+    tensors.push_back(std::move(t));
+  }
+};
+
+void writeNamed(const std::string &path, const NamedTensors &named) {
   std::vector<CpuTensorBytes> keep;
   std::vector<TensorToWrite> out;
-  keep.reserve(tensors.size());
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    keep.push_back(toCpuBytes(tensors[i], tensors[i].scalar_type()));
+  keep.reserve(named.tensors.size());
+  for (size_t i = 0; i < named.tensors.size(); ++i) {
+    keep.push_back(toCpuBytes(named.tensors[i], named.tensors[i].scalar_type()));
     const CpuTensorBytes &b = keep.back();
-    out.push_back({names[i], b.dtype, b.tensor.sizes().vec(), b.tensor.data_ptr(), size_t(b.tensor.nbytes())});
+    out.push_back({named.names[i], b.dtype, b.tensor.sizes().vec(), b.tensor.data_ptr(), size_t(b.tensor.nbytes())});
   }
   writeSafetensors(path, out);
 }
 
-void readNamed(const std::string &path, const std::vector<std::string> &names, std::vector<torch::Tensor> &tensors,
-               bool allowMissing = false) {
+void readNamed(const std::string &path, const NamedTensors &named, bool allowMissing = false) {
   SafetensorsFile file = SafetensorsFile::open(path);
   torch::NoGradGuard noGrad;
-  for (size_t i = 0; i < names.size(); ++i) {
-    const TensorView *view = file.find(names[i]);
+  for (size_t i = 0; i < named.names.size(); ++i) {
+    const TensorView *view = file.find(named.names[i]);
     if (!view && allowMissing) continue;
-    if (!view) throw TrainerError(path + ": " + names[i] + " missing (saved from another model or trainable set?)");
-    if (view->shape != tensors[i].sizes().vec())
-      throw TrainerError(path + ": " + names[i] + " has shape " + shapeText(view->shape) + ", expected " +
-                         shapeText(tensors[i].sizes().vec()));
-    tensors[i].copy_(tensorFromView(*view));
+    if (!view) throw TrainerError(path + ": " + named.names[i] + " missing (saved from another model or trainable set?)");
+    if (view->shape != named.tensors[i].sizes().vec())
+      throw TrainerError(path + ": " + named.names[i] + " has shape " + shapeText(view->shape) + ", expected " +
+                         shapeText(named.tensors[i].sizes().vec()));
+    named.tensors[i].copy_(tensorFromView(*view)); // the tensor handle shares the trainer's storage
   }
 }
 
 } // namespace
 
+// What save and load move: the trainable weights, the separate fp32 masters, the moments.
+struct TrainerFiles {
+  NamedTensors trainable, masters, moments;
+};
+
+static TrainerFiles trainerFiles(const std::vector<std::string> &names, const std::vector<torch::Tensor> &params,
+                                 const std::vector<torch::Tensor> &masters, const std::vector<bool> &separate,
+                                 const std::vector<torch::Tensor> &expAvg, const std::vector<torch::Tensor> &expAvgSq) {
+  TrainerFiles f;
+  for (size_t i = 0; i < names.size(); ++i) {
+    f.trainable.add(names[i], params[i]);
+    if (separate[i]) f.masters.add(names[i], masters[i]);
+    if (i < expAvg.size() && expAvg[i].defined()) { // a parameter never updated yet has no moments
+      f.moments.add(names[i] + ".exp_avg", expAvg[i]);
+      f.moments.add(names[i] + ".exp_avg_sq", expAvgSq[i]);
+    }
+  }
+  return f;
+}
+
 void Trainer::save(const std::string &dir, const nlohmann::json &extra) const {
   fs::create_directories(dir);
   const State &s = *state_;
-  writeNamed((fs::path(dir) / "trainable.safetensors").string(), s.names, s.params);
-  std::vector<std::string> masterNames;
-  std::vector<torch::Tensor> masters;
-  for (size_t i = 0; i < s.params.size(); ++i)
-    if (s.separateMaster[i]) {
-      masterNames.push_back(s.names[i]);
-      masters.push_back(s.masters[i]);
-    }
-  if (!masters.empty()) writeNamed((fs::path(dir) / "master.safetensors").string(), masterNames, masters);
-  if (!s.expAvg.empty()) {
-    std::vector<std::string> momentNames;
-    std::vector<torch::Tensor> moments;
-    for (size_t i = 0; i < s.names.size(); ++i) {
-      if (!s.expAvg[i].defined()) continue; // never updated (no gradient yet): zero moments on load
-      momentNames.push_back(s.names[i] + ".exp_avg");
-      moments.push_back(s.expAvg[i]);
-      momentNames.push_back(s.names[i] + ".exp_avg_sq");
-      moments.push_back(s.expAvgSq[i]);
-    }
-    writeNamed((fs::path(dir) / "optimizer.safetensors").string(), momentNames, moments);
-  }
+  TrainerFiles f = trainerFiles(s.names, s.params, s.masters, s.separateMaster, s.expAvg, s.expAvgSq);
+  writeNamed((fs::path(dir) / "trainable.safetensors").string(), f.trainable);
+  if (!f.masters.names.empty()) writeNamed((fs::path(dir) / "master.safetensors").string(), f.masters);
+  fs::remove(fs::path(dir) / "optimizer.safetensors");
+  if (!f.moments.names.empty()) writeNamed((fs::path(dir) / "optimizer.safetensors").string(), f.moments);
   torch::Device device = s.params.front().device();
-  std::vector<std::string> rngNames = {"cpu"};
-  std::vector<torch::Tensor> rng = {compat::generatorState(torch::kCPU)};
-  if (device.is_cuda()) {
-    rngNames.push_back("cuda");
-    rng.push_back(compat::generatorState(device));
-  }
-  writeNamed((fs::path(dir) / "rng.safetensors").string(), rngNames, rng);
+  NamedTensors rng;
+  rng.add("cpu", compat::generatorState(torch::kCPU));
+  if (device.is_cuda()) rng.add("cuda", compat::generatorState(device));
+  writeNamed((fs::path(dir) / "rng.safetensors").string(), rng);
   nlohmann::ordered_json state = {
       {"schema", "cudaperf-trainer-state/1"},
       {"step", steps_},
       {"trainable", s.names.size()},
-      {"master_weights", !masters.empty()},
+      {"master_weights", !f.masters.names.empty()},
       {"options",
        {{"learning_rate", options_.learningRate}, {"weight_decay", options_.weightDecay},
         {"betas", {options_.beta1, options_.beta2}}, {"epsilon", options_.epsilon}, {"grad_clip", options_.gradClip},
@@ -427,33 +437,19 @@ nlohmann::json Trainer::load(const std::string &dir) {
   if (state.value("trainable", size_t(0)) != s.names.size())
     throw TrainerError(statePath + ": saved with " + std::to_string(state.value("trainable", size_t(0))) +
                        " trainable tensors, this trainer has " + std::to_string(s.names.size()));
-  readNamed((fs::path(dir) / "trainable.safetensors").string(), s.names, s.params);
-  std::vector<std::string> masterNames;
-  std::vector<torch::Tensor> masters;
-  for (size_t i = 0; i < s.params.size(); ++i)
-    if (s.separateMaster[i]) {
-      masterNames.push_back(s.names[i]);
-      masters.push_back(s.masters[i]);
-    }
-  if (!masters.empty()) readNamed((fs::path(dir) / "master.safetensors").string(), masterNames, masters);
-  torch::Device device = s.params.front().device();
+  // Moments for every parameter (zero where the file has none: never updated when saved).
   s.expAvg.clear();
   s.expAvgSq.clear();
-  if (fs::exists(fs::path(dir) / "optimizer.safetensors")) {
-    std::vector<std::string> momentNames;
-    for (size_t i = 0; i < s.names.size(); ++i) {
-      s.expAvg.push_back(torch::zeros_like(s.masters[i], s.masters[i].options().dtype(torch::kFloat32)));
-      s.expAvgSq.push_back(torch::zeros_like(s.masters[i], s.masters[i].options().dtype(torch::kFloat32)));
-    }
-    std::vector<torch::Tensor> moments;
-    for (size_t i = 0; i < s.names.size(); ++i) {
-      momentNames.push_back(s.names[i] + ".exp_avg");
-      moments.push_back(s.expAvg[i]);
-      momentNames.push_back(s.names[i] + ".exp_avg_sq");
-      moments.push_back(s.expAvgSq[i]);
-    }
-    readNamed((fs::path(dir) / "optimizer.safetensors").string(), momentNames, moments, /*allowMissing=*/true);
+  for (const torch::Tensor &m : s.masters) {
+    s.expAvg.push_back(torch::zeros_like(m, m.options().dtype(torch::kFloat32)));
+    s.expAvgSq.push_back(torch::zeros_like(m, m.options().dtype(torch::kFloat32)));
   }
+  TrainerFiles f = trainerFiles(s.names, s.params, s.masters, s.separateMaster, s.expAvg, s.expAvgSq);
+  readNamed((fs::path(dir) / "trainable.safetensors").string(), f.trainable);
+  if (!f.masters.names.empty()) readNamed((fs::path(dir) / "master.safetensors").string(), f.masters);
+  if (fs::exists(fs::path(dir) / "optimizer.safetensors"))
+    readNamed((fs::path(dir) / "optimizer.safetensors").string(), f.moments, /*allowMissing=*/true);
+  torch::Device device = s.params.front().device();
   SafetensorsFile rng = SafetensorsFile::open((fs::path(dir) / "rng.safetensors").string());
   if (const TensorView *cpu = rng.find("cpu")) compat::setGeneratorState(torch::kCPU, tensorFromView(*cpu));
   if (const TensorView *cuda = rng.find("cuda"); cuda && device.is_cuda())

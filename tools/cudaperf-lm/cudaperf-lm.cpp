@@ -5,7 +5,7 @@
 //   generate  batched generation (greedy or sampled), with timing
 //   init      a randomly initialised checkpoint from a config.json
 //   convert   re-save a checkpoint (dtype, shards) in Hugging Face layout
-#include "cudaperf/Learn/ExitCodes.h"
+#include "cudaperf/Learn/ToolMain.h"
 #include "cudaperf/Learn/Generation.h"
 #include "cudaperf/Learn/Tokenizer.h"
 #include "cudaperf/Learn/Transformer.h"
@@ -423,32 +423,14 @@ int runConvert(const std::vector<std::string> &args) {
   return kExitOk;
 }
 
-const char *kUsage = "usage: cudaperf-lm info|tokenize|logits|generate|init|convert [options]   (--help after a command)\n";
-
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string command = argc > 1 ? argv[1] : "";
-  std::vector<std::string> args(argv + std::min(argc, 2), argv + argc);
-  if (command.empty() || command == "--help" || command == "-h" || command == "help") {
-    std::cout << kUsage
-              << "  info      model shape, parameters and memory estimates (no weights loaded)\n"
-                 "  tokenize  token ids of a file as JSON\n"
-                 "  logits    last-position logits for token ids\n"
-                 "  generate  batched generation with timing\n"
-                 "  init      a random checkpoint from a config.json\n"
-                 "  convert   re-save a checkpoint (dtype, shards)\n"
-                 "Exit codes: 0 ok, 1 failed input or run, 2 bad usage, 3 out of memory.\n";
-    return command.empty() ? kExitUsage : kExitOk;
-  }
-  auto hint = [&] { return std::string("Try '") + kProgram + " " + command + " --help'."; };
-  return runToolMain(kProgram, [&]() -> int {
-    if (command == "info") return runInfo(args);
-    if (command == "tokenize") return runTokenize(args);
-    if (command == "logits") return runLogits(args);
-    if (command == "generate") return runGenerate(args);
-    if (command == "init") return runInit(args);
-    if (command == "convert") return runConvert(args);
-    throw support::SupportError("unknown command '" + command + "'\n" + kUsage);
-  }, hint);
+  return runSubcommands(kProgram, argc, argv,
+                        {{"info", "model shape, parameters and memory estimates (no weights loaded)", runInfo},
+                         {"tokenize", "token ids of a file as JSON", runTokenize},
+                         {"logits", "last-position logits for token ids", runLogits},
+                         {"generate", "batched generation with timing", runGenerate},
+                         {"init", "a random checkpoint from a config.json", runInit},
+                         {"convert", "re-save a checkpoint (dtype, shards)", runConvert}});
 }

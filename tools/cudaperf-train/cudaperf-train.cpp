@@ -4,7 +4,7 @@
 //   sample  candidates for held-out tasks, written for `cudaperf-eval --batch`
 //   fit     one training step of a random model of a given shape, for memory-fit measurements
 // The loop is short and linear: batches, forward, backward, step, a log line, eval every N steps.
-#include "cudaperf/Learn/ExitCodes.h"
+#include "cudaperf/Learn/ToolMain.h"
 #include "cudaperf/Learn/Generation.h"
 #include "cudaperf/Learn/Prompt.h"
 #include "cudaperf/Learn/SvgPlot.h"
@@ -499,7 +499,8 @@ int runSft(const std::vector<std::string> &argv) {
 
   Progress progress(plannedSteps);
   auto trainStart = Clock::now();
-  double lastLoss = std::nan(""), lastVal = std::nan(""), stepSeconds = 0;
+  double lastLoss = std::nan(""), lastVal = std::nan(""), timeAtStep10 = 0;
+  int64_t lastEvalStep = -1;
   int64_t tokensSeen = 0;
   LogProbOptions lp;
   lp.gradientCheckpointing = a.checkpointing;
@@ -525,9 +526,11 @@ int runSft(const std::vector<std::string> &argv) {
     lastLoss = lossSum.item<double>();
     tokensSeen += tokens;
     double seconds = since(stepStart);
-    stepSeconds = step == 0 ? seconds : 0.9 * stepSeconds + 0.1 * seconds;
-    // A time budget: once the step time is known, end the schedule where the budget ends.
-    if (a.maxSeconds > 0 && r.step == std::min<int64_t>(20, plannedSteps)) {
+    // A time budget: once the step time is known (steps 11-20, after the warm-up of kernels and
+    // allocator), end the schedule where the budget ends.
+    if (r.step == 10) timeAtStep10 = since(trainStart);
+    if (a.maxSeconds > 0 && r.step == 20 && r.step < options.schedule.totalSteps) {
+      double stepSeconds = (since(trainStart) - timeAtStep10) / 10;
       int64_t affordable = r.step + int64_t((a.maxSeconds - since(trainStart)) / std::max(1e-6, stepSeconds));
       if (affordable < options.schedule.totalSteps) {
         std::cerr << "\n" << kProgram << ": --max-seconds " << a.maxSeconds << " allows ~" << affordable
@@ -543,6 +546,7 @@ int runSft(const std::vector<std::string> &argv) {
     trainCurve.emplace_back(double(r.step), lastLoss);
     if (r.step % a.evalEvery == 0 || r.step == options.schedule.totalSteps) {
       lastVal = evaluate();
+      lastEvalStep = r.step;
       line["val_loss"] = lastVal;
       valCurve.emplace_back(double(r.step), lastVal);
     }
@@ -552,6 +556,11 @@ int runSft(const std::vector<std::string> &argv) {
     std::snprintf(text, sizeof text, "loss %.3f val %s lr %.2e %.1fk tok/s", lastLoss, val.c_str(), r.learningRate,
                   double(tokens) / seconds / 1000);
     progress.update(r.step, text);
+    if (a.maxSeconds > 0 && since(trainStart) > a.maxSeconds && r.step < options.schedule.totalSteps) {
+      std::cerr << "\n" << kProgram << ": --max-seconds reached at step " << r.step << " of "
+                << options.schedule.totalSteps << "\n";
+      break;
+    }
     if (a.saveEvery > 0 && r.step % a.saveEvery == 0) {
       trainer.save(stateDir.string(), {{"total_steps", options.schedule.totalSteps}});
       tokenizer->save((stateDir / "tokenizer.json").string());
@@ -559,6 +568,11 @@ int runSft(const std::vector<std::string> &argv) {
   }
   progress.finish();
   double trainSeconds = since(trainStart);
+  if (lastEvalStep != trainer.stepsDone() && !val.examples.empty()) { // stopped early: the final validation loss
+    lastVal = evaluate();
+    valCurve.emplace_back(double(trainer.stepsDone()), lastVal);
+    log << support::writeJson(ordered_json{{"step", trainer.stepsDone()}, {"val_loss", lastVal}}) << "\n";
+  }
 
   // The checkpoint: bf16, Hugging Face layout, files small enough to travel.
   SaveOptions save;
@@ -787,26 +801,11 @@ int runFit(const std::vector<std::string> &argv) {
   return kExitOk;
 }
 
-const char *kUsage = "usage: cudaperf-train sft|sample|fit [options]   (--help after a command)\n";
-
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string command = argc > 1 ? argv[1] : "";
-  std::vector<std::string> args(argv + std::min(argc, 2), argv + argc);
-  if (command.empty() || command == "--help" || command == "-h" || command == "help") {
-    std::cout << kUsage
-              << "  sft     supervised fine-tuning on the dataset's train split (make sft)\n"
-                 "  sample  candidates for held-out tasks, for cudaperf-eval --batch\n"
-                 "  fit     one training step of a model shape (memory-fit measurements)\n"
-                 "Exit codes: 0 ok, 1 failed input or run, 2 bad usage, 3 out of memory.\n";
-    return command.empty() ? kExitUsage : kExitOk;
-  }
-  auto hint = [&] { return std::string("Try '") + kProgram + " " + command + " --help'."; };
-  return runToolMain(kProgram, [&]() -> int {
-    if (command == "sft") return runSft(args);
-    if (command == "sample") return runSample(args);
-    if (command == "fit") return runFit(args);
-    throw support::SupportError("unknown command '" + command + "'\n" + kUsage);
-  }, hint);
+  return runSubcommands(kProgram, argc, argv,
+                        {{"sft", "supervised fine-tuning on the dataset's train split (make sft)", runSft},
+                         {"sample", "candidates for held-out tasks, for cudaperf-eval --batch", runSample},
+                         {"fit", "one training step of a model shape (memory-fit measurements)", runFit}});
 }
