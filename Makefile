@@ -22,6 +22,7 @@ help:
 	@echo "make deps                 install missing Debian packages (apt)"
 	@echo "make validate             GPU host only: predictions against CUPTI counters (scripts/gpu/validate.sh)"
 	@echo "make tasks                PyTorch problems: task.json and exported/ per data/tasks/pytorch/* (GPU, PyTorch)"
+	@echo "make dataset              generate the training dataset into $(BUILD_DIR)/dataset/ (docs/dataset.md)"
 	@echo "make sft                  GPU host only: dataset, SFT of the policy, held-out evaluation (scripts/gpu/sft.sh)"
 	@echo "make lm-crosscheck        GPU host only: cudaperf-lm against transformers, speed, memory fit"
 
@@ -61,6 +62,14 @@ clean:
 .PHONY: validate
 validate:
 	bash scripts/gpu/validate.sh $(OUT)
+
+# The generated training dataset (docs/dataset.md): C->CUDA and PyTorch->CUDA tasks with labeled
+# implementations, manifest.jsonl and dataset.json. SEED= picks another dataset.
+.PHONY: dataset
+SEED ?= 1
+dataset: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target cudaperf-dataset
+	$(BUILD_DIR)/bin/cudaperf-dataset generate --out $(BUILD_DIR)/dataset --seed $(SEED)
 
 # GPU host only (LibTorch with CUDA, transformers; .carry/deps from scripts/pack-deps.sh): supervised
 # fine-tuning of the policy on the generated dataset and its held-out evaluation (docs/training.md), and
