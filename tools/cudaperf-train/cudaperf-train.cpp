@@ -239,15 +239,17 @@ private:
   int64_t lastBucket_ = -1;
 };
 
-// The default shape of the model trained here (docs/training.md): ~23M parameters with an 8k
-// vocabulary, so its bf16 checkpoint (~46 MB) travels between machines in a few files of <= 15 MB.
-ModelConfig defaultSftConfig(int64_t vocab) {
+// The default shape of the model trained here (docs/training.md): 7 layers of width 512, ~23M
+// parameters with the generated dataset's ~1.9k-token vocabulary (the BPE trainer runs out of merges
+// there: the generated code has few distinct words), so its bf16 checkpoint (~46 MB) travels between
+// machines in four files of <= 15 MB. The vocabulary is rounded up to a multiple of 128 (unused rows).
+ModelConfig defaultSftConfig(int64_t tokenizerVocab) {
   ModelConfig c;
   c.modelType = "qwen2";
-  c.vocabSize = vocab;
+  c.vocabSize = (tokenizerVocab + 127) / 128 * 128;
   c.hiddenSize = 512;
   c.intermediateSize = 1536;
-  c.numLayers = 6;
+  c.numLayers = 7;
   c.numHeads = 8;
   c.numKvHeads = 4;
   c.headDim = 64;
