@@ -277,7 +277,7 @@ def fixtures(args):
     return 0 if not failed else 1
 
 
-SFT_SHAPE = dict(model_type="qwen2", vocab_size=8192, hidden_size=512, intermediate_size=1536, num_hidden_layers=6,
+SFT_SHAPE = dict(model_type="qwen2", vocab_size=1920, hidden_size=512, intermediate_size=1536, num_hidden_layers=7,
                  num_attention_heads=8, num_key_value_heads=4, head_dim=64, max_position_embeddings=4096,
                  tie_word_embeddings=True, rope_theta=10000.0)
 QWEN2_15B = dict(model_type="qwen2", vocab_size=151936, hidden_size=1536, intermediate_size=8960, num_hidden_layers=28,
