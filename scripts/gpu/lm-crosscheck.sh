@@ -16,7 +16,7 @@
 set -uo pipefail
 out=${1:-${OUT:-/tmp/lm-crosscheck}}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 export PATH=/opt/torch/.venv/bin:/usr/local/cuda/bin:$PATH
 mkdir -p "$out/logs"
 exec > >(tee -a "$out/lm-crosscheck.log") 2>&1

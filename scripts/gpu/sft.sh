@@ -18,7 +18,7 @@
 set -uo pipefail
 out=${1:-${OUT:-/tmp/sft}}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 export PATH=/opt/torch/.venv/bin:/usr/local/cuda/bin:$PATH
 mkdir -p "$out"
 work=/tmp/cudaperf-sft
