@@ -393,10 +393,32 @@ HostInterpreter::Flow HostInterpreter::exec(const Stmt *S) {
 
 HostInterpreter::Flow HostInterpreter::execLoop(const Stmt *Loop, const Expr *Cond, const Stmt *Body,
                                                 const Expr *Inc, bool TestFirst) {
+  // A long loop that launches nothing (filling host arrays, say) is not run to its end: after
+  // LongLoop steps, what it may change becomes unknown, as for a loop whose condition is unknown.
+  // A loop whose condition is always true is left to the step budget.
+  constexpr unsigned LongLoop = 100000;
+  const unsigned Start = Steps;
+  bool Checked = false;
+  bool AlwaysTrue = false;
+  if (!Cond || (!Cond->isValueDependent() && Cond->EvaluateAsBooleanCondition(AlwaysTrue, Ctx) && AlwaysTrue))
+    AlwaysTrue = true;
   bool First = true;
   while (true) {
     if (!step(Loop))
       return Flow::Stop;
+    if (!Checked && Steps - Start > LongLoop && !AlwaysTrue && (Checked = true) && !mayLaunchOrLeave(Loop)) {
+      std::string Why = "may be changed by the loop at " + where(Loop) + ", which took more than " +
+                        std::to_string(LongLoop) + " steps and was not followed to its end";
+      llvm::DenseSet<const VarDecl *> Changed;
+      collectModifiedVariables(Loop, Changed);
+      for (const VarDecl *VD : Changed)
+        if (auto L = lookupVariable(VD))
+          havoc(Place::local(*L), Why);
+      havocEscaped(Why);
+      note("the loop at " + where(Loop) + " launches nothing and took more than " + std::to_string(LongLoop) +
+           " steps: it was not followed to its end");
+      return Flow::Normal;
+    }
     if (Cond && (TestFirst || !First)) {
       Value C = eval(Cond);
       if (Stopped)
