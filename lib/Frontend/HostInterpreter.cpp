@@ -246,17 +246,19 @@ bool HostInterpreter::skipUnknownArms(const Stmt *Where, const Value &Cond,
   // What the arms may change is unknown from here on.
   std::string Why = "may be changed at " + where(Where) + " under a condition that is not known (" +
                     Cond.reason() + ")";
-  for (const Stmt *A : Arms) {
-    if (!A)
-      continue;
-    llvm::DenseSet<const VarDecl *> Changed;
-    collectModifiedVariables(A, Changed);
-    for (const VarDecl *VD : Changed)
-      if (auto L = lookupVariable(VD))
-        havoc(Place::local(*L), Why);
-    havocEscaped(Why); // writes through pointers
-  }
+  for (const Stmt *A : Arms)
+    if (A)
+      havocChangedBy(A, Why);
   return true;
+}
+
+void HostInterpreter::havocChangedBy(const Stmt *S, const std::string &Why) {
+  llvm::DenseSet<const VarDecl *> Changed;
+  collectModifiedVariables(S, Changed);
+  for (const VarDecl *VD : Changed)
+    if (auto L = lookupVariable(VD))
+      havoc(Place::local(*L), Why);
+  havocEscaped(Why); // writes through pointers
 }
 
 HostInterpreter::Flow HostInterpreter::exec(const Stmt *S) {
@@ -409,12 +411,7 @@ HostInterpreter::Flow HostInterpreter::execLoop(const Stmt *Loop, const Expr *Co
     if (!Checked && Steps - Start > LongLoop && !AlwaysTrue && (Checked = true) && !mayLaunchOrLeave(Loop)) {
       std::string Why = "may be changed by the loop at " + where(Loop) + ", which took more than " +
                         std::to_string(LongLoop) + " steps and was not followed to its end";
-      llvm::DenseSet<const VarDecl *> Changed;
-      collectModifiedVariables(Loop, Changed);
-      for (const VarDecl *VD : Changed)
-        if (auto L = lookupVariable(VD))
-          havoc(Place::local(*L), Why);
-      havocEscaped(Why);
+      havocChangedBy(Loop, Why);
       note("the loop at " + where(Loop) + " launches nothing and took more than " + std::to_string(LongLoop) +
            " steps: it was not followed to its end");
       return Flow::Normal;

@@ -89,6 +89,8 @@ private:
   /// through non-const references and pointers becomes unknown.
   Value opaqueCall(const clang::CallExpr *CE, const clang::FunctionDecl *FD, const std::string &Why);
   void havoc(const Place &P, const std::string &Why);
+  /// What \p S may change (its variables, and memory reached through pointers) becomes unknown.
+  void havocChangedBy(const clang::Stmt *S, const std::string &Why);
   void havocEscaped(const std::string &Why);
   void stop(const std::string &Why);
   bool step(const clang::Stmt *S);
