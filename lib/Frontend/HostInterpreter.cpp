@@ -86,24 +86,25 @@ bool HostInterpreter::followable(const FunctionDecl *FD) const {
   return !SM.isInSystemHeader(SM.getExpansionLoc(Def->getLocation()));
 }
 
-bool HostInterpreter::mayLaunchOrLeave(const Stmt *S) {
+bool HostInterpreter::mayLaunch(const FunctionDecl *FD) {
   // A function may launch when its body does (cached; a recursive call counts as launching).
-  std::function<bool(const FunctionDecl *)> CalleeMayLaunch = [&](const FunctionDecl *FD) {
-    if (!followable(FD))
-      return false;
-    const FunctionDecl *Def = nullptr;
-    FD->hasBody(Def);
-    auto It = LaunchingFunctions.find(Def);
-    if (It != LaunchingFunctions.end())
-      return It->second;
-    LaunchingFunctions[Def] = true;
-    LaunchOrLeaveFinder Inner(CalleeMayLaunch, /*LeavingCounts=*/false);
-    Inner.TraverseStmt(const_cast<Stmt *>(Def->getBody()));
-    bool Launches = Inner.Found;
-    LaunchingFunctions[Def] = Launches;
-    return Launches;
-  };
-  LaunchOrLeaveFinder F(CalleeMayLaunch, /*LeavingCounts=*/true);
+  if (!followable(FD))
+    return false;
+  const FunctionDecl *Def = nullptr;
+  FD->hasBody(Def);
+  auto It = LaunchingFunctions.find(Def);
+  if (It != LaunchingFunctions.end())
+    return It->second;
+  LaunchingFunctions[Def] = true;
+  LaunchOrLeaveFinder Inner([this](const FunctionDecl *F) { return mayLaunch(F); },
+                            /*LeavingCounts=*/false);
+  Inner.TraverseStmt(const_cast<Stmt *>(Def->getBody()));
+  LaunchingFunctions[Def] = Inner.Found;
+  return Inner.Found;
+}
+
+bool HostInterpreter::mayLaunchOrLeave(const Stmt *S) {
+  LaunchOrLeaveFinder F([this](const FunctionDecl *FD) { return mayLaunch(FD); }, /*LeavingCounts=*/true);
   F.TraverseStmt(const_cast<Stmt *>(S));
   return F.Found;
 }
@@ -156,9 +157,14 @@ std::optional<Location> HostInterpreter::lookupVariable(const VarDecl *VD) {
   // A namespace-scope or static variable, first used now: its initial value (zero, then the
   // initializer). A static local's DeclStmt finds it here and does not run the initializer again.
   const VarDecl *Def = VD->getDefinition();
+  QualType T = (Def ? Def : VD)->getType();
+  if (!Def && !VD->getAnyInitializer()) {
+    Location L = newCell(unknownOf(T, "'" + VD->getNameAsString() + "' is defined in another file"), true);
+    Globals[VD] = L;
+    return L;
+  }
   if (!Def)
     Def = VD;
-  QualType T = Def->getType();
   Location L = newCell(zeroOf(T), /*Global=*/true);
   Globals[VD] = L;
   if (const Expr *Init = Def->getInit()) {
@@ -279,8 +285,7 @@ HostInterpreter::Flow HostInterpreter::exec(const Stmt *S) {
     for (const Stmt *C : cast<CompoundStmt>(S)->body())
       if ((F = exec(C)) != Flow::Normal)
         break;
-    Cells.resize(std::min(Cells.size(), Mark));
-    Escaped.erase(Escaped.lower_bound({false, unsigned(Mark)}), Escaped.lower_bound({true, 0u}));
+    dropCellsFrom(Mark);
     return F;
   }
   case Stmt::DeclStmtClass:
@@ -436,6 +441,7 @@ HostInterpreter::Flow HostInterpreter::execLoop(const Stmt *Loop, const Expr *Co
         return Flow::Normal;
     }
     First = false;
+    size_t Mark = Cells.size(); // what one iteration creates ends with it
     Flow F = exec(Body);
     if (F == Flow::Break)
       return Flow::Normal;
@@ -446,7 +452,15 @@ HostInterpreter::Flow HostInterpreter::execLoop(const Stmt *Loop, const Expr *Co
       if (Stopped)
         return Flow::Stop;
     }
+    dropCellsFrom(Mark);
   }
+}
+
+void HostInterpreter::dropCellsFrom(size_t Mark) {
+  if (Mark >= Cells.size())
+    return;
+  Cells.resize(Mark);
+  Escaped.erase(Escaped.lower_bound({false, unsigned(Mark)}), Escaped.lower_bound({true, 0u}));
 }
 
 HostInterpreter::Flow HostInterpreter::execSwitch(const SwitchStmt *S) {
@@ -526,7 +540,7 @@ Value HostInterpreter::callFunction(const FunctionDecl *FD, const Expr *Site,
   FD->hasBody(Def);
   if (Frames.size() >= Request.MaxCallDepth) {
     const auto *CE = dyn_cast_or_null<CallExpr>(Site);
-    if (!CE || mayLaunchOrLeave(Def->getBody())) {
+    if (!CE || mayLaunch(Def)) {
       stop("calls nest deeper than " + std::to_string(Request.MaxCallDepth) + " at " + where(Site));
       return Value::unknown("call depth limit");
     }

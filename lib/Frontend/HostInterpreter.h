@@ -118,6 +118,9 @@ private:
   Value zeroOf(clang::QualType T);
   Value unknownOf(clang::QualType T, const std::string &Why);
   Location newCell(Value V, bool Global = false);
+  /// Ends the locals and temporaries created since Cells had \p Mark entries (a block or a loop
+  /// iteration is over; pointers to them would dangle).
+  void dropCellsFrom(size_t Mark);
   std::optional<Location> lookupVariable(const clang::VarDecl *VD);
   Value integerOf(clang::QualType T, int64_t V);
   Value truthValue(bool B, clang::QualType T);
@@ -139,6 +142,7 @@ private:
   std::string nameOf(const clang::FunctionDecl *FD) const;
   bool followable(const clang::FunctionDecl *FD) const; // a body outside system headers
   bool mayLaunchOrLeave(const clang::Stmt *S);
+  bool mayLaunch(const clang::FunctionDecl *FD); // its body (or a callee's) may launch a kernel
 
   clang::ASTContext &Ctx;
   const HostEntryRequest &Request;
