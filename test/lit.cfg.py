@@ -11,7 +11,7 @@ import lit.formats
 config.name = "cudaperf"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".cu", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "unit", "runtime", "fixtures"]  # fixtures: data files of other tests
+config.excludes = ["Inputs", "CMakeLists.txt", "unit", "runtime"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.cudaperf_obj_root, "test")
 
