@@ -87,19 +87,26 @@ bool HostInterpreter::followable(const FunctionDecl *FD) const {
 }
 
 bool HostInterpreter::mayLaunch(const FunctionDecl *FD) {
-  // A function may launch when its body does (cached; a recursive call counts as launching).
+  std::set<const FunctionDecl *> Visited;
+  return mayLaunch(FD, Visited);
+}
+
+bool HostInterpreter::mayLaunch(const FunctionDecl *FD, std::set<const FunctionDecl *> &Visited) {
+  // Whether a launch is reachable through bodies the evaluator follows. Only positive answers are
+  // cached: a negative one found while a caller was still being searched may be incomplete.
   if (!followable(FD))
     return false;
   const FunctionDecl *Def = nullptr;
   FD->hasBody(Def);
-  auto It = LaunchingFunctions.find(Def);
-  if (It != LaunchingFunctions.end())
-    return It->second;
-  LaunchingFunctions[Def] = true;
-  LaunchOrLeaveFinder Inner([this](const FunctionDecl *F) { return mayLaunch(F); },
+  if (LaunchingFunctions.count(Def))
+    return true;
+  if (!Visited.insert(Def).second)
+    return false;
+  LaunchOrLeaveFinder Inner([&](const FunctionDecl *F) { return mayLaunch(F, Visited); },
                             /*LeavingCounts=*/false);
   Inner.TraverseStmt(const_cast<Stmt *>(Def->getBody()));
-  LaunchingFunctions[Def] = Inner.Found;
+  if (Inner.Found)
+    LaunchingFunctions.insert(Def);
   return Inner.Found;
 }
 

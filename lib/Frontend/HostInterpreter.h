@@ -22,7 +22,7 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
-#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include <functional>
 #include <map>
 #include <set>
@@ -143,6 +143,7 @@ private:
   bool followable(const clang::FunctionDecl *FD) const; // a body outside system headers
   bool mayLaunchOrLeave(const clang::Stmt *S);
   bool mayLaunch(const clang::FunctionDecl *FD); // its body (or a callee's) may launch a kernel
+  bool mayLaunch(const clang::FunctionDecl *FD, std::set<const clang::FunctionDecl *> &Visited);
 
   clang::ASTContext &Ctx;
   const HostEntryRequest &Request;
@@ -174,8 +175,8 @@ private:
   std::set<std::string> NotesSeen;
   void note(const std::string &N);
 
-  // Cached across runs: which functions may launch a kernel.
-  llvm::DenseMap<const clang::FunctionDecl *, bool> LaunchingFunctions;
+  // Cached across runs: functions known to (possibly) launch a kernel.
+  llvm::DenseSet<const clang::FunctionDecl *> LaunchingFunctions;
 };
 
 } // namespace cudaperf::host
