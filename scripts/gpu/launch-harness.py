@@ -114,22 +114,26 @@ def generate(args):
     json.dump(manifest, open(os.path.join(args.work, "manifest.json"), "w"), indent=1)
 
 
-def read_raw_csv(path):
-    """Rows of an ncu raw-page CSV in ID order (scripts/corpus/ncu-to-json.py's reader)."""
+def ncu_to_json():
+    """scripts/corpus/ncu-to-json.py, whose CSV reader and number parser are reused here."""
     here = os.path.dirname(os.path.abspath(__file__))
     spec = importlib.util.spec_from_file_location("ncu_to_json", os.path.join(here, "..", "corpus", "ncu-to-json.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.read_raw_csv(path)
+    return module
+
+
+NCU = ncu_to_json()
+
+
+def read_raw_csv(path):
+    """Rows of an ncu raw-page CSV in ID order; program output and the units row are skipped."""
+    return NCU.read_raw_csv(path)
 
 
 def number(row, metric):
-    text = row.get(metric, "").strip().replace(",", "")
-    try:
-        v = float(text)
-    except ValueError:
-        return None
-    return int(v) if v.is_integer() else v
+    v = NCU.parse_number(row.get(metric, ""))
+    return v if isinstance(v, (int, float)) else None
 
 
 def collect(args):
