@@ -30,6 +30,23 @@ bool isPlainRecord(const RecordDecl *RD) {
 
 bool isSingle(QualType T) { return T->isSpecificBuiltinType(BuiltinType::Float); }
 
+/// The expression a wrapper stands for (parentheses, cleanups, default arguments, substituted
+/// template arguments, opaque values), or null when \p E is not such a wrapper.
+const Expr *wrapped(const Expr *E) {
+  switch (E->getStmtClass()) {
+  case Stmt::ParenExprClass: return cast<ParenExpr>(E)->getSubExpr();
+  case Stmt::ConstantExprClass: return cast<ConstantExpr>(E)->getSubExpr();
+  case Stmt::ExprWithCleanupsClass: return cast<ExprWithCleanups>(E)->getSubExpr();
+  case Stmt::CXXBindTemporaryExprClass: return cast<CXXBindTemporaryExpr>(E)->getSubExpr();
+  case Stmt::CXXDefaultArgExprClass: return cast<CXXDefaultArgExpr>(E)->getExpr();
+  case Stmt::CXXDefaultInitExprClass: return cast<CXXDefaultInitExpr>(E)->getExpr();
+  case Stmt::SubstNonTypeTemplateParmExprClass:
+    return cast<SubstNonTypeTemplateParmExpr>(E)->getReplacement();
+  case Stmt::OpaqueValueExprClass: return cast<OpaqueValueExpr>(E)->getSourceExpr();
+  default: return nullptr;
+  }
+}
+
 } // namespace
 
 // --- values of types ------------------------------------------------------------------------
@@ -330,24 +347,10 @@ Value HostInterpreter::evalPRValue(const Expr *E) {
       }
     }
   }
+  if (const Expr *Inner = wrapped(E))
+    return eval(Inner);
   switch (E->getStmtClass()) {
-  case Stmt::ParenExprClass:
-    return eval(cast<ParenExpr>(E)->getSubExpr());
-  case Stmt::ConstantExprClass:
-    return eval(cast<ConstantExpr>(E)->getSubExpr());
-  case Stmt::ExprWithCleanupsClass:
-    return eval(cast<ExprWithCleanups>(E)->getSubExpr());
-  case Stmt::CXXBindTemporaryExprClass:
-    return eval(cast<CXXBindTemporaryExpr>(E)->getSubExpr());
-  case Stmt::CXXDefaultArgExprClass:
-    return eval(cast<CXXDefaultArgExpr>(E)->getExpr());
-  case Stmt::CXXDefaultInitExprClass:
-    return eval(cast<CXXDefaultInitExpr>(E)->getExpr());
-  case Stmt::SubstNonTypeTemplateParmExprClass:
-    return eval(cast<SubstNonTypeTemplateParmExpr>(E)->getReplacement());
   case Stmt::OpaqueValueExprClass:
-    if (const Expr *Src = cast<OpaqueValueExpr>(E)->getSourceExpr())
-      return eval(Src);
     return Value::unknown("an opaque value");
   case Stmt::CXXNullPtrLiteralExprClass:
   case Stmt::GNUNullExprClass:
@@ -428,20 +431,10 @@ HostInterpreter::Place HostInterpreter::evalPlace(const Expr *E) {
   Nesting N(*this);
   if (!step(E))
     return Place::unknown(Result.Reason);
+  if (const Expr *Inner = wrapped(E))
+    return evalPlace(Inner);
   switch (E->getStmtClass()) {
-  case Stmt::ParenExprClass:
-    return evalPlace(cast<ParenExpr>(E)->getSubExpr());
-  case Stmt::ConstantExprClass:
-    return evalPlace(cast<ConstantExpr>(E)->getSubExpr());
-  case Stmt::ExprWithCleanupsClass:
-    return evalPlace(cast<ExprWithCleanups>(E)->getSubExpr());
-  case Stmt::CXXDefaultArgExprClass:
-    return evalPlace(cast<CXXDefaultArgExpr>(E)->getExpr());
-  case Stmt::SubstNonTypeTemplateParmExprClass:
-    return evalPlace(cast<SubstNonTypeTemplateParmExpr>(E)->getReplacement());
   case Stmt::OpaqueValueExprClass:
-    if (const Expr *Src = cast<OpaqueValueExpr>(E)->getSourceExpr())
-      return evalPlace(Src);
     return Place::unknown("an opaque value");
   case Stmt::DeclRefExprClass: {
     const ValueDecl *D = cast<DeclRefExpr>(E)->getDecl();

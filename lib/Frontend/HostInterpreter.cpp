@@ -86,24 +86,32 @@ bool HostInterpreter::followable(const FunctionDecl *FD) const {
   return !SM.isInSystemHeader(SM.getExpansionLoc(Def->getLocation()));
 }
 
+bool HostInterpreter::mayLaunch(const FunctionDecl *FD) {
+  std::set<const FunctionDecl *> Visited;
+  return mayLaunch(FD, Visited);
+}
+
+bool HostInterpreter::mayLaunch(const FunctionDecl *FD, std::set<const FunctionDecl *> &Visited) {
+  // Whether a launch is reachable through bodies the evaluator follows. Only positive answers are
+  // cached: a negative one found while a caller was still being searched may be incomplete.
+  if (!followable(FD))
+    return false;
+  const FunctionDecl *Def = nullptr;
+  FD->hasBody(Def);
+  if (LaunchingFunctions.count(Def))
+    return true;
+  if (!Visited.insert(Def).second)
+    return false;
+  LaunchOrLeaveFinder Inner([&](const FunctionDecl *F) { return mayLaunch(F, Visited); },
+                            /*LeavingCounts=*/false);
+  Inner.TraverseStmt(const_cast<Stmt *>(Def->getBody()));
+  if (Inner.Found)
+    LaunchingFunctions.insert(Def);
+  return Inner.Found;
+}
+
 bool HostInterpreter::mayLaunchOrLeave(const Stmt *S) {
-  // A function may launch when its body does (cached; a recursive call counts as launching).
-  std::function<bool(const FunctionDecl *)> CalleeMayLaunch = [&](const FunctionDecl *FD) {
-    if (!followable(FD))
-      return false;
-    const FunctionDecl *Def = nullptr;
-    FD->hasBody(Def);
-    auto It = LaunchingFunctions.find(Def);
-    if (It != LaunchingFunctions.end())
-      return It->second;
-    LaunchingFunctions[Def] = true;
-    LaunchOrLeaveFinder Inner(CalleeMayLaunch, /*LeavingCounts=*/false);
-    Inner.TraverseStmt(const_cast<Stmt *>(Def->getBody()));
-    bool Launches = Inner.Found;
-    LaunchingFunctions[Def] = Launches;
-    return Launches;
-  };
-  LaunchOrLeaveFinder F(CalleeMayLaunch, /*LeavingCounts=*/true);
+  LaunchOrLeaveFinder F([this](const FunctionDecl *FD) { return mayLaunch(FD); }, /*LeavingCounts=*/true);
   F.TraverseStmt(const_cast<Stmt *>(S));
   return F.Found;
 }
@@ -156,9 +164,14 @@ std::optional<Location> HostInterpreter::lookupVariable(const VarDecl *VD) {
   // A namespace-scope or static variable, first used now: its initial value (zero, then the
   // initializer). A static local's DeclStmt finds it here and does not run the initializer again.
   const VarDecl *Def = VD->getDefinition();
+  QualType T = (Def ? Def : VD)->getType();
+  if (!Def && !VD->getAnyInitializer()) {
+    Location L = newCell(unknownOf(T, "'" + VD->getNameAsString() + "' is defined in another file"), true);
+    Globals[VD] = L;
+    return L;
+  }
   if (!Def)
     Def = VD;
-  QualType T = Def->getType();
   Location L = newCell(zeroOf(T), /*Global=*/true);
   Globals[VD] = L;
   if (const Expr *Init = Def->getInit()) {
@@ -246,17 +259,19 @@ bool HostInterpreter::skipUnknownArms(const Stmt *Where, const Value &Cond,
   // What the arms may change is unknown from here on.
   std::string Why = "may be changed at " + where(Where) + " under a condition that is not known (" +
                     Cond.reason() + ")";
-  for (const Stmt *A : Arms) {
-    if (!A)
-      continue;
-    llvm::DenseSet<const VarDecl *> Changed;
-    collectModifiedVariables(A, Changed);
-    for (const VarDecl *VD : Changed)
-      if (auto L = lookupVariable(VD))
-        havoc(Place::local(*L), Why);
-    havocEscaped(Why); // writes through pointers
-  }
+  for (const Stmt *A : Arms)
+    if (A)
+      havocChangedBy(A, Why);
   return true;
+}
+
+void HostInterpreter::havocChangedBy(const Stmt *S, const std::string &Why) {
+  llvm::DenseSet<const VarDecl *> Changed;
+  collectModifiedVariables(S, Changed);
+  for (const VarDecl *VD : Changed)
+    if (auto L = lookupVariable(VD))
+      havoc(Place::local(*L), Why);
+  havocEscaped(Why); // writes through pointers
 }
 
 HostInterpreter::Flow HostInterpreter::exec(const Stmt *S) {
@@ -277,8 +292,7 @@ HostInterpreter::Flow HostInterpreter::exec(const Stmt *S) {
     for (const Stmt *C : cast<CompoundStmt>(S)->body())
       if ((F = exec(C)) != Flow::Normal)
         break;
-    Cells.resize(std::min(Cells.size(), Mark));
-    Escaped.erase(Escaped.lower_bound({false, unsigned(Mark)}), Escaped.lower_bound({true, 0u}));
+    dropCellsFrom(Mark);
     return F;
   }
   case Stmt::DeclStmtClass:
@@ -393,10 +407,27 @@ HostInterpreter::Flow HostInterpreter::exec(const Stmt *S) {
 
 HostInterpreter::Flow HostInterpreter::execLoop(const Stmt *Loop, const Expr *Cond, const Stmt *Body,
                                                 const Expr *Inc, bool TestFirst) {
+  // A long loop that launches nothing (filling host arrays, say) is not run to its end: after
+  // LongLoop steps, what it may change becomes unknown, as for a loop whose condition is unknown.
+  // A loop whose condition is always true is left to the step budget.
+  constexpr unsigned LongLoop = 100000;
+  const unsigned Start = Steps;
+  bool Checked = false;
+  bool AlwaysTrue = false;
+  if (!Cond || (!Cond->isValueDependent() && Cond->EvaluateAsBooleanCondition(AlwaysTrue, Ctx) && AlwaysTrue))
+    AlwaysTrue = true;
   bool First = true;
   while (true) {
     if (!step(Loop))
       return Flow::Stop;
+    if (!Checked && Steps - Start > LongLoop && !AlwaysTrue && (Checked = true) && !mayLaunchOrLeave(Loop)) {
+      std::string Why = "may be changed by the loop at " + where(Loop) + ", which took more than " +
+                        std::to_string(LongLoop) + " steps and was not followed to its end";
+      havocChangedBy(Loop, Why);
+      note("the loop at " + where(Loop) + " launches nothing and took more than " + std::to_string(LongLoop) +
+           " steps: it was not followed to its end");
+      return Flow::Normal;
+    }
     if (Cond && (TestFirst || !First)) {
       Value C = eval(Cond);
       if (Stopped)
@@ -417,6 +448,7 @@ HostInterpreter::Flow HostInterpreter::execLoop(const Stmt *Loop, const Expr *Co
         return Flow::Normal;
     }
     First = false;
+    size_t Mark = Cells.size(); // what one iteration creates ends with it
     Flow F = exec(Body);
     if (F == Flow::Break)
       return Flow::Normal;
@@ -427,7 +459,15 @@ HostInterpreter::Flow HostInterpreter::execLoop(const Stmt *Loop, const Expr *Co
       if (Stopped)
         return Flow::Stop;
     }
+    dropCellsFrom(Mark);
   }
+}
+
+void HostInterpreter::dropCellsFrom(size_t Mark) {
+  if (Mark >= Cells.size())
+    return;
+  Cells.resize(Mark);
+  Escaped.erase(Escaped.lower_bound({false, unsigned(Mark)}), Escaped.lower_bound({true, 0u}));
 }
 
 HostInterpreter::Flow HostInterpreter::execSwitch(const SwitchStmt *S) {
@@ -507,7 +547,7 @@ Value HostInterpreter::callFunction(const FunctionDecl *FD, const Expr *Site,
   FD->hasBody(Def);
   if (Frames.size() >= Request.MaxCallDepth) {
     const auto *CE = dyn_cast_or_null<CallExpr>(Site);
-    if (!CE || mayLaunchOrLeave(Def->getBody())) {
+    if (!CE || mayLaunch(Def)) {
       stop("calls nest deeper than " + std::to_string(Request.MaxCallDepth) + " at " + where(Site));
       return Value::unknown("call depth limit");
     }

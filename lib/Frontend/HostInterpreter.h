@@ -22,7 +22,7 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
-#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include <functional>
 #include <map>
 #include <set>
@@ -89,6 +89,8 @@ private:
   /// through non-const references and pointers becomes unknown.
   Value opaqueCall(const clang::CallExpr *CE, const clang::FunctionDecl *FD, const std::string &Why);
   void havoc(const Place &P, const std::string &Why);
+  /// What \p S may change (its variables, and memory reached through pointers) becomes unknown.
+  void havocChangedBy(const clang::Stmt *S, const std::string &Why);
   void havocEscaped(const std::string &Why);
   void stop(const std::string &Why);
   bool step(const clang::Stmt *S);
@@ -116,6 +118,9 @@ private:
   Value zeroOf(clang::QualType T);
   Value unknownOf(clang::QualType T, const std::string &Why);
   Location newCell(Value V, bool Global = false);
+  /// Ends the locals and temporaries created since Cells had \p Mark entries (a block or a loop
+  /// iteration is over; pointers to them would dangle).
+  void dropCellsFrom(size_t Mark);
   std::optional<Location> lookupVariable(const clang::VarDecl *VD);
   Value integerOf(clang::QualType T, int64_t V);
   Value truthValue(bool B, clang::QualType T);
@@ -137,6 +142,8 @@ private:
   std::string nameOf(const clang::FunctionDecl *FD) const;
   bool followable(const clang::FunctionDecl *FD) const; // a body outside system headers
   bool mayLaunchOrLeave(const clang::Stmt *S);
+  bool mayLaunch(const clang::FunctionDecl *FD); // its body (or a callee's) may launch a kernel
+  bool mayLaunch(const clang::FunctionDecl *FD, std::set<const clang::FunctionDecl *> &Visited);
 
   clang::ASTContext &Ctx;
   const HostEntryRequest &Request;
@@ -168,8 +175,8 @@ private:
   std::set<std::string> NotesSeen;
   void note(const std::string &N);
 
-  // Cached across runs: which functions may launch a kernel.
-  llvm::DenseMap<const clang::FunctionDecl *, bool> LaunchingFunctions;
+  // Cached across runs: functions known to (possibly) launch a kernel.
+  llvm::DenseSet<const clang::FunctionDecl *> LaunchingFunctions;
 };
 
 } // namespace cudaperf::host

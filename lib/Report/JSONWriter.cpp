@@ -7,7 +7,6 @@ using llvm::json::Value;
 
 namespace cudaperf {
 
-namespace {
 Value dimToJSON(const std::optional<Dim3> &D) {
   if (!D)
     return nullptr;
@@ -19,6 +18,8 @@ Value paramToJSON(const ParamValue &V) {
     return *I;
   return std::get<double>(V);
 }
+
+namespace {
 
 template <typename T> Value optToJSON(const std::optional<T> &V) {
   if (!V)

@@ -10,18 +10,6 @@ namespace cudaperf {
 
 namespace {
 
-Value dimJSON(const std::optional<Dim3> &D) {
-  if (!D)
-    return nullptr;
-  return Array{D->X, D->Y, D->Z};
-}
-
-Value paramJSON(const ParamValue &V) {
-  if (const auto *I = std::get_if<int64_t>(&V))
-    return *I;
-  return std::get<double>(V);
-}
-
 Value pointerJSON(const LaunchPointerArg &P) {
   switch (P.K) {
   case LaunchPointerArg::Kind::Argument: {
@@ -56,7 +44,7 @@ Object launchJSON(const TaskLaunchReport &T, const ReportOptions &Opts) {
   for (size_t I = 0; I < T.ParamNames.size(); ++I) {
     const std::string &N = T.ParamNames[I];
     const auto &S = I < L.ScalarArgs.size() ? L.ScalarArgs[I] : std::nullopt;
-    Scalars[N] = S ? paramJSON(*S) : Value(nullptr);
+    Scalars[N] = S ? paramToJSON(*S) : Value(nullptr);
     if (I < L.PointerArgs.size() && L.PointerArgs[I])
       Pointers[N] = pointerJSON(*L.PointerArgs[I]);
   }
@@ -69,8 +57,8 @@ Object launchJSON(const TaskLaunchReport &T, const ReportOptions &Opts) {
                            {"column", L.Site.Column}}},
            {"resolved", L.resolved()},
            {"unresolved", std::move(Unresolved)},
-           {"grid", dimJSON(L.Grid)},
-           {"block", dimJSON(L.Block)},
+           {"grid", dimToJSON(L.Grid)},
+           {"block", dimToJSON(L.Block)},
            {"dynamic_smem_bytes", L.DynamicSmemBytes ? Value(*L.DynamicSmemBytes) : Value(nullptr)},
            {"scalar_args", std::move(Scalars)},
            {"pointer_args", std::move(Pointers)}};
@@ -102,7 +90,7 @@ void addTaskToJSON(Object &Document, const TaskReport &T, const ReportOptions &O
   for (const TaskConfigurationReport &C : T.Configurations) {
     Object Values, Elements;
     for (const auto &[N, V] : C.Values)
-      Values[N] = paramJSON(V);
+      Values[N] = paramToJSON(V);
     for (const auto &[N, E] : C.PointerElements)
       Elements[N] = E;
     Array Launches, Diags, Notes;
@@ -132,13 +120,8 @@ void writeTaskSummary(const TaskReport &T, const ReportOptions &Opts, llvm::raw_
      << "\n";
   for (const TaskConfigurationReport &C : T.Configurations) {
     OS << "configuration " << C.Name << ":";
-    for (const auto &[N, V] : C.Values) {
-      OS << " " << N << "=";
-      if (const auto *I = std::get_if<int64_t>(&V))
-        OS << *I;
-      else
-        OS << llvm::format("%g", std::get<double>(V));
-    }
+    for (const auto &[N, V] : C.Values)
+      OS << " " << N << "=" << formatParam(V);
     OS << "\n";
     if (!C.EntryFound) {
       OS << "  entry point not found: " << C.Reason << "\n";

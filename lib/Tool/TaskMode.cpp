@@ -177,7 +177,9 @@ int runTaskMode(const TaskModeOptions &TO, const clang::tooling::CompilationData
 
   for (size_t CI = 0; CI < Request.Configurations.size(); ++CI) {
     const HostConfiguration &HC = Request.Configurations[CI];
-    const HostEvaluation &E = PF.HostEvaluations.at(CI);
+    if (CI >= PF.HostEvaluations.size())
+      break; // the front end ran no evaluation (it reports why)
+    const HostEvaluation &E = PF.HostEvaluations[CI];
     TaskConfigurationReport C;
     C.Name = HC.Name;
     for (const HostArgument &A : HC.Args) {
@@ -238,12 +240,19 @@ int runTaskMode(const TaskModeOptions &TO, const clang::tooling::CompilationData
         C.Launches.push_back(std::move(TL));
         continue;
       }
-      FirstWithKey[Key] = unsigned(LI);
       K.Launch = launchConfigFor(L, K, HC, AO);
       std::string Distinct = Key + "|" + L.Site.File + ":" + std::to_string(L.Site.Line) + ":" +
                              std::to_string(L.Site.Column);
       for (const auto &[Name, Bytes] : K.Launch.PointerExtentBytes)
         Distinct += "|" + Name + "=" + std::to_string(Bytes);
+      if (!AtLaunchIndex.count(Distinct) && AtLaunch.size() >= AO.MaxKernels) {
+        // As for the file's kernels (--max-kernels): bounds the time of a launch in a long loop.
+        TL.NoReportReason = "not analysed: more than " + std::to_string(AO.MaxKernels) +
+                            " distinct launches (--max-kernels)";
+        C.Launches.push_back(std::move(TL));
+        continue;
+      }
+      FirstWithKey[Key] = unsigned(LI);
       auto [It, New] = AtLaunchIndex.try_emplace(Distinct, AtLaunch.size());
       if (New)
         AtLaunch.push_back(std::move(K));

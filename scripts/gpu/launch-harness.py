@@ -15,8 +15,8 @@ at each configuration of its task, as the GPU records it (Nsight Compute's launc
 Python 3 standard library only (the GPU host has no packages beyond PyTorch's).
 """
 import argparse
-import csv
 import glob
+import importlib.util
 import json
 import os
 import re
@@ -114,29 +114,26 @@ def generate(args):
     json.dump(manifest, open(os.path.join(args.work, "manifest.json"), "w"), indent=1)
 
 
+def ncu_to_json():
+    """scripts/corpus/ncu-to-json.py, whose CSV reader and number parser are reused here."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location("ncu_to_json", os.path.join(here, "..", "corpus", "ncu-to-json.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+NCU = ncu_to_json()
+
+
 def read_raw_csv(path):
     """Rows of an ncu raw-page CSV in ID order; program output and the units row are skipped."""
-    if not os.path.exists(path):
-        return []
-    with open(path, newline="", errors="replace") as f:
-        lines = [l for l in f.read().splitlines() if l.startswith('"')]
-    rows = list(csv.reader(lines))
-    header_at = next((i for i, r in enumerate(rows) if "ID" in r and "Kernel Name" in r), None)
-    if header_at is None:
-        return []
-    header = rows[header_at]
-    out = [dict(zip(header, r)) for r in rows[header_at + 1:] if len(r) == len(header)]
-    out = [r for r in out if r["ID"].strip().isdigit()]
-    return sorted(out, key=lambda r: int(r["ID"]))
+    return NCU.read_raw_csv(path)
 
 
 def number(row, metric):
-    text = row.get(metric, "").strip().replace(",", "")
-    try:
-        v = float(text)
-    except ValueError:
-        return None
-    return int(v) if v.is_integer() else v
+    v = NCU.parse_number(row.get(metric, ""))
+    return v if isinstance(v, (int, float)) else None
 
 
 def collect(args):

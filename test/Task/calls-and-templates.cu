@@ -45,6 +45,7 @@ extern "C" void run(const float *x, float *y, int n, int m, float alpha, cudaStr
   launchOther(2 * m);
 
   other<<<depth(5), 32>>>(0);
+  other<<<depth(40), 32>>>(1); // deeper than the evaluator follows calls
 }
 
 // small: plan -> block 128, grid ceil(1000/128) = 8.
@@ -57,6 +58,8 @@ extern "C" void run(const float *x, float *y, int n, int m, float alpha, cudaStr
 // CHECK-NEXT: launch 5 other grid=3,1,1 block=32,1,1 smem=0 args=n:1003
 // CHECK-NEXT: launch 6 other grid=6,1,1 block=32,1,1 smem=0 args=n:1006
 // CHECK-NEXT: launch 7 other grid=5,1,1 block=32,1,1 smem=0 args=n:0
+// CHECK-NEXT: launch 8 other grid=? block=32,1,1 smem=0 args=n:1
+// CHECK-NEXT:   unresolved grid: x: returned by 'depth' (calls nest deeper than 16)
 
 // large: plan -> block 512, grid min(2048, 528) = 528; largest(7, 5) is a.
 // CHECK:      config large entry_found=True complete=True

@@ -35,6 +35,10 @@ void writeTextSummary(const std::vector<FileReport> &Reports, const ReportOption
                       llvm::raw_ostream &OS);
 
 llvm::json::Value kernelToJSON(const KernelReport &K, const ReportOptions &Opts);
+llvm::json::Value dimToJSON(const std::optional<Dim3> &D); // [x, y, z] or null
+llvm::json::Value paramToJSON(const ParamValue &V);
+/// A scalar value for text output: 42, 2.5.
+std::string formatParam(const ParamValue &V);
 llvm::json::Value diagnosticToJSON(const Diagnostic &D, const ReportOptions &Opts);
 /// Adds what --task reports to a schema v1 document: "task" and "configurations".
 void addTaskToJSON(llvm::json::Object &Document, const TaskReport &T, const ReportOptions &Opts);
