@@ -150,12 +150,14 @@ void RankMetrics::addGroup(const std::vector<RankExample> &examples, const RankG
   for (size_t i : m)
     if (!std::isfinite(top) || scores[i] == top)
       chosen.push_back(i);
-  double regret = 0, hits = 0;
+  double regret = 0, logRegret = 0, hits = 0;
   for (size_t i : chosen) {
     regret += examples[i].medianMs / best - 1;
+    logRegret += std::log(examples[i].medianMs / best);
     hits += examples[i].medianMs == best;
   }
   regretSum += regret / chosen.size();
+  logRegretSum += logRegret / chosen.size();
   top1Best += hits / chosen.size();
 }
 
@@ -166,6 +168,7 @@ void RankMetrics::add(const RankMetrics &o) {
   tauSum += o.tauSum;
   tauGroups += o.tauGroups;
   regretSum += o.regretSum;
+  logRegretSum += o.logRegretSum;
   top1Best += o.top1Best;
 }
 

@@ -312,6 +312,7 @@ Json metricsJson(const RankMetrics &m) {
           {"pair_accuracy", numberOrNull(m.pairAccuracy())},
           {"kendall_tau", numberOrNull(m.kendallTau())},
           {"top1_regret", numberOrNull(m.top1Regret())},
+          {"top1_geometric_regret", numberOrNull(m.top1GeometricRegret())},
           {"top1_best_rate", numberOrNull(m.top1Rate())}};
 }
 
@@ -343,11 +344,11 @@ std::string fixed3(double v) {
 
 std::string markdownRow(const std::string &method, const RankMetrics &m) {
   return "| " + method + " | " + std::to_string(m.groups) + " | " + std::to_string(m.pairs) + " | " +
-         percent(m.pairAccuracy()) + " | " + fixed3(m.kendallTau()) + " | " + percent(m.top1Regret()) + " | " +
-         percent(m.top1Rate()) + " |\n";
+         percent(m.pairAccuracy()) + " | " + fixed3(m.kendallTau()) + " | " + percent(m.top1GeometricRegret()) + " | " +
+         percent(m.top1Regret()) + " | " + percent(m.top1Rate()) + " |\n";
 }
-const char *kMarkdownHeader = "| method | groups | pairs ≥ 10% | pair accuracy | Kendall τ | top-1 regret | top-1 best |\n"
-                              "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+const char *kMarkdownHeader = "| method | groups | pairs ≥ 10% | pair accuracy | Kendall τ | top-1 regret (geo) | top-1 regret (mean) | top-1 best |\n"
+                              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
 
 int runEval(const std::vector<std::string> &argv) {
   std::vector<std::string> examplesFiles, checkpoints;

@@ -90,6 +90,7 @@ struct RankMetrics {
   double tauSum = 0;        // Kendall's τ-b per group
   size_t tauGroups = 0;
   double regretSum = 0;     // t(chosen) / t(best) − 1 per group; tied top scores: their mean
+  double logRegretSum = 0;  // ln(t(chosen) / t(best)) per group: the geometric mean is robust to one huge outlier
   double top1Best = 0;      // groups whose chosen implementation is the fastest (tied top scores: a share)
 
   void addGroup(const std::vector<RankExample> &examples, const RankGroup &group, const std::vector<double> &scores,
@@ -98,6 +99,7 @@ struct RankMetrics {
   double pairAccuracy() const { return pairs ? correctPairs / pairs : std::nan(""); }
   double kendallTau() const { return tauGroups ? tauSum / tauGroups : std::nan(""); }
   double top1Regret() const { return groups ? regretSum / groups : std::nan(""); }
+  double top1GeometricRegret() const { return groups ? std::expm1(logRegretSum / groups) : std::nan(""); }
   double top1Rate() const { return groups ? top1Best / groups : std::nan(""); }
 };
 
