@@ -34,6 +34,7 @@ std::string rankExampleToJsonLine(const RankExample &e) {
             {"implementation", e.implementation},
             {"source", e.sourcePath},
             {"source_sha256", e.sourceSha256},
+            {"source_text", e.sourceText},
             {"outcome", e.outcome},
             {"correct", e.correct},
             {"median_ms", numberOrNull(e.medianMs)},
@@ -71,6 +72,7 @@ std::vector<RankExample> readRankExamples(const std::string &path) {
       e.implementation = root.require("implementation").string();
       e.sourcePath = root.optionalString("source").value_or("");
       e.sourceSha256 = root.optionalString("source_sha256").value_or("");
+      e.sourceText = root.optionalString("source_text").value_or("");
       e.outcome = root.optionalString("outcome").value_or("");
       e.correct = root.optionalBoolean("correct").value_or(false);
       e.medianMs = numberOrNaN(root, "median_ms");

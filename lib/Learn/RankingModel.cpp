@@ -174,6 +174,8 @@ std::vector<RankFeatureInput> fitFeatureInputs(const std::vector<std::string> &n
 }
 
 static std::string readSource(const RankExample &e) {
+  if (!e.sourceText.empty())
+    return e.sourceText;
   std::ifstream in(e.sourcePath, std::ios::binary);
   if (!in)
     throw LearnError(e.task + "/" + e.implementation + ": cannot read the source " + e.sourcePath +
@@ -462,6 +464,10 @@ std::vector<RankCurvePoint> trainRankModel(RankModel &model, const std::vector<R
   torch::optim::Adam optimizer(model.module().parameters(),
                                torch::optim::AdamOptions(o.learningRate).weight_decay(o.weightDecay));
   std::vector<RankCurvePoint> curve;
+  // The parameters at the lowest validation loss (early stopping on the val split).
+  std::vector<torch::Tensor> best;
+  double bestLoss = std::numeric_limits<double>::infinity();
+  int bestEpoch = 0;
   for (int epoch = 1; epoch <= o.epochs; ++epoch) {
     model.module().train();
     optimizer.zero_grad();
@@ -471,7 +477,7 @@ std::vector<RankCurvePoint> trainRankModel(RankModel &model, const std::vector<R
     RankCurvePoint point;
     point.epoch = epoch;
     point.trainLoss = loss.item<double>();
-    if (validationBatch) {
+    if (validationBatch && (epoch % std::max(1, o.validateEvery) == 0 || epoch == o.epochs || epoch == 1)) {
       torch::NoGradGuard noGrad;
       model.module().eval();
       torch::Tensor s = model.forward(*validationBatch);
@@ -479,17 +485,35 @@ std::vector<RankCurvePoint> trainRankModel(RankModel &model, const std::vector<R
       torch::Tensor cpu = s.to(torch::kCPU, torch::kFloat64).contiguous();
       std::vector<double> scores(cpu.data_ptr<double>(), cpu.data_ptr<double>() + cpu.numel());
       point.validationAccuracy = evaluateScores(validation.examples, validation.groups, scores, o.tie).pairAccuracy();
+      if (o.keepBestValidation && point.validationLoss < bestLoss) {
+        bestLoss = point.validationLoss;
+        bestEpoch = epoch;
+        best.clear();
+        for (const torch::Tensor &p : model.module().parameters())
+          best.push_back(p.detach().clone());
+      }
     }
     curve.push_back(point);
     if (o.progress && o.logEvery > 0 && (epoch % o.logEvery == 0 || epoch == o.epochs)) {
       std::ostringstream line;
       line << "epoch " << epoch << "/" << o.epochs << "  train loss " << point.trainLoss;
-      if (validationBatch)
+      if (std::isfinite(point.validationLoss))
         line << "  validation loss " << point.validationLoss << "  validation pair accuracy "
              << point.validationAccuracy;
       o.progress(line.str());
     }
   }
+  if (!best.empty()) {
+    torch::NoGradGuard noGrad;
+    std::vector<torch::Tensor> params = model.module().parameters();
+    for (size_t i = 0; i < params.size(); ++i)
+      params[i].copy_(best[i]);
+    if (o.progress)
+      o.progress("kept the parameters of epoch " + std::to_string(bestEpoch) + " (lowest validation loss " +
+                 std::to_string(bestLoss) + ")");
+  }
+  if (!curve.empty())
+    curve.back().selectedEpoch = best.empty() ? o.epochs : bestEpoch;
   return curve;
 }
 

@@ -148,7 +148,7 @@ public:
         doc["candidate"] = job.candidatePath;
       result = features::readEvalResult(doc, job.candidatePath);
     }
-    std::string sha = support::sha256Hex(readText(job.candidatePath));
+    std::string text = readText(job.candidatePath), sha = support::sha256Hex(text);
     features::FeatureSet set(doc, result, "all");
     const auto &specs = features::configurationFeatureSpecs();
     std::vector<RankExample> out;
@@ -157,6 +157,7 @@ public:
       e.configuration = record.analysis ? record.analysis->name : "";
       e.sourcePath = fs::absolute(job.candidatePath).lexically_normal().string();
       e.sourceSha256 = sha;
+      e.sourceText = text;
       for (size_t i = 0; i < specs.size(); ++i)
         e.features[specs[i].name] = record.features.values[i].value_or(std::nan(""));
       if (result) {

@@ -127,7 +127,7 @@ int runPrepare(const std::vector<std::string> &argv) {
 struct TrainArgs {
   std::vector<std::string> examples;
   std::string out, kind = "mlp", tokenizerFile, tokenizerCorpus, device = "cpu", plot;
-  int epochs = 300, hidden = 32, threads = 2, vocab = 2048, maxTokens = 768, corpusLimit = 4000;
+  int epochs = 300, hidden = 32, threads = 1, validateEvery = 1, vocab = 2048, maxTokens = 512, corpusLimit = 4000;
   double lr = 0.01, weightDecay = 1e-4;
   uint64_t seed = 1;
   bool counters = false;
@@ -147,9 +147,11 @@ void addTrainOptions(support::ArgParser &p, TrainArgs &a) {
   p.option("--tokenizer-corpus", "DIR", "tokens: train a byte-level BPE on this dataset's train split", a.tokenizerCorpus);
   p.option("--vocab", "N", "tokens: BPE vocabulary (default 2048)", integerInto(a.vocab, 300, 1 << 20));
   p.option("--corpus-files", "N", "tokens: at most N sources for the BPE (default 4000)", integerInto(a.corpusLimit, 1, 1 << 30));
-  p.option("--max-tokens", "N", "tokens: tokens kept per source, head and tail (default 768)", integerInto(a.maxTokens, 16, 1 << 20));
+  p.option("--max-tokens", "N", "tokens: tokens kept per source, head and tail (default 512)", integerInto(a.maxTokens, 16, 1 << 20));
   p.option("--exclude-family", "NAME", "leave this family out of training (repeatable)", collectInto(a.excludeFamilies));
-  p.option("--threads", "N", "LibTorch CPU threads (default 2)", integerInto(a.threads, 1, 256));
+  p.option("--validate-every", "N", "validation loss every N epochs (default 1)", integerInto(a.validateEvery, 1, 1 << 30));
+  p.option("--threads", "N", "LibTorch CPU threads (default 1: the models are small; more threads cost more than they give)",
+           integerInto(a.threads, 1, 256));
   p.option("--device", "DEV", "cpu (default) or cuda", a.device);
 }
 
@@ -205,6 +207,7 @@ Trained trainModel(const TrainArgs &a, const std::vector<RankExample> &examples,
   o.learningRate = a.lr;
   o.weightDecay = a.weightDecay;
   o.logEvery = logEvery;
+  o.validateEvery = a.validateEvery;
   o.progress = progress;
   std::vector<RankCurvePoint> curve = trainRankModel(model, examples, train, validation, o);
   size_t pairs = 0;
@@ -216,7 +219,7 @@ Trained trainModel(const TrainArgs &a, const std::vector<RankExample> &examples,
       {"examples", a.examples}, {"tasks", tasks.size()}, {"groups", train.size()}, {"pairs", pairs},
       {"families", familiesOf(examples, train)}, {"validation_groups", validation.size()},
       {"epochs", a.epochs}, {"learning_rate", a.lr}, {"weight_decay", a.weightDecay}, {"counters", a.counters},
-      {"excluded_families", a.excludeFamilies}, {"final_train_loss", curve.back().trainLoss},
+      {"excluded_families", a.excludeFamilies}, {"final_train_loss", curve.back().trainLoss}, {"selected_epoch", curve.back().selectedEpoch},
       {"seconds", seconds}, {"device", a.device}, {"threads", a.threads}, {"libtorch", compat::versionText()},
       {"parameters", model.parameterCount()}};
   return {std::move(model), std::move(curve), pairs, seconds};
@@ -353,7 +356,7 @@ const char *kMarkdownHeader = "| method | groups | pairs ≥ 10% | pair accuracy
 int runEval(const std::vector<std::string> &argv) {
   std::vector<std::string> examplesFiles, checkpoints;
   std::string jsonOut, markdownOut, device = "cpu";
-  int threads = 2;
+  int threads = 1;
   support::ArgParser p(std::string(kProgram) + " eval", {"--examples FILE... --checkpoint DIR... [--json OUT] [--markdown OUT]"},
                        "Every checkpoint beside the baselines (chance, the analyzer's roofline time, the reward's "
                        "static-only score) on each evaluation set: held-out families, held-out tasks, validation, the "
@@ -364,7 +367,7 @@ int runEval(const std::vector<std::string> &argv) {
   p.option("--checkpoint", "DIR", "a trained model (repeatable)", collectInto(checkpoints));
   p.option("--json", "FILE", "write the report (schema cudaperf-rank-eval/1)", jsonOut);
   p.option("--markdown", "FILE", "write the tables", markdownOut);
-  p.option("--threads", "N", "LibTorch CPU threads (default 2)", integerInto(threads, 1, 256));
+  p.option("--threads", "N", "LibTorch CPU threads (default 1)", integerInto(threads, 1, 256));
   p.option("--device", "DEV", "cpu (default) or cuda", device);
   if (p.parse(argv).helpRequested) return std::cout << p.help(), kExitOk;
   torch::set_num_threads(threads);
@@ -493,7 +496,7 @@ int runScore(const std::vector<std::string> &argv) {
   if (parsed.positional.size() < 2) throw support::SupportError("give the task folder and at least one candidate");
   if (checkpoint.empty()) throw support::SupportError("--checkpoint is required");
   if (format != "text" && format != "json") throw support::SupportError("--format: expected text or json, got '" + format + "'");
-  torch::set_num_threads(2);
+  torch::set_num_threads(1);
   RankModel model = RankModel::load(checkpoint, parseDevice(device));
   std::string taskDir = parsed.positional[0];
   std::vector<std::string> candidates(parsed.positional.begin() + 1, parsed.positional.end());
@@ -551,7 +554,7 @@ int runScore(const std::vector<std::string> &argv) {
 int runBench(const std::vector<std::string> &argv) {
   std::vector<std::string> examplesFiles;
   std::string checkpoint, device = "cpu", jsonOut;
-  int count = 20000, batchSize = 1024, threads = 2;
+  int count = 20000, batchSize = 1024, threads = 1;
   support::ArgParser p(std::string(kProgram) + " bench", {"--examples FILE --checkpoint DIR [options]"},
                        "Candidates scored per second from prepared examples: in batches (features to tensors, the "
                        "forward pass, scores back) and one at a time.");
@@ -559,7 +562,7 @@ int runBench(const std::vector<std::string> &argv) {
   p.option("--checkpoint", "DIR", "the model", checkpoint);
   p.option("--count", "N", "candidates scored in batches (default 20000)", integerInto(count, 1, 1 << 30));
   p.option("--batch", "N", "batch size (default 1024)", integerInto(batchSize, 1, 1 << 24));
-  p.option("--threads", "N", "LibTorch CPU threads (default 2)", integerInto(threads, 1, 256));
+  p.option("--threads", "N", "LibTorch CPU threads (default 1)", integerInto(threads, 1, 256));
   p.option("--device", "DEV", "cpu (default) or cuda", device);
   p.option("--json", "FILE", "write the measurement", jsonOut);
   if (p.parse(argv).helpRequested) return std::cout << p.help(), kExitOk;

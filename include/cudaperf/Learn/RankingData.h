@@ -25,6 +25,7 @@ struct RankExample {
   std::string configuration;
   std::string implementation; // file name in impls/
   std::string sourcePath, sourceSha256;
+  std::string sourceText;     // the implementation itself, so an examples file travels without its dataset
   std::string outcome;        // the eval result's; "" for a candidate that was not run
   bool correct = false;
   double medianMs = std::numeric_limits<double>::quiet_NaN();

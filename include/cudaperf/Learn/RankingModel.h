@@ -40,8 +40,8 @@ struct RankModelConfig {
   std::vector<RankFeatureInput> inputs;
   int hidden = 32;
   // tokens kind: the source encoder
-  int vocabSize = 0, embedDim = 32, channels = 48, kernelWidth = 5, sourceDim = 16;
-  int maxTokens = 768; // head and tail of longer sources (the launch code is at the end)
+  int vocabSize = 0, embedDim = 32, channels = 32, kernelWidth = 5, sourceDim = 16;
+  int maxTokens = 512; // head and tail of longer sources (the launch code is at the end)
   int padId = 0;
   uint64_t seed = 1;
   support::Json training = support::Json::object(); // what produced it (written back as is)
@@ -107,6 +107,8 @@ struct RankTrainOptions {
   TieRule tie;
   double maxLogRatioWeight = 2.302585092994046; // pair weight = min(ln ratio, ln 10)
   int logEvery = 0;                             // progress lines every N epochs (0: none)
+  int validateEvery = 1;                        // validation loss and accuracy every N epochs (and the last)
+  bool keepBestValidation = true;               // end with the parameters of the lowest validation loss
   std::function<void(const std::string &)> progress;
 };
 
@@ -114,13 +116,15 @@ struct RankCurvePoint {
   int epoch = 0;
   double trainLoss = 0;
   double validationLoss = std::nan(""), validationAccuracy = std::nan("");
+  int selectedEpoch = 0; // on the last point: the epoch whose parameters the model ends with
 };
 
 // The weighted RankNet loss over labelled pairs: Σ w · softplus(s_slower − s_faster) / Σ w.
 torch::Tensor rankNetLoss(const torch::Tensor &scores, const std::vector<RankPair> &pairs, double maxWeight);
 
 // Full-batch Adam over every labelled pair of `trainGroups`; the validation groups (may be empty)
-// are only measured. Returns the curve (one point per epoch).
+// are measured and, with keepBestValidation, pick the epoch whose parameters are kept (early
+// stopping). Returns the curve (one point per epoch).
 std::vector<RankCurvePoint> trainRankModel(RankModel &model, const std::vector<RankExample> &examples,
                                            const std::vector<RankGroup> &trainGroups,
                                            const std::vector<RankGroup> &validationGroups,
