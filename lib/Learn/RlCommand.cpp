@@ -466,10 +466,11 @@ int runRlCommand(const std::vector<std::string> &argv) {
   loss.padId = s.generation.padId;
 
   Progress progress(c.steps);
+  auto loopStart = Clock::now(); // max_seconds is the training loop's: the evaluations come on top
   int64_t step = step0;
   std::string stopReason = "steps done";
   while (step < c.steps) {
-    if (c.maxSeconds > 0 && since(runStart) >= c.maxSeconds) {
+    if (c.maxSeconds > 0 && since(loopStart) >= c.maxSeconds) {
       stopReason = "max_seconds spent";
       break;
     }

@@ -36,7 +36,7 @@ const std::vector<Key> &keys() {
       {"lora_targets", &RlConfig::loraTargets, 0, 0, "", "projections that get adapters, comma-separated"},
       {"gradient_checkpointing", &RlConfig::gradientCheckpointing, 0, 0, "", "recompute each layer in backward"},
       {"steps", &RlConfig::steps, 1, 1e9, "", "RL steps (one rollout batch each); the schedule's length"},
-      {"max_seconds", &RlConfig::maxSeconds, 0, kBig, "", "stop (and save) once this much wall time is spent; 0: off"},
+      {"max_seconds", &RlConfig::maxSeconds, 0, kBig, "", "stop (and save) once the training steps have taken this many seconds (evaluations not counted); 0: off"},
       {"seed", &RlConfig::seed, 0, 0, "", "tasks of a step, sampling streams, LoRA init: all derive from (seed, step)"},
       {"save_every", &RlConfig::saveEvery, 1, 1e9, "", "trainer state (exact resume) every N steps and at the end"},
       {"tasks_per_step", &RlConfig::tasksPerStep, 1, 1e6, "", "tasks (prompts) per step, drawn from train_split"},

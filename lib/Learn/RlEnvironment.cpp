@@ -2,6 +2,7 @@
 
 #include "cudaperf/Learn/Error.h"
 #include "cudaperf/Reward/RewardError.h"
+#include "cudaperf/Reward/ServiceEvaluator.h"
 #include "cudaperf/Support/Sha256.h"
 
 #include <chrono>
@@ -201,7 +202,14 @@ std::vector<reward::TurnReward> RlEnvironment::score(const std::vector<const Can
 }
 
 std::unique_ptr<reward::Evaluator> makeEnvironmentEvaluator(const EnvironmentOptions &options) {
-  if (options.evaluator == "serve") throw LearnError("evaluator: serve is not built yet");
+  if (options.evaluator == "serve") {
+    reward::ServiceOptions s;
+    s.evalPath = options.evalPath;
+    s.extraArgs = options.evalArgs;
+    s.compileOnly = options.staticOnly;
+    s.timeoutSeconds = options.evalTimeout;
+    return reward::makeServiceEvaluator(s);
+  }
   if (options.evaluator != "process")
     throw LearnError("evaluator: expected process or serve, got \"" + options.evaluator + "\"");
   reward::EvaluatorOptions e;

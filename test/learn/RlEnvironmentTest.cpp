@@ -157,3 +157,19 @@ TEST(RlEnvironment, OutcomeModeAndDiscountedReturns) {
   EXPECT_NEAR(*scored[0].discountedReturn, *wrong.reward + 0.4 * *u.reward, 1e-12);
   EXPECT_NEAR(*scored[1].discountedReturn, *u.reward, 1e-12);
 }
+
+TEST(RlEnvironment, PersistentEvaluatorServiceRestartsAfterACrash) {
+  EnvironmentOptions o = fakeOptions("serve");
+  o.evaluator = "serve";
+  o.evalPath = kSource + "/test/learn/fake-eval-serve.py";
+  RlEnvironment env(o);
+  EXPECT_NE(env.describe().find("--serve"), std::string::npos);
+  CandidateOutcome ok = env.submit(kTask, candidate("ok 1.25")).get();
+  EXPECT_EQ(ok.outcome, "ok");
+  EXPECT_DOUBLE_EQ(*ok.speedup, 1.25);
+  CandidateOutcome crash = env.submit(kTask, candidate("crash")).get(); // the service dies (twice)
+  EXPECT_EQ(crash.gate, "runtime_fault");
+  EXPECT_DOUBLE_EQ(*crash.reward, env.rewardConfig().gates.runtimeFault);
+  CandidateOutcome after = env.submit(kTask, candidate("wrong_answer")).get(); // a new service
+  EXPECT_EQ(after.gate, "wrong_answer");
+}
