@@ -96,7 +96,8 @@ private:
     fromChild_ = out[0];
     // The ready line first (its devices, its protocol).
     std::string ready;
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options_.startTimeoutSeconds);
+    auto deadline = std::chrono::steady_clock::now() +
+                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(options_.startTimeoutSeconds));
     if (!readLine(ready, deadline) || ready.find("\"ready\"") == std::string::npos) {
       stop();
       throw RewardError("cudaperf-eval --serve did not start: " + (ready.empty() ? std::string("no ready line") : ready.substr(0, 300)));
