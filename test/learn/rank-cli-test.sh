@@ -35,7 +35,7 @@ mkdir -p "$TMP/tasks"
 cp -r "$SRC/data/tasks/saxpy" "$SRC/data/tasks/transpose" "$TMP/tasks/"
 check "prepare shipped tasks" 0 "12 examples" -- "$RANK" prepare --tasks "$TMP/tasks" \
   --results "$SRC/data/eval-runs/2026-11-29-h200-tasks/tasks-eval.jsonl" --out "$TMP/shipped.jsonl" --cache "$TMP/cache"
-check "prepare again from the cache" 0 "2 cached" -- "$RANK" prepare --tasks "$TMP/tasks" \
+check "prepare again from the cache" 0 "0 analysed, 4 cached" -- "$RANK" prepare --tasks "$TMP/tasks" \
   --results "$SRC/data/eval-runs/2026-11-29-h200-tasks/tasks-eval.jsonl" --out "$TMP/shipped2.jsonl" --cache "$TMP/cache"
 cmp -s "$TMP/shipped.jsonl" "$TMP/shipped2.jsonl" && echo "ok   cached examples identical" || { echo "FAIL cached examples differ"; fails=$((fails + 1)); }
 check "prepare without a dataset or tasks" 2 "one of --dataset and --tasks" -- "$RANK" prepare --results x --out y

@@ -7,6 +7,7 @@
 #include "cudaperf/Learn/RankingModel.h"
 #include "cudaperf/Learn/SvgPlot.h"
 #include "cudaperf/Learn/ToolMain.h"
+#include "cudaperf/Learn/Transformer.h" // parseDevice
 #include "cudaperf/Support/ArgParser.h"
 #include "cudaperf/Support/Json.h"
 
@@ -42,15 +43,6 @@ std::function<void(const std::string &)> numberInto(double &target, double lo, d
 }
 std::function<void(const std::string &)> collectInto(std::vector<std::string> &target) {
   return [&target](const std::string &v) { target.push_back(v); };
-}
-
-torch::Device parseDevice(const std::string &name) {
-  if (name == "cpu") return torch::kCPU;
-  if (name == "cuda") {
-    if (!torch::cuda::is_available()) throw LearnError("--device cuda: no CUDA device is available to LibTorch");
-    return torch::kCUDA;
-  }
-  throw support::SupportError("--device: expected cpu or cuda, got '" + name + "'");
 }
 
 std::vector<RankExample> readAllExamples(const std::vector<std::string> &files) {
