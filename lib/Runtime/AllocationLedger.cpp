@@ -71,16 +71,17 @@ void AllocationLedger::physicalCreated(uint64_t handle, uint64_t bytes, Owner ow
   ++countsOf(owner).allocations;
 }
 
-void AllocationLedger::physicalReleased(uint64_t handle) {
+bool AllocationLedger::physicalReleased(uint64_t handle) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = physical_.find(handle);
   if (it == physical_.end())
-    return;
+    return false;
   ++countsOf(it->second.owner).frees;
   if (it->second.mappings > 0)
     it->second.released = true; // freed by the driver once its last mapping goes
   else
     physical_.erase(it);
+  return true;
 }
 
 void AllocationLedger::mapped(uint64_t address, uint64_t size, uint64_t handle) {

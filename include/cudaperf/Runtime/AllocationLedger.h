@@ -58,7 +58,7 @@ public:
 
   // Virtual memory management: physical memory lives until released *and* unmapped everywhere.
   void physicalCreated(uint64_t handle, uint64_t bytes, Owner owner);
-  void physicalReleased(uint64_t handle);
+  bool physicalReleased(uint64_t handle); // false: not a physical handle of this ledger
   void mapped(uint64_t address, uint64_t size, uint64_t handle);
   void unmapped(uint64_t address, uint64_t size);
 
