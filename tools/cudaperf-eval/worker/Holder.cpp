@@ -15,8 +15,8 @@
 #include "cudaperf/Runtime/DeviceData.h"
 #include "cudaperf/Runtime/Inputs.h"
 #include "cudaperf/Runtime/Reference.h"
-#include "cudaperf/Runtime/Sha256.h"
-#include "cudaperf/Runtime/Subprocess.h"
+#include "cudaperf/Support/Sha256.h"
+#include "cudaperf/Support/Subprocess.h"
 #include "cudaperf/Runtime/Task.h"
 
 #include <nlohmann/json.hpp>
@@ -36,6 +36,10 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 using namespace cudaperf::runtime;
+using support::ProcessOptions;
+using support::ProcessResult;
+using support::runProcess;
+using support::Sha256;
 namespace dk = cudaperf::devicekernels;
 using Clock = std::chrono::steady_clock;
 
