@@ -1,5 +1,6 @@
 #include "cudaperf/Support/Subprocess.h"
 
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -65,4 +66,41 @@ TEST(Subprocess, MissingProgramIsAStartError) {
   ProcessResult r = runProcess({"/nonexistent/program"}, ProcessOptions());
   EXPECT_FALSE(r.started);
   EXPECT_NE(r.startError.find("No such file"), std::string::npos) << r.startError;
+}
+
+TEST(Subprocess, SpawnedChildGetsItsJobOnStdinAndAnswersOnStdout) {
+  ProcessOptions o;
+  ChildProcess c = spawnProcess({"/bin/sh", "-c", "read job; echo \"got $job\"; echo oops >&2"}, o, true, true);
+  ASSERT_TRUE(c.running()) << c.startError;
+  std::string job = "hello\n";
+  ASSERT_EQ(write(c.stdinFd, job.data(), job.size()), ssize_t(job.size()));
+  char buf[64] = {};
+  ssize_t n = read(c.stdoutFd, buf, sizeof buf - 1);
+  EXPECT_EQ(std::string(buf, n > 0 ? size_t(n) : 0), "got hello\n");
+  ProcessResult r = superviseProcess(c, o);
+  EXPECT_TRUE(r.succeeded()) << r.describe();
+  EXPECT_EQ(r.output, "oops\n"); // stderr still goes to the output file
+  EXPECT_FALSE(c.running());
+}
+
+TEST(Subprocess, DoneMarkerEndsTheWaitWithoutTheTeardown) {
+  std::string progress = testing::TempDir() + "/cudaperf-done-" + std::to_string(getpid());
+  unlink(progress.c_str());
+  ProcessOptions o;
+  o.timeoutSeconds = 30;
+  o.progressPath = progress;
+  o.doneMarker = "\"event\":\"done\"";
+  auto start = std::chrono::steady_clock::now();
+  ProcessResult r = runProcess({"/bin/sh", "-c", "echo '{\"event\":\"done\"}' >> " + progress + "; sleep 20"}, o);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  EXPECT_TRUE(r.succeeded()) << r.describe();
+  unlink(progress.c_str());
+}
+
+TEST(Subprocess, StopKillsASpawnedChild) {
+  ChildProcess c = spawnProcess({"/bin/sleep", "30"}, ProcessOptions(), true);
+  ASSERT_TRUE(c.running());
+  stopProcess(c);
+  EXPECT_FALSE(c.running());
+  EXPECT_FALSE(spawnProcess({"/nonexistent/program"}, ProcessOptions()).running());
 }
