@@ -83,6 +83,35 @@ Json payloadOf(const Json &e) {
 
 } // namespace
 
+bool retryableSetupError(const std::string &events) {
+  for (const Json &e : parseEvents(events))
+    if (str(e, "event") == "error") {
+      const Json *r = member(e, "retryable");
+      return r && r->is_boolean() && r->get<bool>();
+    }
+  return false;
+}
+
+Json gpuActivityJson(const GpuSharing &s) {
+  Json a = Json::object();
+  a["available"] = s.available;
+  if (!s.available) {
+    a["reason"] = s.reason;
+    return a;
+  }
+  a["samples"] = s.samples;
+  a["other_processes"] = Json::array();
+  for (const OtherProcess &o : s.others)
+    a["other_processes"].push_back({{"pid", o.pid}, {"name", o.name}, {"max_memory_bytes", o.maxBytes},
+                                    {"samples", o.samples}});
+  a["max_processes"] = s.maxProcesses;
+  a["pid_namespace_matches"] = s.pidsMatched;
+  a["utilization_max_pct"] = s.utilizationMax;
+  a["utilization_mean_pct"] = s.utilizationMean;
+  a["memory_used_max_bytes"] = s.memoryUsedMaxBytes;
+  return a;
+}
+
 Outcome resultOutcome(const Json &result) {
   const Json *o = member(result, "outcome");
   if (o && o->is_string())
@@ -160,7 +189,10 @@ Json assembleResult(const EvalRecord &r) {
 
   const Json *lastPhase = nullptr, *baselineVerdict = nullptr, *candidateVerdict = nullptr,
              *setupError = nullptr;
-  bool done = false;
+  bool done = false, baselineCached = false, sharedDataIntact = true;
+  int retries = 0;
+  double memoryWaitSeconds = 0;
+  Json memory;
   std::vector<std::vector<double>> referenceMs(configs.size());
   // Where the worker's time went: seconds from its start at which each stage ended.
   double tDevice = -1, tReference = -1, tBaseline = -1, tEnd = -1;
@@ -180,7 +212,7 @@ Json assembleResult(const EvalRecord &r) {
     } else if (type == "device") {
       Json gpu = Json::object();
       for (const auto &kv : e.items())
-        if (kv.key() != "event" && kv.key() != "t")
+        if (kv.key() != "event" && kv.key() != "t" && kv.key() != "pid")
           gpu[kv.key()] = kv.value();
       const Json *driver = member(e, "driver_version"), *runtime = member(e, "runtime_version");
       tools["driver_version"] = driver ? *driver : Json();
@@ -199,8 +231,26 @@ Json assembleResult(const EvalRecord &r) {
       corr["checks"].push_back(std::move(c));
     } else if (type == "timing" && ci >= 0) {
       configs[size_t(ci)][str(e, "impl")] = timingOf(e);
+      if (str(e, "impl") == "baseline" && member(e, "cached"))
+        baselineCached = true;
     } else if (type == "audit" && ci >= 0 && str(e, "impl") == "candidate") {
-      configs[size_t(ci)]["audit"] = payloadOf(e);
+      // The launches of the audit call sit beside it, per configuration (the features join them
+      // with the analyzer's launches).
+      Json audit = payloadOf(e);
+      configs[size_t(ci)]["launches"] = audit.contains("launches") ? audit["launches"] : Json::array();
+      configs[size_t(ci)]["launches_truncated"] = audit.value("launches_truncated", false);
+      audit.erase("launches");
+      audit.erase("launches_truncated");
+      configs[size_t(ci)]["audit"] = std::move(audit);
+    } else if (type == "memory" && str(e, "impl") == "candidate") {
+      memory = payloadOf(e);
+    } else if (type == "retry") {
+      ++retries;
+    } else if (type == "memory_wait") {
+      memoryWaitSeconds += numberOr(member(e, "seconds"), 0);
+    } else if (type == "shared_data") {
+      const Json *intact = member(e, "intact");
+      sharedDataIntact = sharedDataIntact && intact && intact->is_boolean() && intact->get<bool>();
     } else if (type == "counters" && ci >= 0 && str(e, "impl") == "candidate") {
       configs[size_t(ci)]["counters"] = payloadOf(e);
     } else if (type == "verdict") {
@@ -266,7 +316,26 @@ Json assembleResult(const EvalRecord &r) {
       stages["candidate"] = tEnd - tBaseline;
     worker["stage_seconds"] = std::move(stages);
   }
+  worker["retries"] = retries;
+  worker["memory_wait_seconds"] = memoryWaitSeconds;
+  worker["shared_data_intact"] = sharedDataIntact;
   doc["worker"] = std::move(worker);
+  doc["baseline_cached"] = baselineCached;
+  if (r.sharing) {
+    Json activity = gpuActivityJson(*r.sharing);
+    double spread = 0;
+    for (const Json &c : configs)
+      for (const char *impl : {"baseline", "candidate"})
+        if (const Json *t = member(c, impl))
+          spread = std::max(spread, numberOr(member(*t, "spread"), 0));
+    activity["timing_spread_max"] = spread;
+    doc["gpu_shared"] = r.sharing->available ? Json(r.sharing->shared) : Json();
+    doc["gpu_activity"] = std::move(activity);
+  }
+  if (memory.is_object())
+    doc["memory"] = std::move(memory);
+  if (r.stageSeconds.is_object())
+    doc["stage_seconds"] = r.stageSeconds;
   Json cfgArray = Json::array();
   for (auto &c : configs)
     cfgArray.push_back(std::move(c));
