@@ -113,16 +113,17 @@ std::string DeviceSlot::ensureData(TaskEntry &t, std::string &key, std::string &
     std::vector<std::string> args = {"--task", t.dir, "--seed", std::to_string(options_.seed), "--sets",
                                      std::to_string(options_.sets), "--warmup", std::to_string(options_.warmup),
                                      "--min-runs", std::to_string(options_.minRuns), "--max-runs",
-                                     std::to_string(options_.maxRuns), "--budget-ms", std::to_string(options_.budgetMs),
-                                     "--timing-out", t.torchTimingPath};
-    if (!options_.timing)
+                                     std::to_string(options_.maxRuns), "--budget-ms", std::to_string(options_.budgetMs)};
+    if (options_.timing)
+      args.insert(args.end(), {"--timing-out", t.torchTimingPath});
+    else
       args.push_back("--no-timing");
     if (!t.configs.empty())
       args.insert(args.end(), {"--configs", joined(t.configs)});
     req["reference_id"] = t.torchKey;
     req["torch"] = Json{{"program", options_.torchReferencePath},
                         {"args", args},
-                        {"timing_path", t.torchTimingPath},
+                        {"timing_path", options_.timing ? t.torchTimingPath : std::string()},
                         {"timeout_seconds", options_.torchTimeoutSeconds},
                         {"log_path", options_.workDir + "/torch-reference-" + std::to_string(index_) + ".log"}};
   } else {
@@ -146,7 +147,7 @@ std::string DeviceSlot::ensureData(TaskEntry &t, std::string &key, std::string &
   report.erase("key");
   report.erase("manifest");
   report["cached"] = false;
-  if (t.task.kind == TaskKind::PyTorchToCuda) {
+  if (t.task.kind == TaskKind::PyTorchToCuda && options_.timing) {
     std::lock_guard<std::mutex> lock(t.mu);
     std::string text;
     if (!t.pytorchEager.is_object() && readFile(t.torchTimingPath, text)) {

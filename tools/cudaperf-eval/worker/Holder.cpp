@@ -257,7 +257,7 @@ private:
     if (req.contains("torch")) {
       const Json &torch = req.at("torch");
       std::string timingPath = torch.value("timing_path", "");
-      bool timingCached = !timingPath.empty() && access(timingPath.c_str(), R_OK) == 0;
+      bool timingCached = timingPath.empty() || access(timingPath.c_str(), R_OK) == 0; // empty: not timed
       if (fromCache < total || !timingCached) {
         runTorchReference(torch, p, req.value("manifest", std::string()) + ".pending");
         torchRan = true;
