@@ -119,32 +119,32 @@ Json deviceDataToJson(const DeviceData &d) {
 namespace {
 const Json &field(const Json &o, const char *name, const std::string &where) {
   if (!o.is_object() || !o.contains(name))
-    throw std::runtime_error(where + ": missing \"" + name + "\"");
+    throw TaskError({where + ": missing \"" + name + "\""});
   return o.at(name);
 }
 template <typename T> T number(const Json &o, const char *name, const std::string &where) {
   const Json &v = field(o, name, where);
   if (!v.is_number())
-    throw std::runtime_error(where + "." + name + ": expected a number");
+    throw TaskError({where + "." + name + ": expected a number"});
   return v.get<T>();
 }
 std::string text(const Json &o, const char *name, const std::string &where) {
   const Json &v = field(o, name, where);
   if (!v.is_string())
-    throw std::runtime_error(where + "." + name + ": expected a string");
+    throw TaskError({where + "." + name + ": expected a string"});
   return v.get<std::string>();
 }
 const Json &array(const Json &o, const char *name, const std::string &where) {
   const Json &v = field(o, name, where);
   if (!v.is_array())
-    throw std::runtime_error(where + "." + name + ": expected an array");
+    throw TaskError({where + "." + name + ": expected an array"});
   return v;
 }
 } // namespace
 
 DeviceData deviceDataFromJson(const Json &doc) {
   if (text(doc, "schema", "device data") != kDeviceDataSchema)
-    throw std::runtime_error("device data: schema is not " + std::string(kDeviceDataSchema));
+    throw TaskError({"device data: schema is not " + std::string(kDeviceDataSchema)});
   DeviceData d;
   d.key = text(doc, "key", "device data");
   d.task = text(doc, "task", "device data");
@@ -172,14 +172,14 @@ DeviceData deviceDataFromJson(const Json &doc) {
         buf.arg = number<size_t>(buffers[b], "arg", bw);
         std::string role = text(buffers[b], "role", bw);
         if (role != "input" && role != "expected")
-          throw std::runtime_error(bw + ".role: expected \"input\" or \"expected\"");
+          throw TaskError({bw + ".role: expected \"input\" or \"expected\""});
         buf.role = role == "input" ? DeviceBuffer::Role::Input : DeviceBuffer::Role::Expected;
         buf.offset = number<uint64_t>(buffers[b], "offset", bw);
         buf.bytes = number<uint64_t>(buffers[b], "bytes", bw);
         if (buf.offset + buf.bytes > set.slabBytes)
-          throw std::runtime_error(bw + ": outside its slab");
+          throw TaskError({bw + ": outside its slab"});
         if (!hexDecode(text(buffers[b], "checksum", bw), &buf.checksum, sizeof buf.checksum))
-          throw std::runtime_error(bw + ".checksum: expected 16 hex digits");
+          throw TaskError({bw + ".checksum: expected 16 hex digits"});
         set.buffers.push_back(buf);
       }
       cd.sets.push_back(std::move(set));

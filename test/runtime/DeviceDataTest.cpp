@@ -64,13 +64,13 @@ TEST(DeviceData, ManifestRoundTripsAndRejectsDamage) {
   EXPECT_NE(back.config("small"), nullptr);
 
   j["configs"][0]["sets"][0]["buffers"][1]["offset"] = 1ull << 40;
-  EXPECT_THROW(deviceDataFromJson(j), std::runtime_error);
+  EXPECT_THROW(deviceDataFromJson(j), TaskError);
   j = deviceDataToJson(d);
   j["configs"][0]["sets"][0]["buffers"][0]["checksum"] = "xyz";
   try {
     deviceDataFromJson(j);
     FAIL();
-  } catch (const std::runtime_error &e) {
+  } catch (const TaskError &e) {
     EXPECT_NE(std::string(e.what()).find("configs[0].sets[0].buffers[0].checksum"), std::string::npos) << e.what();
   }
 }

@@ -62,7 +62,7 @@ struct DeviceData {
 DeviceSet layoutSet(const Task &task, const Config &config);
 
 nlohmann::ordered_json deviceDataToJson(const DeviceData &data);
-// Throws std::runtime_error naming the field at fault.
+// Throws TaskError naming the field at fault.
 DeviceData deviceDataFromJson(const nlohmann::ordered_json &doc);
 
 std::string hexEncode(const void *data, size_t bytes);

@@ -1,0 +1,34 @@
+// A pre-tokenizer regex on PCRE2 (UTF + UCP, JIT-compiled where available). Hugging Face runs
+// these patterns on Oniguruma; the two agree on the patterns of GPT-2, Qwen2 and Llama 3 once
+// \s means Unicode White_Space (PCRE2's UCP \s also takes U+180E), which the pattern is rewritten
+// to say. Matches are iterated as Hugging Face's onig binding does (an empty match right after
+// a match is skipped).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace cudaperf::learn {
+
+class PreTokenizerRegex {
+public:
+  explicit PreTokenizerRegex(const std::string &pattern); // throws TokenizerError
+  // Calls onMatch(begin, end) for each match in valid UTF-8 `subject`, left to right.
+  void forEachMatch(std::string_view subject, const std::function<void(size_t, size_t)> &onMatch) const;
+  const std::string &pattern() const { return pattern_; }
+
+private:
+  std::string pattern_;
+  std::shared_ptr<void> code_; // pcre2_code_8, freed by pcre2_code_free
+};
+
+// `pattern` with \s (anywhere) and \S (outside classes) spelled as Unicode White_Space sets.
+std::string withUnicodeWhiteSpace(const std::string &pattern);
+
+// A literal Split pattern as a regex (Hugging Face escapes it the same way).
+std::string escapeRegexLiteral(std::string_view literal);
+
+} // namespace cudaperf::learn
