@@ -34,6 +34,15 @@ uint64_t deviceMemory(const Json &device) {
   return m && m->is_number_unsigned() ? m->get<uint64_t>() : m && m->is_number() ? uint64_t(m->get<double>()) : 0;
 }
 
+// The worker's and the holder's environment: their GPU alone (device 0 for them), and launches
+// asynchronous whatever the caller's environment says (timing depends on it).
+std::vector<std::string> workerEnvironment(const std::string &uuid) {
+  std::vector<std::string> env = {"CUDA_LAUNCH_BLOCKING=0", "CUDA_DEVICE_MAX_CONNECTIONS=8"};
+  if (!uuid.empty())
+    env.push_back("CUDA_VISIBLE_DEVICES=" + uuid);
+  return env;
+}
+
 } // namespace
 
 double secondsBetween(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
@@ -41,7 +50,7 @@ double secondsBetween(Clock::time_point a, Clock::time_point b) { return std::ch
 DeviceSlot::DeviceSlot(const EvalOptions &options, const Toolchain &toolchain, Json device)
     : options_(options), toolchain_(toolchain), device_(std::move(device)),
       index_(device_.value("index", 0)), uuid_(device_.value("uuid", std::string())),
-      env_({"CUDA_VISIBLE_DEVICES=" + uuid_, "CUDA_LAUNCH_BLOCKING=0", "CUDA_DEVICE_MAX_CONNECTIONS=8"}),
+      env_(workerEnvironment(uuid_)),
       holder_(options.workerPath, env_, options.workDir + "/holder-" + std::to_string(index_) + ".log") {}
 
 DeviceSlot::~DeviceSlot() { support::stopProcess(spare_); }
@@ -56,7 +65,8 @@ std::string DeviceSlot::dataKey(const TaskEntry &t) const {
 
 void DeviceSlot::releaseData(const std::string &key) {
   std::string error;
-  holder_.request(Json{{"op", "release"}, {"key", key}}, 60, error);
+  if (holder_.pid() > 0) // a holder that is gone holds nothing
+    holder_.request(Json{{"op", "release"}, {"key", key}}, 60, error);
   auto it = data_.find(key);
   if (it != data_.end()) {
     unlink(it->second.manifest.c_str());
@@ -73,8 +83,9 @@ std::string DeviceSlot::ensureData(TaskEntry &t, std::string &key, std::string &
     report = Json{{"cached", true}};
     return "";
   }
-  if (it != data_.end())
-    data_.erase(it); // the holder that had it is gone
+  // Whatever an earlier holder had is gone with it.
+  for (auto d = data_.begin(); d != data_.end();)
+    d = d->second.holderGeneration == holder_.generation() && holder_.pid() > 0 ? std::next(d) : data_.erase(d);
   // Room for it: least recently used tasks go first.
   uint64_t need = 0;
   for (const Config &c : t.task.configs)

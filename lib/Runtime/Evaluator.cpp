@@ -47,10 +47,11 @@ struct Evaluator::Impl {
   std::vector<Json> devices; // those used, in the order of `slots`
   Json noDevice;
   std::vector<std::unique_ptr<DeviceSlot>> slots;
-  std::unique_ptr<Scheduler> scheduler;
   std::mutex mu; // tasks, scheduler creation
   std::map<std::string, std::unique_ptr<TaskEntry>> tasks;
   std::atomic<size_t> serial{0};
+  // Last, so it is destroyed first: its threads run jobs that use everything above.
+  std::unique_ptr<Scheduler> scheduler;
 
   Scheduler &ensureScheduler() {
     std::lock_guard<std::mutex> lock(mu);
@@ -129,7 +130,12 @@ public:
 
   bool build() override {
     c_.buildStarted = Clock::now();
-    bool needsRun = prepare();
+    bool needsRun = false;
+    try {
+      needsRun = prepare();
+    } catch (const std::exception &e) { // one request never takes the evaluator down
+      result_ = failureDoc(job_.taskDir, displayName(), Outcome::InternalError, std::string("evaluator: ") + e.what());
+    }
     c_.built = Clock::now();
     if (!needsRun && result_.is_object() && !result_.contains("stage_seconds"))
       result_["stage_seconds"] = Json{{"queued", secondsBetween(c_.submitted, c_.buildStarted)},
@@ -137,7 +143,13 @@ public:
     return needsRun;
   }
 
-  void run(int device) override { result_ = ev_.slots[size_t(device)]->run(c_); }
+  void run(int device) override {
+    try {
+      result_ = ev_.slots[size_t(device)]->run(c_);
+    } catch (const std::exception &e) {
+      result_ = failureDoc(job_.taskDir, displayName(), Outcome::InternalError, std::string("evaluator: ") + e.what());
+    }
+  }
 
   void finish(bool cancelled) override { done_(result_, cancelled); }
 

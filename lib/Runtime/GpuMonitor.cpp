@@ -20,11 +20,21 @@ std::string processName(uint32_t pid) {
 // NVML's C interface, as documented (nvml.h is not part of the CUDA toolkit here).
 using NvmlReturn = int;
 constexpr NvmlReturn kNvmlSuccess = 0, kNvmlInsufficientSize = 7;
-struct NvmlProcessInfo { // nvmlProcessInfo_v2_t / _v3
+// nvmlDeviceGetComputeRunningProcesses_v2 fills nvmlProcessInfo_v2_t; _v3's struct gained a field
+// (usedGpuCcProtectedMemory) in newer NVML headers. _v2 is used where the library still exports it
+// (its layout never changed), _v3 with the longer layout otherwise.
+struct NvmlProcessInfoV2 {
   unsigned int pid;
   unsigned long long usedGpuMemory;
   unsigned int gpuInstanceId;
   unsigned int computeInstanceId;
+};
+struct NvmlProcessInfoV3 {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+  unsigned long long usedGpuCcProtectedMemory;
 };
 struct NvmlUtilization {
   unsigned int gpu, memory;
@@ -34,7 +44,25 @@ struct NvmlMemory {
 };
 using InitFn = NvmlReturn (*)();
 using ByUuidFn = NvmlReturn (*)(const char *, void **);
-using ProcessesFn = NvmlReturn (*)(void *, unsigned int *, NvmlProcessInfo *);
+using ProcessesV2Fn = NvmlReturn (*)(void *, unsigned int *, NvmlProcessInfoV2 *);
+using ProcessesV3Fn = NvmlReturn (*)(void *, unsigned int *, NvmlProcessInfoV3 *);
+
+// The compute processes on a device, through one version of the call.
+template <typename Info, typename Fn> bool listProcesses(Fn fn, void *device, std::vector<GpuProcessSample> &out) {
+  std::vector<Info> infos(64);
+  unsigned int n = unsigned(infos.size());
+  NvmlReturn r = fn(device, &n, infos.data());
+  if (r == kNvmlInsufficientSize) {
+    infos.resize(n + 16);
+    n = unsigned(infos.size());
+    r = fn(device, &n, infos.data());
+  }
+  if (r != kNvmlSuccess)
+    return false;
+  for (unsigned i = 0; i < n && i < infos.size(); ++i)
+    out.push_back({infos[i].pid, infos[i].usedGpuMemory == ~0ull ? 0 : infos[i].usedGpuMemory});
+  return true;
+}
 using UtilizationFn = NvmlReturn (*)(void *, NvmlUtilization *);
 using MemoryFn = NvmlReturn (*)(void *, NvmlMemory *);
 
@@ -117,26 +145,15 @@ void *Nvml::device(const std::string &uuid) {
 bool Nvml::sample(void *device, GpuSample &out) {
   if (!handle_ || !device)
     return false;
-  static auto processes = [this] {
-    auto f = reinterpret_cast<ProcessesFn>(dlsym(handle_, "nvmlDeviceGetComputeRunningProcesses_v3"));
-    return f ? f : reinterpret_cast<ProcessesFn>(dlsym(handle_, "nvmlDeviceGetComputeRunningProcesses_v2"));
-  }();
+  static auto processesV2 = reinterpret_cast<ProcessesV2Fn>(dlsym(handle_, "nvmlDeviceGetComputeRunningProcesses_v2"));
+  static auto processesV3 = reinterpret_cast<ProcessesV3Fn>(dlsym(handle_, "nvmlDeviceGetComputeRunningProcesses_v3"));
   static auto utilization = reinterpret_cast<UtilizationFn>(dlsym(handle_, "nvmlDeviceGetUtilizationRates"));
   static auto memory = reinterpret_cast<MemoryFn>(dlsym(handle_, "nvmlDeviceGetMemoryInfo"));
   std::lock_guard<std::mutex> lock(mu_);
-  if (processes) {
-    std::vector<NvmlProcessInfo> infos(64);
-    unsigned int n = unsigned(infos.size());
-    NvmlReturn r = processes(device, &n, infos.data());
-    if (r == kNvmlInsufficientSize) {
-      infos.resize(n + 16);
-      n = unsigned(infos.size());
-      r = processes(device, &n, infos.data());
-    }
-    if (r == kNvmlSuccess)
-      for (unsigned i = 0; i < n && i < infos.size(); ++i)
-        out.processes.push_back({infos[i].pid, infos[i].usedGpuMemory == ~0ull ? 0 : infos[i].usedGpuMemory});
-  }
+  if (processesV2)
+    listProcesses<NvmlProcessInfoV2>(processesV2, device, out.processes);
+  else if (processesV3)
+    listProcesses<NvmlProcessInfoV3>(processesV3, device, out.processes);
   NvmlUtilization u{};
   if (utilization && utilization(device, &u) == kNvmlSuccess) {
     out.utilizationGpu = int(u.gpu);
