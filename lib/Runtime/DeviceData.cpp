@@ -106,6 +106,7 @@ Json deviceDataToJson(const DeviceData &d) {
       sets.push_back({{"seed", s.seed},
                       {"reference_ms", s.referenceMs},
                       {"expected_from_cache", s.expectedFromCache},
+                      {"expected_file", s.expectedFile},
                       {"ipc_handle", s.ipcHandle},
                       {"slab_bytes", s.slabBytes},
                       {"buffers", std::move(buffers)}});
@@ -163,6 +164,8 @@ DeviceData deviceDataFromJson(const Json &doc) {
       set.seed = number<uint64_t>(sets[s], "seed", sw);
       set.referenceMs = number<double>(sets[s], "reference_ms", sw);
       set.expectedFromCache = field(sets[s], "expected_from_cache", sw).get<bool>();
+      if (sets[s].contains("expected_file") && sets[s]["expected_file"].is_string())
+        set.expectedFile = sets[s]["expected_file"].get<std::string>();
       set.ipcHandle = text(sets[s], "ipc_handle", sw);
       set.slabBytes = number<uint64_t>(sets[s], "slab_bytes", sw);
       const Json &buffers = array(sets[s], "buffers", sw);

@@ -192,6 +192,7 @@ Json assembleResult(const EvalRecord &r) {
   bool done = false, baselineCached = false, sharedDataIntact = true;
   int retries = 0;
   double memoryWaitSeconds = 0;
+  std::string dataMode;
   Json memory;
   std::vector<std::vector<double>> referenceMs(configs.size());
   // Where the worker's time went: seconds from its start at which each stage ended.
@@ -246,6 +247,8 @@ Json assembleResult(const EvalRecord &r) {
       memory = payloadOf(e);
     } else if (type == "retry") {
       ++retries;
+    } else if (type == "device_data") {
+      dataMode = str(e, "mode");
     } else if (type == "memory_wait") {
       memoryWaitSeconds += numberOr(member(e, "seconds"), 0);
     } else if (type == "shared_data") {
@@ -319,6 +322,8 @@ Json assembleResult(const EvalRecord &r) {
   worker["retries"] = retries;
   worker["memory_wait_seconds"] = memoryWaitSeconds;
   worker["shared_data_intact"] = sharedDataIntact;
+  if (!dataMode.empty())
+    worker["data_mode"] = dataMode; // "ipc": the holder's data mapped; "copy": a copy of its own
   doc["worker"] = std::move(worker);
   doc["baseline_cached"] = baselineCached;
   if (r.sharing) {

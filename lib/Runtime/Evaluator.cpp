@@ -9,6 +9,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <csignal>
+#include <filesystem>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -50,6 +51,7 @@ struct Evaluator::Impl {
   std::mutex mu; // tasks, scheduler creation
   std::map<std::string, std::unique_ptr<TaskEntry>> tasks;
   std::atomic<size_t> serial{0};
+  bool ownWorkDir = false; // created here: removed at the end
   // Last, so it is destroyed first: its threads run jobs that use everything above.
   std::unique_ptr<Scheduler> scheduler;
 
@@ -248,7 +250,8 @@ Evaluator::Evaluator(EvalOptions options, Toolchain toolchain) : impl_(std::make
     o.build.cacheDir = defaultCacheDir();
   if (o.workDir.empty()) {
     char tmpl[] = "/tmp/cudaperf-eval-XXXXXX";
-    o.workDir = mkdtemp(tmpl) ? tmpl : "/tmp";
+    impl_->ownWorkDir = mkdtemp(tmpl) != nullptr;
+    o.workDir = impl_->ownWorkDir ? tmpl : "/tmp";
   }
   o.jobs = std::max(1, o.jobs);
   // A worker that died while we wrote its job must not take the evaluator with it.
@@ -259,6 +262,12 @@ Evaluator::~Evaluator() {
   if (impl_->scheduler) {
     impl_->scheduler->close(true);
     impl_->scheduler->wait();
+  }
+  impl_->scheduler.reset();
+  impl_->slots.clear(); // spare workers and holders stopped
+  if (impl_->ownWorkDir) {
+    std::error_code ignored;
+    std::filesystem::remove_all(impl_->options.workDir, ignored);
   }
 }
 

@@ -5,10 +5,14 @@
 #include "cudaperf/Support/Subprocess.h"
 
 #include <chrono>
+#include <cstring>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <map>
 #include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace cudaperf;
@@ -143,6 +147,39 @@ TEST(ServeTool, EndOfInputDrainsTheQueue) {
       break;
   }
   EXPECT_EQ(results, 3);
+}
+
+TEST(ServeTool, UnixSocketClients) {
+  std::string path = testing::TempDir() + "/cudaperf-serve-" + std::to_string(getpid()) + ".sock";
+  Server s({"--compile-only", "--arch", "sm_90", "--socket", path});
+  int fd = -1;
+  for (int i = 0; i < 200 && fd < 0; ++i) { // until it listens
+    int c = socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+    if (connect(c, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0)
+      fd = c;
+    else {
+      close(c);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  ASSERT_GE(fd, 0) << "the server does not listen on " << path;
+  std::string lines = R"({"op": "ping", "id": 1})" "\n" R"({"oops": true})" "\n" R"({"op": "shutdown"})" "\n";
+  ASSERT_EQ(write(fd, lines.data(), lines.size()), ssize_t(lines.size()));
+  std::string got;
+  char buf[4096];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) {
+    got.append(buf, size_t(n));
+    if (got.find("\"bye\"") != std::string::npos)
+      break;
+  }
+  close(fd);
+  EXPECT_NE(got.find("\"ready\""), std::string::npos) << got;
+  EXPECT_NE(got.find("\"pong\""), std::string::npos) << got;
+  EXPECT_NE(got.find("\"bad_request\""), std::string::npos) << got;
+  EXPECT_NE(got.find("\"bye\""), std::string::npos) << got;
 }
 
 TEST(ServeToolGpu, EvaluatesCandidatesInCompletionOrder) {

@@ -33,6 +33,7 @@ struct DeviceSet {
   uint64_t seed = 0;
   double referenceMs = 0;
   bool expectedFromCache = false; // read from the on-disk set cache instead of running the reference
+  std::string expectedFile;       // the set-cache file with these expected outputs ("" if not on disk)
   std::string ipcHandle;          // cudaIpcMemHandle_t of the slab, hex
   uint64_t slabBytes = 0;
   std::vector<DeviceBuffer> buffers;

@@ -8,6 +8,7 @@
 // stderr, so a reference that prints cannot corrupt the protocol); EOF ends it.
 #include "DeviceInfo.h"
 #include "Holder.h"
+#include "SetData.h"
 
 #include "cudaperf/DeviceKernels/DeviceKernels.h"
 #include "cudaperf/Runtime/Build.h"
@@ -56,10 +57,6 @@ void check(cudaError_t e, const std::string &what) {
   }
 }
 
-// Expected outputs of one set on disk: magic, seed, reference ms, then (arg, bytes, data) per
-// expected buffer. Only expected values are kept: inputs are regenerated on the device.
-constexpr uint64_t kExpectedMagic = 0x33505845'50524543ull; // "CERPEXP3"
-constexpr size_t kStagingBytes = size_t(64) << 20;
 
 class Holder {
 public:
@@ -111,7 +108,7 @@ private:
   std::string uuid_;
   cudaStream_t stream_ = nullptr;
   dk::DeviceScratch scratch_;
-  void *staging_ = nullptr; // pinned, for the set cache and the C reference's copies
+  Staging staging_; // pinned, for the set cache
   std::map<std::string, Prepared> prepared_;
 
   void answer(const Json &j) {
@@ -139,7 +136,7 @@ private:
     uuid_ = uuidString(prop.uuid);
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     check(scratch_.init(stream_), "device scratch");
-    check(cudaMallocHost(&staging_, kStagingBytes), "pinned staging buffer");
+    check(staging_.init(), "pinned staging buffer");
   }
 
   Json release(const std::string &key) {
@@ -217,15 +214,7 @@ private:
         cudaIpcMemHandle_t h;
         check(cudaIpcGetMemHandle(&h, slab), "cudaIpcGetMemHandle");
         set.ipcHandle = ipcHandleHex(h);
-        for (const DeviceBuffer &b : set.buffers) {
-          if (b.role != DeviceBuffer::Role::Input)
-            continue;
-          ElementStream es = elementStream(task.args[b.arg], b.arg, set.seed);
-          dk::FillSpec spec{int(es.dtype), int(es.kind), es.a, es.b, es.key};
-          uint64_t count = b.bytes / dtypeSize(es.dtype);
-          check(dk::fillElements(static_cast<unsigned char *>(slab) + b.offset, count, spec, stream_),
-                "generating inputs");
-        }
+        check(generateInputs(task, set, slab, stream_), "generating inputs");
         cd.sets.push_back(std::move(set));
       }
       p.data.configs.push_back(std::move(cd));
@@ -247,8 +236,9 @@ private:
         DeviceSet &set = p.data.configs[c].sets[size_t(s)];
         ++total;
         std::string path = cachePath(c, set);
-        if (!path.empty() && loadExpected(path, set, p.slabs[c * size_t(sets) + size_t(s)])) {
+        if (!path.empty() && readExpectedFile(path, set, p.slabs[c * size_t(sets) + size_t(s)], stream_, staging_)) {
           set.expectedFromCache = true;
+          set.expectedFile = path;
           ++fromCache;
         }
       }
@@ -283,8 +273,9 @@ private:
       for (int s = 0; s < sets; ++s) {
         DeviceSet &set = p.data.configs[c].sets[size_t(s)];
         std::string path = cachePath(c, set);
-        if (!set.expectedFromCache && !path.empty() && expectedBytes(set) <= cacheLimit)
-          saveExpected(path, set, p.slabs[c * size_t(sets) + size_t(s)]);
+        if (!set.expectedFromCache && !path.empty() && expectedBytes(set) <= cacheLimit &&
+            writeExpectedFile(path, set, p.slabs[c * size_t(sets) + size_t(s)], stream_, staging_))
+          set.expectedFile = path;
       }
     checkSums(p, true);
     std::string manifest = req.value("manifest", "");
@@ -311,78 +302,6 @@ private:
       if (b.role == DeviceBuffer::Role::Expected)
         t += b.bytes;
     return t;
-  }
-
-  // Copies between the slab and a file through the pinned staging buffer, 64 MiB at a time, so
-  // host memory stays bounded whatever the set's size.
-  bool streamToFile(FILE *f, const unsigned char *src, uint64_t bytes) {
-    for (uint64_t done = 0; done < bytes;) {
-      size_t n = size_t(std::min<uint64_t>(kStagingBytes, bytes - done));
-      check(cudaMemcpyAsync(staging_, src + done, n, cudaMemcpyDeviceToHost, stream_), "reading expected outputs");
-      check(cudaStreamSynchronize(stream_), "reading expected outputs");
-      if (fwrite(staging_, 1, n, f) != n)
-        return false;
-      done += n;
-    }
-    return true;
-  }
-  bool streamFromFile(FILE *f, unsigned char *dst, uint64_t bytes) {
-    for (uint64_t done = 0; done < bytes;) {
-      size_t n = size_t(std::min<uint64_t>(kStagingBytes, bytes - done));
-      check(cudaStreamSynchronize(stream_), "uploading expected outputs"); // staging is free again
-      if (fread(staging_, 1, n, f) != n)
-        return false;
-      check(cudaMemcpyAsync(dst + done, staging_, n, cudaMemcpyHostToDevice, stream_), "uploading expected outputs");
-      done += n;
-    }
-    check(cudaStreamSynchronize(stream_), "uploading expected outputs");
-    return true;
-  }
-
-  bool loadExpected(const std::string &path, DeviceSet &set, void *slab) {
-    FILE *f = fopen(path.c_str(), "rb");
-    if (!f)
-      return false;
-    uint64_t head[4] = {};
-    bool ok = fread(head, sizeof head, 1, f) == 1 && head[0] == kExpectedMagic && head[1] == set.seed;
-    double ms = 0;
-    std::memcpy(&ms, &head[2], sizeof ms);
-    ok = ok && head[3] == uint64_t(std::count_if(set.buffers.begin(), set.buffers.end(), [](const DeviceBuffer &b) {
-           return b.role == DeviceBuffer::Role::Expected;
-         }));
-    for (const DeviceBuffer &b : set.buffers) {
-      if (!ok || b.role != DeviceBuffer::Role::Expected)
-        continue;
-      uint64_t arg = 0, bytes = 0;
-      ok = fread(&arg, 8, 1, f) == 1 && fread(&bytes, 8, 1, f) == 1 && arg == b.arg && bytes == b.bytes &&
-           streamFromFile(f, static_cast<unsigned char *>(slab) + b.offset, b.bytes);
-    }
-    fclose(f);
-    if (ok)
-      set.referenceMs = ms;
-    return ok;
-  }
-
-  void saveExpected(const std::string &path, const DeviceSet &set, void *slab) {
-    std::string tmp = path + ".tmp" + std::to_string(getpid());
-    FILE *f = fopen(tmp.c_str(), "wb");
-    if (!f)
-      return;
-    uint64_t head[4] = {kExpectedMagic, set.seed, 0, 0};
-    std::memcpy(&head[2], &set.referenceMs, sizeof set.referenceMs);
-    for (const DeviceBuffer &b : set.buffers)
-      head[3] += b.role == DeviceBuffer::Role::Expected;
-    bool ok = fwrite(head, sizeof head, 1, f) == 1;
-    for (const DeviceBuffer &b : set.buffers) {
-      if (!ok || b.role != DeviceBuffer::Role::Expected)
-        continue;
-      uint64_t arg = b.arg, bytes = b.bytes;
-      ok = fwrite(&arg, 8, 1, f) == 1 && fwrite(&bytes, 8, 1, f) == 1 &&
-           streamToFile(f, static_cast<const unsigned char *>(slab) + b.offset, b.bytes);
-    }
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp.c_str(), path.c_str()) != 0)
-      unlink(tmp.c_str());
   }
 
   // reference.c on the host: this set's inputs copied from the device (one set on the host at a

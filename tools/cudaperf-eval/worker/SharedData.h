@@ -26,8 +26,12 @@ public:
   SharedData &operator=(const SharedData &) = delete;
   ~SharedData();
 
-  // Reads the manifest and maps every slab; "" or why not.
-  std::string open(const std::string &manifestPath);
+  // Reads the manifest and maps every slab; "" or why not. Where CUDA IPC refuses a mapping, the
+  // worker makes its own copy instead: the inputs generated again, the expected outputs from the
+  // set cache (when the holder wrote them there); `copied` counts those sets.
+  std::string open(const std::string &manifestPath, const runtime::Task &task, cudaStream_t stream);
+  int copied() const { return copied_; }
+  const std::string &ipcError() const { return ipcError_; }
   const runtime::DeviceData &data() const { return data_; }
   // Set `set` of the configuration named `config` (null meta if there is none).
   SharedSet set(const std::string &config, size_t set) const;
@@ -37,6 +41,9 @@ public:
 private:
   runtime::DeviceData data_;
   std::vector<std::vector<void *>> slabs_; // [config][set]
+  std::vector<std::vector<bool>> owned_;   // a copy of our own (cudaFree), not a mapping
+  int copied_ = 0;
+  std::string ipcError_;
 };
 
 } // namespace cudaperf::worker

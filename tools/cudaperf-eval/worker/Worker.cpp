@@ -122,8 +122,15 @@ void Worker::emitDevice() {
 void Worker::openSharedData() {
   if (opt_->deviceData.empty())
     setupError("no task data on the device (--device-data)");
-  if (std::string err = shared_.open(opt_->deviceData); !err.empty())
+  if (std::string err = shared_.open(opt_->deviceData, task_, stream_); !err.empty())
     setupError(err);
+  Json mode = event("device_data");
+  mode["mode"] = shared_.copied() ? "copy" : "ipc";
+  if (shared_.copied()) {
+    mode["copied_sets"] = shared_.copied();
+    mode["reason"] = "CUDA IPC refused: " + shared_.ipcError();
+  }
+  emit(std::move(mode));
   const DeviceData &d = shared_.data();
   if (d.seed != opt_->seed || d.sets != opt_->sets)
     setupError(opt_->deviceData + ": made for another seed or number of sets");
