@@ -84,9 +84,11 @@ function applyVariant(base, variant) {
   return doc;
 }
 
-// JSON with one line per object member and each list of ids on one line, for readable diffs.
+// JSON with one line per object member and each list of numbers or strings on one line, for
+// readable diffs.
 function compact(value, indent) {
-  if (Array.isArray(value) && value.every((x) => typeof x === 'number')) return JSON.stringify(value);
+  if (Array.isArray(value) && value.every((x) => typeof x === 'number' || typeof x === 'string'))
+    return JSON.stringify(value);
   const inner = indent + ' ';
   if (Array.isArray(value))
     return value.length ? `[\n${value.map((x) => inner + compact(x, inner)).join(',\n')}\n${indent}]` : '[]';

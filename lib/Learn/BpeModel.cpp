@@ -47,7 +47,12 @@ BpeModel::BpeModel(std::unordered_map<std::string, int32_t> vocab,
   for (const auto &entry : vocab_)
     idToToken_[static_cast<size_t>(entry.second)] = &entry.first;
 
-  merges_.reserve(merges.size());
+  size_t capacity = 16;
+  while (capacity < 2 * merges.size())
+    capacity *= 2;
+  mergeTable_.assign(capacity, MergeSlot{});
+  mergeMask_ = capacity - 1;
+  mergeShift_ = 64 - __builtin_ctzll(capacity);
   for (size_t rank = 0; rank < merges.size(); ++rank) {
     const auto &[a, b] = merges[rank];
     const auto where = [&](const std::string &token) {
@@ -60,7 +65,7 @@ BpeModel::BpeModel(std::unordered_map<std::string, int32_t> vocab,
       throw TokenizerError(where(b));
     if (!merged)
       throw TokenizerError(where(a + b));
-    merges_[pairKey(*idA, *idB)] = Merge{static_cast<uint32_t>(rank), *merged};
+    insertMerge(pairKey(*idA, *idB), Merge{static_cast<uint32_t>(rank), *merged});
   }
 
   if (options_.unkToken) {
@@ -72,23 +77,28 @@ BpeModel::BpeModel(std::unordered_map<std::string, int32_t> vocab,
     for (unsigned b = 0; b < 256; ++b)
       byteIds_[b] = tokenToId(bytelevel::symbols()[b]).value_or(-1);
     if (options_.ignoreMerges)
-      for (const auto &[token, id] : vocab_) {
-        std::string raw;
-        bool allBytes = true;
-        for (size_t pos = 0; pos < token.size() && allBytes;) {
-          if (utf8::validSequenceLength(token, pos) == 0) {
-            allBytes = false;
-            break;
-          }
-          const auto byte = bytelevel::byteOfCodePoint(utf8::decodeAt(token, pos));
-          allBytes = byte.has_value();
-          if (byte)
-            raw += static_cast<char>(*byte);
-          pos += utf8::sequenceLength(static_cast<unsigned char>(token[pos]));
-        }
-        if (allBytes)
-          rawVocab_.emplace(std::move(raw), id);
-      }
+      for (const auto &[token, id] : vocab_)
+        if (auto raw = bytelevel::decode(token))
+          rawVocab_.emplace(std::move(*raw), id);
+  }
+}
+
+void BpeModel::insertMerge(uint64_t key, Merge merge) {
+  for (size_t slot = slotOf(key);; slot = (slot + 1) & mergeMask_) {
+    if (mergeTable_[slot].key == kEmptyKey || mergeTable_[slot].key == key) { // a later rank replaces
+      mergeTable_[slot] = {key, merge};
+      return;
+    }
+  }
+}
+
+const BpeModel::Merge *BpeModel::findMerge(int32_t a, int32_t b) const {
+  const uint64_t key = pairKey(a, b);
+  for (size_t slot = slotOf(key);; slot = (slot + 1) & mergeMask_) {
+    if (mergeTable_[slot].key == key)
+      return &mergeTable_[slot].merge;
+    if (mergeTable_[slot].key == kEmptyKey)
+      return nullptr;
   }
 }
 
@@ -169,10 +179,10 @@ void BpeModel::mergeAll(std::vector<int32_t> &symbols) const {
     const int right = next[left];
     if (right < 0)
       return;
-    auto it = merges_.find(pairKey(symbols[left], symbols[right]));
-    if (it == merges_.end())
+    const Merge *merge = findMerge(symbols[left], symbols[right]);
+    if (!merge)
       return;
-    heap.push_back({it->second.rank, left, it->second.newId});
+    heap.push_back({merge->rank, left, merge->newId});
     std::push_heap(heap.begin(), heap.end(), byPriority);
   };
   for (int i = 0; i + 1 < n; ++i)
@@ -186,8 +196,8 @@ void BpeModel::mergeAll(std::vector<int32_t> &symbols) const {
       continue;
     const int right = next[left];
     // Stale if the pair at this position has changed since it was queued.
-    auto it = merges_.find(pairKey(symbols[left], symbols[right]));
-    if (it == merges_.end() || it->second.newId != top.newId)
+    const Merge *merge = findMerge(symbols[left], symbols[right]);
+    if (!merge || merge->newId != top.newId)
       continue;
     symbols[left] = top.newId;
     alive[right] = 0;

@@ -93,6 +93,7 @@ Tokenizer trainByteLevelBpe(const std::vector<std::string> &texts, const BpeTrai
   nfc.forms = {UnicodeForm::NFC};
   std::map<std::string, uint64_t> wordCounts; // ordered: word indices do not depend on hashing
   uint64_t totalBytes = 0;
+  std::vector<std::pair<size_t, size_t>> matches;
   for (const std::string &input : texts) {
     const std::string text = nfc.apply(utf8::isValid(input) ? input : utf8::toValid(input));
     totalBytes += text.size();
@@ -101,11 +102,12 @@ Tokenizer trainByteLevelBpe(const std::vector<std::string> &texts, const BpeTrai
       if (end > begin)
         ++wordCounts[text.substr(begin, end - begin)];
     };
-    regex.forEachMatch(text, [&](size_t begin, size_t end) {
+    regex.findAll(text, matches);
+    for (const auto &[begin, end] : matches) {
       count(previous, begin);
       count(begin, end);
       previous = end;
-    });
+    }
     count(previous, text.size());
   }
   report("pre-tokenized " + std::to_string(texts.size()) + " texts (" + std::to_string(totalBytes) +

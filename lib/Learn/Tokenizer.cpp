@@ -133,21 +133,10 @@ std::string Tokenizer::decode(const std::vector<int32_t> &ids, bool skipSpecial)
   // (an added token such as "<|im_start|>" is both) is taken as its UTF-8 text.
   std::string bytes;
   for (const std::string *token : tokens) {
-    const size_t mark = bytes.size();
-    bool allBytes = true;
-    for (size_t pos = 0; pos < token->size();) {
-      const auto byte = bytelevel::byteOfCodePoint(utf8::decodeAt(*token, pos));
-      if (!byte) {
-        allBytes = false;
-        break;
-      }
-      bytes += static_cast<char>(*byte);
-      pos += utf8::sequenceLength(static_cast<unsigned char>((*token)[pos]));
-    }
-    if (!allBytes) {
-      bytes.resize(mark);
+    if (auto raw = bytelevel::decode(*token))
+      bytes += *raw;
+    else
       bytes += *token;
-    }
   }
   return utf8::isValid(bytes) ? bytes : utf8::toValid(bytes);
 }

@@ -45,4 +45,17 @@ std::string encode(std::string_view raw) {
   return out;
 }
 
+std::optional<std::string> decode(std::string_view token) {
+  std::string raw;
+  raw.reserve(token.size());
+  for (size_t pos = 0; pos < token.size();) {
+    const auto byte = byteOfCodePoint(utf8::decodeAt(token, pos));
+    if (!byte)
+      return std::nullopt;
+    raw += static_cast<char>(*byte);
+    pos += utf8::sequenceLength(static_cast<unsigned char>(token[pos]));
+  }
+  return raw;
+}
+
 } // namespace cudaperf::learn::bytelevel

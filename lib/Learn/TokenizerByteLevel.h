@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace cudaperf::learn::bytelevel {
 
@@ -16,6 +17,8 @@ std::optional<uint8_t> byteOfCodePoint(char32_t codePoint);
 const std::array<std::string, 256> &symbols();
 // `raw` written in the byte-level alphabet.
 std::string encode(std::string_view raw);
+// The bytes a token stands for, if every character of it is a byte symbol (valid UTF-8 expected).
+std::optional<std::string> decode(std::string_view token);
 
 // The regex GPT-2's ByteLevel pre-tokenizer applies when use_regex is set.
 inline constexpr const char *kGpt2Pattern =

@@ -58,16 +58,25 @@ const Json &array(const Json &object, const char *key, const std::string &path) 
   return *value;
 }
 
+// Sequences nest; a file nesting them deeper than this is refused rather than overflowing the stack.
+constexpr int kMaxNesting = 32;
+
+void checkNesting(int depth, const std::string &path) {
+  if (depth > kMaxNesting)
+    fail(path, "sequences nested deeper than " + std::to_string(kMaxNesting));
+}
+
 [[noreturn]] void unsupported(const std::string &path, const std::string &type, const char *supported) {
   fail(path + ".type", "\"" + type + "\" is not supported (supported: " + supported + ")");
 }
 
-void readNormalizer(const Json &node, const std::string &path, Normalizer &out) {
+void readNormalizer(const Json &node, const std::string &path, int depth, Normalizer &out) {
+  checkNesting(depth, path);
   const std::string type = typeOf(node, path);
   if (type == "Sequence") {
     const Json &list = array(node, "normalizers", path);
     for (size_t i = 0; i < list.size(); ++i)
-      readNormalizer(list[i], path + ".normalizers[" + std::to_string(i) + "]", out);
+      readNormalizer(list[i], path + ".normalizers[" + std::to_string(i) + "]", depth + 1, out);
   } else if (type == "NFC")
     out.forms.push_back(UnicodeForm::NFC);
   else if (type == "NFD")
@@ -99,14 +108,15 @@ SplitBehavior readBehavior(const Json &node, const std::string &path) {
                                          "MergedWithNext, Contiguous");
 }
 
-void readPreTokenizer(const Json &node, const std::string &path, PreTokenizer &out) {
+void readPreTokenizer(const Json &node, const std::string &path, int depth, PreTokenizer &out) {
+  checkNesting(depth, path);
   const std::string type = typeOf(node, path);
   if (type != "Sequence" && out.byteLevel())
     fail(path, "a pre-tokenizer after ByteLevel is not supported (ByteLevel must come last)");
   if (type == "Sequence") {
     const Json &list = array(node, "pretokenizers", path);
     for (size_t i = 0; i < list.size(); ++i)
-      readPreTokenizer(list[i], path + ".pretokenizers[" + std::to_string(i) + "]", out);
+      readPreTokenizer(list[i], path + ".pretokenizers[" + std::to_string(i) + "]", depth + 1, out);
   } else if (type == "Split") {
     const Json *pattern = member(node, "pattern");
     if (!pattern || !pattern->is_object() || pattern->size() != 1)
@@ -158,6 +168,10 @@ std::vector<std::pair<std::string, std::string>> readMerges(const Json &list, co
   return merges;
 }
 
+// Ids index tables; far larger vocabularies than any model's (Gemma's 262k) are refused rather
+// than allocated.
+constexpr int64_t kMaxId = (1 << 26) - 1;
+
 std::unique_ptr<BpeModel> readModel(const Json &node, bool byteLevelInput) {
   const std::string path = "model";
   if (!node.is_object())
@@ -192,8 +206,9 @@ std::unique_ptr<BpeModel> readModel(const Json &node, bool byteLevelInput) {
   std::unordered_map<std::string, int32_t> vocab;
   vocab.reserve(vocabNode->size());
   for (auto it = vocabNode->begin(); it != vocabNode->end(); ++it) {
-    if (!it.value().is_number_integer() || it.value().get<int64_t>() < 0 || it.value().get<int64_t>() > INT32_MAX)
-      fail(path + ".vocab[\"" + it.key() + "\"]", "expected a non-negative integer id, found " + shown(it.value()));
+    if (!it.value().is_number_integer() || it.value().get<int64_t>() < 0 || it.value().get<int64_t>() > kMaxId)
+      fail(path + ".vocab[\"" + it.key() + "\"]",
+           "expected an id from 0 to " + std::to_string(kMaxId) + ", found " + shown(it.value()));
     vocab.emplace(it.key(), static_cast<int32_t>(it.value().get<int64_t>()));
   }
   return std::make_unique<BpeModel>(std::move(vocab), readMerges(array(node, "merges", path), path + ".merges"),
@@ -251,12 +266,13 @@ void readAddedTokens(const Json &list, Tokenizer::Impl &impl) {
             [](const AddedToken &a, const AddedToken &b) { return a.id < b.id; });
 }
 
-void readPostProcessor(const Json &node, const std::string &path, PostProcessor &out) {
+void readPostProcessor(const Json &node, const std::string &path, int depth, PostProcessor &out) {
+  checkNesting(depth, path);
   const std::string type = typeOf(node, path);
   if (type == "Sequence") {
     const Json &list = array(node, "processors", path);
     for (size_t i = 0; i < list.size(); ++i)
-      readPostProcessor(list[i], path + ".processors[" + std::to_string(i) + "]", out);
+      readPostProcessor(list[i], path + ".processors[" + std::to_string(i) + "]", depth + 1, out);
   } else if (type == "ByteLevel") {
     // Adjusts offsets only; ids are unchanged.
   } else if (type == "TemplateProcessing") {
@@ -294,14 +310,15 @@ void readPostProcessor(const Json &node, const std::string &path, PostProcessor 
     unsupported(path, type, "ByteLevel, TemplateProcessing, Sequence");
 }
 
-DecoderKind readDecoder(const Json &node, const std::string &path) {
+DecoderKind readDecoder(const Json &node, const std::string &path, int depth) {
+  checkNesting(depth, path);
   const std::string type = typeOf(node, path);
   if (type == "ByteLevel")
     return DecoderKind::ByteLevel;
   if (type == "Sequence") {
     const Json &list = array(node, "decoders", path);
     if (list.size() == 1)
-      return readDecoder(list[0], path + ".decoders[0]");
+      return readDecoder(list[0], path + ".decoders[0]", depth + 1);
     fail(path + ".decoders", "only a Sequence of one ByteLevel decoder is supported");
   }
   unsupported(path, type, "ByteLevel");
@@ -324,9 +341,9 @@ std::shared_ptr<Tokenizer::Impl> parseTokenizerJson(const std::string &document)
   auto impl = std::make_shared<Tokenizer::Impl>();
   impl->json = document;
   if (const Json *node = member(root, "normalizer"))
-    readNormalizer(*node, "normalizer", impl->normalizer);
+    readNormalizer(*node, "normalizer", 0, impl->normalizer);
   if (const Json *node = member(root, "pre_tokenizer"))
-    readPreTokenizer(*node, "pre_tokenizer", impl->preTokenizer);
+    readPreTokenizer(*node, "pre_tokenizer", 0, impl->preTokenizer);
   const Json *model = member(root, "model");
   if (!model)
     fail("model", "missing");
@@ -337,9 +354,9 @@ std::shared_ptr<Tokenizer::Impl> parseTokenizerJson(const std::string &document)
     readAddedTokens(*node, *impl);
   }
   if (const Json *node = member(root, "post_processor"))
-    readPostProcessor(*node, "post_processor", impl->postProcessor);
+    readPostProcessor(*node, "post_processor", 0, impl->postProcessor);
   if (const Json *node = member(root, "decoder"))
-    impl->decoder = readDecoder(*node, "decoder");
+    impl->decoder = readDecoder(*node, "decoder", 0);
   // truncation and padding are per-call settings in transformers, which resets them before
   // every call; they are not applied here either (docs/tokenizer.md).
 

@@ -46,21 +46,25 @@ struct Span {
 // dropped as the behavior says; empty pieces are dropped (as PreTokenizedString::split does).
 void splitPiece(std::string_view piece, const PreTokenizerRegex &regex, SplitBehavior behavior, bool invert,
                 std::vector<std::string_view> &out) {
-  std::vector<Span> spans;
+  thread_local std::vector<std::pair<size_t, size_t>> matches;
+  thread_local std::vector<Span> spans;
+  regex.findAll(piece, matches);
+  spans.clear();
   size_t previous = 0;
-  regex.forEachMatch(piece, [&](size_t begin, size_t end) {
+  for (const auto &[begin, end] : matches) {
     if (previous != begin)
       spans.push_back({previous, begin, false});
     spans.push_back({begin, end, true});
     previous = end;
-  });
+  }
   if (previous != piece.size())
     spans.push_back({previous, piece.size(), false});
   if (invert)
     for (Span &s : spans)
       s.isMatch = !s.isMatch;
 
-  std::vector<Span> kept; // isMatch now means "remove"
+  thread_local std::vector<Span> kept; // isMatch now means "remove"
+  kept.clear();
   bool previousMatch = false;
   switch (behavior) {
   case SplitBehavior::Removed:
@@ -211,6 +215,10 @@ void AddedVocabulary::split(std::string_view text, bool normalizedTokens, std::v
   }
   size_t startOffset = 0;
   for (size_t pos = 0; pos < text.size();) {
+    if (!matcher.mayStartWith(static_cast<unsigned char>(text[pos]))) {
+      ++pos;
+      continue;
+    }
     const auto [length, id] = matcher.longestAt(text, pos);
     if (length == 0) {
       ++pos;

@@ -59,6 +59,7 @@ class LiteralMatcher {
 public:
   void add(const std::string &literal, int32_t id);
   bool empty() const { return nodes_.size() <= 1; }
+  bool mayStartWith(unsigned char byte) const { return firstByte_[byte]; }
   // The longest literal starting at pos: its length and id, or length 0.
   std::pair<size_t, int32_t> longestAt(std::string_view text, size_t pos) const;
 

@@ -88,19 +88,20 @@ PreTokenizerRegex::PreTokenizerRegex(const std::string &pattern) : pattern_(patt
   if (!code)
     throw TokenizerError("regex \"" + pattern + "\" does not compile (PCRE2): " + pcre2Message(error) +
                          " at offset " + std::to_string(offset));
-  pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); // where JIT is unavailable the interpreter runs
+  jit_ = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0; // else the interpreter runs
   code_.reset(code, [](void *p) { pcre2_code_free(static_cast<pcre2_code *>(p)); });
 }
 
-void PreTokenizerRegex::forEachMatch(std::string_view subject,
-                                     const std::function<void(size_t, size_t)> &onMatch) const {
+void PreTokenizerRegex::findAll(std::string_view subject, std::vector<std::pair<size_t, size_t>> &matches) const {
+  matches.clear();
   auto *code = static_cast<pcre2_code *>(code_.get());
   pcre2_match_data *data = threadMatchData();
   const auto *text = reinterpret_cast<PCRE2_SPTR>(subject.data());
   size_t searchFrom = 0;
   size_t lastMatchEnd = std::string_view::npos;
   while (searchFrom <= subject.size()) {
-    const int rc = pcre2_match(code, text, subject.size(), searchFrom, PCRE2_NO_UTF_CHECK, data, nullptr);
+    const int rc = jit_ ? pcre2_jit_match(code, text, subject.size(), searchFrom, 0, data, nullptr)
+                        : pcre2_match(code, text, subject.size(), searchFrom, PCRE2_NO_UTF_CHECK, data, nullptr);
     if (rc == PCRE2_ERROR_NOMATCH)
       return;
     if (rc < 0)
@@ -115,7 +116,7 @@ void PreTokenizerRegex::forEachMatch(std::string_view subject,
     }
     searchFrom = end;
     lastMatchEnd = end;
-    onMatch(begin, end);
+    matches.emplace_back(begin, end);
   }
 }
 

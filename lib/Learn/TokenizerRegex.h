@@ -6,7 +6,8 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
+#include <utility>
+#include <vector>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -16,13 +17,14 @@ namespace cudaperf::learn {
 class PreTokenizerRegex {
 public:
   explicit PreTokenizerRegex(const std::string &pattern); // throws TokenizerError
-  // Calls onMatch(begin, end) for each match in valid UTF-8 `subject`, left to right.
-  void forEachMatch(std::string_view subject, const std::function<void(size_t, size_t)> &onMatch) const;
+  // The matches in valid UTF-8 `subject`, left to right, as (begin, end) byte offsets.
+  void findAll(std::string_view subject, std::vector<std::pair<size_t, size_t>> &matches) const;
   const std::string &pattern() const { return pattern_; }
 
 private:
   std::string pattern_;
   std::shared_ptr<void> code_; // pcre2_code_8, freed by pcre2_code_free
+  bool jit_ = false;           // JIT-compiled: matched with pcre2_jit_match, without pcre2_match's checks
 };
 
 // `pattern` with \s (anywhere) and \S (outside classes) spelled as Unicode White_Space sets.

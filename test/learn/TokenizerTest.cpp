@@ -288,6 +288,7 @@ TEST(Tokenizer, UnsupportedOrMalformedFieldsAreRefusedByName) {
       {with("/added_tokens", R"([{"id": 3}])"), "added_tokens[0].content: missing"},
       {with("/added_tokens", R"([{"content": "x", "special": "yes"}])"), "added_tokens[0].special"},
       {with("/version", "2.0"), "version"},
+      {with("/model/vocab/a", 1 << 30), "expected an id from 0 to 67108863"},
   };
   for (const auto &[doc, expected] : cases) {
     try {
@@ -300,6 +301,12 @@ TEST(Tokenizer, UnsupportedOrMalformedFieldsAreRefusedByName) {
   EXPECT_THROW(Tokenizer::fromJson("{\"model\": "), TokenizerError);
   EXPECT_THROW(Tokenizer::fromJson("[1, 2]"), TokenizerError);
   EXPECT_THROW(Tokenizer::fromJson("{}"), TokenizerError);
+  Json nested = {{"type", "NFC"}};
+  for (int i = 0; i < 100; ++i)
+    nested = {{"type", "Sequence"}, {"normalizers", Json::array({nested})}};
+  Json deep = base;
+  deep["normalizer"] = nested;
+  EXPECT_THROW(load(deep), TokenizerError) << "deeply nested sequences are refused, not recursed into";
 }
 
 } // namespace

@@ -24,11 +24,13 @@ expect() {
   fi
 }
 
-expect 2 "no command given" "$bin"
+expect 2 "usage:" "$bin"
+expect 0 "" "$bin" train --help
+grep -q -- "--min-frequency" "$tmp/out" || { echo "FAIL: train --help lists no --min-frequency"; failures=$((failures + 1)); }
 expect 2 "unknown command \"tokenise\"" "$bin" tokenise
 expect 2 "encode needs --tokenizer" "$bin" encode "$fixtures/texts/tiled.cu"
-expect 2 "unknown option --vocabulary" "$bin" train --vocabulary 300 --out "$tmp/t" "$fixtures/texts"
-expect 2 "--vocab expects a whole number" "$bin" train --vocab 3e2 --out "$tmp/t" "$fixtures/texts"
+expect 2 "unknown option '--vocabulary'" "$bin" train --vocabulary 300 --out "$tmp/t" "$fixtures/texts"
+expect 2 "'--vocab'.*whole number" "$bin" train --vocab 3e2 --out "$tmp/t" "$fixtures/texts"
 expect 2 "--ids expects ids" "$bin" decode --tokenizer "$fixtures/ours-repo" --ids 1,x
 expect 1 "cannot read $tmp/missing.cu" "$bin" encode --tokenizer "$fixtures/ours-repo" "$tmp/missing.cu"
 expect 1 "cannot read $tmp/tokenizer.json" "$bin" encode --tokenizer "$tmp" "$fixtures/texts/tiled.cu"

@@ -1,6 +1,7 @@
 // cudaperf-tokenizer: train a byte-level BPE tokenizer on source files, encode and decode with any
 // supported tokenizer.json, measure encoding speed. No LibTorch. docs/tokenizer.md.
 #include "cudaperf/Learn/Tokenizer.h"
+#include "cudaperf/Support/ArgParser.h"
 
 #include <algorithm>
 #include <chrono>
@@ -13,6 +14,7 @@
 
 namespace fs = std::filesystem;
 using namespace cudaperf::learn;
+namespace support = cudaperf::support;
 
 namespace {
 
@@ -30,7 +32,8 @@ const char *kUsageText = R"(usage:
       the text of the ids
   cudaperf-tokenizer bench --tokenizer PATH [--repeat N] [--ext LIST] FILE|DIR...
       encoding speed on the files: first pass (empty cache) and the best of N more
-PATH is a tokenizer.json or a directory holding one.
+PATH is a tokenizer.json or a directory holding one; cudaperf-tokenizer COMMAND --help lists a
+command's options.
 exit status: 0 done, 1 an input could not be read or tokenized, 2 bad usage
 )";
 
@@ -38,59 +41,69 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+constexpr const char *kDefaultExtensions = ".cu,.cuh,.c,.h,.cc,.cpp,.hpp,.py";
+
 struct Arguments {
   std::string command;
   std::vector<std::string> positional;
-  std::vector<std::pair<std::string, std::string>> options; // --name value
-  std::vector<std::string> flags;                           // --name
+  std::string out, tokenizer, ids, extensions = kDefaultExtensions;
+  size_t vocab = 0, minFrequency = BpeTrainingOptions().minFrequency, repeat = 5;
+  bool noSpecial = false, tokens = false, skipSpecial = false;
 
-  bool has(const std::string &flag) const { return std::count(flags.begin(), flags.end(), flag) > 0; }
-  std::optional<std::string> value(const std::string &name) const {
-    for (const auto &[key, v] : options)
-      if (key == name)
-        return v;
-    return std::nullopt;
-  }
-  std::string required(const std::string &name) const {
-    if (auto v = value(name))
-      return *v;
-    throw UsageError(command + " needs " + name);
-  }
-  size_t number(const std::string &name, size_t byDefault) const {
-    const auto v = value(name);
-    if (!v)
-      return byDefault;
-    char *end = nullptr;
-    errno = 0;
-    const unsigned long long n = std::strtoull(v->c_str(), &end, 10);
-    if (v->empty() || *end || errno || (*v)[0] == '-')
-      throw UsageError(name + " expects a whole number, not \"" + *v + "\"");
-    return static_cast<size_t>(n);
+  const std::string &required(const std::string &value, const char *option) const {
+    if (value.empty())
+      throw UsageError(command + " needs " + option);
+    return value;
   }
 };
 
-Arguments parse(int argc, char **argv) {
-  static const std::vector<std::string> valued = {"--out", "--vocab", "--min-frequency", "--ext",
-                                                  "--tokenizer", "--ids", "--repeat"};
-  static const std::vector<std::string> plain = {"--no-special", "--tokens", "--skip-special"};
-  Arguments args;
-  if (argc < 2)
-    throw UsageError("no command given");
-  args.command = argv[1];
-  for (int i = 2; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (std::find(valued.begin(), valued.end(), arg) != valued.end()) {
-      if (i + 1 >= argc)
-        throw UsageError(arg + " needs a value");
-      args.options.emplace_back(arg, argv[++i]);
-    } else if (std::find(plain.begin(), plain.end(), arg) != plain.end())
-      args.flags.push_back(arg);
-    else if (arg.size() > 1 && arg[0] == '-' && arg != "-")
-      throw UsageError("unknown option " + arg);
-    else
-      args.positional.push_back(arg);
+// One parser per command, so each --help lists only the options that command reads.
+support::ArgParser commandParser(Arguments &a) {
+  const std::string program = "cudaperf-tokenizer " + a.command;
+  const auto tokenizerOption = [&](support::ArgParser &p) -> support::ArgParser & {
+    return p.option("--tokenizer", "PATH", "a tokenizer.json, or a directory holding one", a.tokenizer);
+  };
+  const auto extensionsOption = [&](support::ArgParser &p) -> support::ArgParser & {
+    return p.option("--ext", "LIST", std::string("extensions of the files read in directories (default ") +
+                                         kDefaultExtensions + ")", a.extensions);
+  };
+  if (a.command == "train") {
+    support::ArgParser p(program, {"--out DIR --vocab N [options] FILE|DIR..."},
+                         "Trains a byte-level BPE tokenizer of Qwen2's form on the files and writes\n"
+                         "DIR/tokenizer.json and DIR/tokenizer_config.json (ChatML template; special tokens\n"
+                         "<|endoftext|> <|im_start|> <|im_end|> <|pad|>, ids 0-3).");
+    p.option("--out", "DIR", "where to write the two files (created if needed)", a.out)
+        .option("--vocab", "N", "vocabulary size, special tokens and the 256 byte symbols included",
+                [&](const std::string &v) { a.vocab = support::parseUnsigned(v); })
+        .option("--min-frequency", "N", "merge no pair seen fewer times (default 2)",
+                [&](const std::string &v) { a.minFrequency = support::parseUnsigned(v); });
+    return std::move(extensionsOption(p));
   }
-  return args;
+  if (a.command == "encode") {
+    support::ArgParser p(program, {"--tokenizer PATH [--no-special] [--tokens] FILE|-"},
+                         "Prints the ids of FILE (- for standard input) as one JSON document:\n"
+                         "{\"schema\": \"cudaperf-tokens/1\", \"count\": N, \"ids\": [...]}.");
+    tokenizerOption(p)
+        .flag("--no-special", "without the post-processor's template tokens (Llama 3's BOS)", a.noSpecial)
+        .flag("--tokens", "the token strings too (\"tokens\": [...])", a.tokens);
+    return p;
+  }
+  if (a.command == "decode") {
+    support::ArgParser p(program, {"--tokenizer PATH [--skip-special] --ids 1,2,3"}, "Prints the text of the ids.");
+    tokenizerOption(p)
+        .option("--ids", "LIST", "ids separated by commas", a.ids)
+        .flag("--skip-special", "leave out special tokens", a.skipSpecial);
+    return p;
+  }
+  if (a.command == "bench") {
+    support::ArgParser p(program, {"--tokenizer PATH [--repeat N] [--ext LIST] FILE|DIR..."},
+                         "Encoding speed on the files, one thread: the first pass (empty cache) and the best\n"
+                         "of N more.");
+    tokenizerOption(p).option("--repeat", "N", "passes after the first (default 5)",
+                              [&](const std::string &v) { a.repeat = support::parseUnsigned(v); });
+    return std::move(extensionsOption(p));
+  }
+  throw UsageError("unknown command \"" + a.command + "\"");
 }
 
 std::string readInput(const std::string &path) {
@@ -108,7 +121,7 @@ std::string readInput(const std::string &path) {
 
 std::vector<std::string> extensionList(const Arguments &args) {
   std::vector<std::string> list;
-  std::stringstream in(args.value("--ext").value_or(".cu,.cuh,.c,.h,.cc,.cpp,.hpp,.py"));
+  std::stringstream in(args.extensions);
   for (std::string ext; std::getline(in, ext, ',');)
     if (!ext.empty())
       list.push_back(ext[0] == '.' ? ext : "." + ext);
@@ -144,12 +157,12 @@ std::vector<std::string> gatherFiles(const Arguments &args) {
 }
 
 int train(const Arguments &args) {
-  const std::string out = args.required("--out");
+  const std::string out = args.required(args.out, "--out DIR");
   BpeTrainingOptions options;
-  options.vocabSize = args.number("--vocab", 0);
+  options.vocabSize = args.vocab;
   if (options.vocabSize == 0)
     throw UsageError("train needs --vocab N");
-  options.minFrequency = args.number("--min-frequency", options.minFrequency);
+  options.minFrequency = args.minFrequency;
   options.progress = [](const std::string &line) { std::cerr << "cudaperf-tokenizer: " << line << "\n"; };
   std::vector<std::string> texts;
   for (const std::string &file : gatherFiles(args))
@@ -165,17 +178,17 @@ int train(const Arguments &args) {
 int encode(const Arguments &args) {
   if (args.positional.size() != 1)
     throw UsageError("encode takes one FILE (or - for standard input)");
-  const Tokenizer tokenizer = Tokenizer::fromFile(args.required("--tokenizer"));
+  const Tokenizer tokenizer = Tokenizer::fromFile(args.required(args.tokenizer, "--tokenizer PATH"));
   TokensJsonOptions options;
-  options.addSpecialTokens = !args.has("--no-special");
-  options.withTokens = args.has("--tokens");
+  options.addSpecialTokens = !args.noSpecial;
+  options.withTokens = args.tokens;
   std::cout << encodeToJson(tokenizer, readInput(args.positional[0]), options) << "\n";
   return kOk;
 }
 
 int decode(const Arguments &args) {
   std::vector<int32_t> ids;
-  std::stringstream in(args.required("--ids"));
+  std::stringstream in(args.required(args.ids, "--ids LIST"));
   for (std::string item; std::getline(in, item, ',');) {
     char *end = nullptr;
     errno = 0;
@@ -184,14 +197,14 @@ int decode(const Arguments &args) {
       throw UsageError("--ids expects ids separated by commas, not \"" + item + "\"");
     ids.push_back(static_cast<int32_t>(id));
   }
-  const Tokenizer tokenizer = Tokenizer::fromFile(args.required("--tokenizer"));
-  std::cout << tokenizer.decode(ids, args.has("--skip-special"));
+  const Tokenizer tokenizer = Tokenizer::fromFile(args.required(args.tokenizer, "--tokenizer PATH"));
+  std::cout << tokenizer.decode(ids, args.skipSpecial);
   return kOk;
 }
 
 int bench(const Arguments &args) {
-  const Tokenizer tokenizer = Tokenizer::fromFile(args.required("--tokenizer"));
-  const size_t repeat = std::max<size_t>(1, args.number("--repeat", 5));
+  const Tokenizer tokenizer = Tokenizer::fromFile(args.required(args.tokenizer, "--tokenizer PATH"));
+  const size_t repeat = std::max<size_t>(1, args.repeat);
   std::vector<std::string> texts;
   size_t bytes = 0;
   for (const std::string &file : gatherFiles(args)) {
@@ -221,21 +234,32 @@ int bench(const Arguments &args) {
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc >= 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
-    std::cout << kUsageText;
-    return kOk;
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    (argc < 2 ? std::cerr : std::cout) << kUsageText;
+    return argc < 2 ? kUsage : kOk;
   }
+  Arguments args;
+  args.command = argv[1];
   try {
-    const Arguments args = parse(argc, argv);
+    const support::ArgParser parser = commandParser(args);
+    try {
+      const support::ParsedArgs parsed = parser.parse(argc - 1, argv + 1);
+      if (parsed.helpRequested) {
+        std::cout << parser.help();
+        return kOk;
+      }
+      args.positional = parsed.positional;
+    } catch (const support::SupportError &e) {
+      std::cerr << parser.program() << ": " << e.what() << "\n" << parser.usageHint();
+      return kUsage;
+    }
     if (args.command == "train")
       return train(args);
     if (args.command == "encode")
       return encode(args);
     if (args.command == "decode")
       return decode(args);
-    if (args.command == "bench")
-      return bench(args);
-    throw UsageError("unknown command \"" + args.command + "\"");
+    return bench(args);
   } catch (const UsageError &e) {
     std::cerr << "cudaperf-tokenizer: " << e.what() << "\n" << kUsageText;
     return kUsage;
