@@ -203,6 +203,18 @@ ChildProcess spawnProcess(const std::vector<std::string> &argv, const ProcessOpt
   return child;
 }
 
+namespace {
+// The child is gone: its pipes too.
+void forget(ChildProcess &child) {
+  child.pid = -1;
+  if (child.stdinFd >= 0)
+    close(child.stdinFd);
+  if (child.stdoutFd >= 0)
+    close(child.stdoutFd);
+  child.stdinFd = child.stdoutFd = -1;
+}
+} // namespace
+
 ProcessResult superviseProcess(ChildProcess &child, const ProcessOptions &options) {
   ProcessResult result;
   if (!child.running()) {
@@ -252,12 +264,7 @@ ProcessResult superviseProcess(ChildProcess &child, const ProcessOptions &option
   kill(-pid, SIGKILL); // whatever the child left running in its group
   if (!reaped)
     waitpid(pid, &status, 0);
-  child.pid = -1;
-  if (child.stdinFd >= 0)
-    close(child.stdinFd);
-  if (child.stdoutFd >= 0)
-    close(child.stdoutFd);
-  child.stdinFd = child.stdoutFd = -1;
+  forget(child);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.started = true;
   if (!result.timedOut && WIFEXITED(status)) {
@@ -284,12 +291,7 @@ void stopProcess(ChildProcess &child) {
   kill(-child.pid, SIGKILL);
   int status = 0;
   waitpid(child.pid, &status, 0);
-  child.pid = -1;
-  if (child.stdinFd >= 0)
-    close(child.stdinFd);
-  if (child.stdoutFd >= 0)
-    close(child.stdoutFd);
-  child.stdinFd = child.stdoutFd = -1;
+  forget(child);
   if (child.temporaryOutput)
     unlink(child.outputPath.c_str());
 }

@@ -2,6 +2,7 @@
 // the accuracy of its own ln and cos, that any element can be drawn on its own, and that the
 // distributions have the moments they should. The device kernel is compared with this reference
 // bit for bit on the GPU (test/runtime/DeviceKernelsTest.cu).
+#include "GeneratorArguments.h"
 #include "cudaperf/Runtime/CounterRng.h"
 #include "cudaperf/Runtime/Inputs.h"
 
@@ -35,22 +36,11 @@ TEST(CounterRng, OwnLnAndCosAreAccurate) {
   EXPECT_EQ(generatorCos2Pi(0.5), -1.0);
 }
 
-namespace {
-Argument pointer(Dtype d, Distribution::Kind k, double a, double b) {
-  Argument arg;
-  arg.kind = Argument::Kind::Pointer;
-  arg.dtype = d;
-  arg.distribution.kind = k;
-  arg.distribution.a = a;
-  arg.distribution.b = b;
-  return arg;
-}
-} // namespace
 
 TEST(CounterRng, AnyRangeOfElementsIsTheSameAsTheWhole) {
   for (Dtype d : {Dtype::F32, Dtype::F64, Dtype::I32, Dtype::I64, Dtype::U32, Dtype::U8}) {
     Distribution::Kind kind = dtypeIsFloat(d) ? Distribution::Kind::Normal : Distribution::Kind::Uniform;
-    ElementStream s = elementStream(pointer(d, kind, 0, 200), 3, 12345);
+    ElementStream s = elementStream(pointerArgument(d, kind, 0, 200), 3, 12345);
     size_t es = dtypeSize(d);
     std::vector<unsigned char> whole(1000 * es), part(300 * es);
     drawElements(s, 0, 1000, whole.data());
@@ -60,7 +50,7 @@ TEST(CounterRng, AnyRangeOfElementsIsTheSameAsTheWhole) {
 }
 
 TEST(CounterRng, StreamsDifferByArgumentAndSeed) {
-  Argument a = pointer(Dtype::F32, Distribution::Kind::Uniform, -1, 1);
+  Argument a = pointerArgument(Dtype::F32, Distribution::Kind::Uniform, -1, 1);
   std::vector<float> x(64), y(64), z(64);
   drawElements(elementStream(a, 0, 7), 0, 64, x.data());
   drawElements(elementStream(a, 1, 7), 0, 64, y.data());
@@ -72,7 +62,7 @@ TEST(CounterRng, StreamsDifferByArgumentAndSeed) {
 TEST(CounterRng, DistributionsHaveTheirMoments) {
   const int n = 200000;
   std::vector<double> v(n);
-  drawElements(elementStream(pointer(Dtype::F64, Distribution::Kind::Normal, 3, 2), 0, 1), 0, n, v.data());
+  drawElements(elementStream(pointerArgument(Dtype::F64, Distribution::Kind::Normal, 3, 2), 0, 1), 0, n, v.data());
   double mean = 0, var = 0, tail = 0;
   for (double x : v)
     mean += x / n;
@@ -84,7 +74,7 @@ TEST(CounterRng, DistributionsHaveTheirMoments) {
   EXPECT_NEAR(var, 4, 0.05);
   EXPECT_NEAR(tail, 0.05, 0.003); // 5% outside mean +- 1.96 sd
 
-  drawElements(elementStream(pointer(Dtype::F64, Distribution::Kind::Uniform, -1, 3), 0, 1), 0, n, v.data());
+  drawElements(elementStream(pointerArgument(Dtype::F64, Distribution::Kind::Uniform, -1, 3), 0, 1), 0, n, v.data());
   double lo = 9, hi = -9;
   mean = 0;
   for (double x : v) {
@@ -97,7 +87,7 @@ TEST(CounterRng, DistributionsHaveTheirMoments) {
   EXPECT_NEAR(mean, 1, 0.01);
 
   std::vector<int32_t> k(n);
-  drawElements(elementStream(pointer(Dtype::I32, Distribution::Kind::Uniform, -2, 2), 0, 1), 0, n, k.data());
+  drawElements(elementStream(pointerArgument(Dtype::I32, Distribution::Kind::Uniform, -2, 2), 0, 1), 0, n, k.data());
   int counts[5] = {};
   for (int32_t x : k) {
     ASSERT_TRUE(x >= -2 && x <= 2) << x;

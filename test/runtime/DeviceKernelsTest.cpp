@@ -2,6 +2,7 @@
 // (runtime::drawElements), the output comparison (runtime::compareOutputs), the byte checks and
 // the checksum. Skipped without a CUDA driver; scripts/gpu/eval-scale.sh runs it on the H200.
 #include "cudaperf/DeviceKernels/DeviceKernels.h"
+#include "GeneratorArguments.h"
 #include "cudaperf/Runtime/CounterRng.h"
 #include "cudaperf/Runtime/Inputs.h"
 
@@ -49,16 +50,6 @@ protected:
   std::vector<void *> buffers_;
 };
 
-Argument pointer(Dtype d, Distribution::Kind k, double a, double b) {
-  Argument arg;
-  arg.kind = Argument::Kind::Pointer;
-  arg.dtype = d;
-  arg.distribution.kind = k;
-  arg.distribution.a = a;
-  arg.distribution.b = b;
-  return arg;
-}
-
 } // namespace
 
 TEST_F(DeviceKernels, GeneratorMatchesTheHostReferenceBitForBit) {
@@ -73,7 +64,7 @@ TEST_F(DeviceKernels, GeneratorMatchesTheHostReferenceBitForBit) {
   const uint64_t n = 1000003; // not a multiple of any block size
   for (size_t c = 0; c < cases.size(); ++c) {
     SCOPED_TRACE("case " + std::to_string(c) + " " + dtypeName(cases[c].d));
-    ElementStream s = elementStream(pointer(cases[c].d, cases[c].k, cases[c].a, cases[c].b), c, 0x1234567 + c);
+    ElementStream s = elementStream(pointerArgument(cases[c].d, cases[c].k, cases[c].a, cases[c].b), c, 0x1234567 + c);
     size_t bytes = n * dtypeSize(s.dtype);
     std::vector<unsigned char> want(bytes);
     drawElements(s, 0, n, want.data());

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -152,6 +153,24 @@ std::string summaryLine(const support::Json &r) {
          (detail.empty() ? "" : " (" + detail + ")");
 }
 
+// The toolchain found and the GPUs probed; null (with the reason on stderr) when the environment
+// is unusable.
+std::unique_ptr<Evaluator> startEvaluator(const EvalOptions &opt, const std::string &nvcc) {
+  Toolchain tc;
+  try {
+    tc = findToolchain(nvcc);
+  } catch (const std::exception &e) {
+    std::cerr << "cudaperf-eval: " << e.what() << "\n";
+    return nullptr;
+  }
+  auto evaluator = std::make_unique<Evaluator>(opt, tc);
+  if (std::string err = evaluator->prepare(); !err.empty()) {
+    std::cerr << "cudaperf-eval: " << err << "\n";
+    return nullptr;
+  }
+  return evaluator;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -178,19 +197,10 @@ int main(int argc, char **argv) {
       usageError("--serve takes its candidates as requests, not on the command line");
     if (!cl.baselineReuseGiven)
       opt.baselineReuse = 20;
-    Toolchain tc;
-    try {
-      tc = findToolchain(nvcc);
-    } catch (const std::exception &e) {
-      std::cerr << "cudaperf-eval: " << e.what() << "\n";
+    std::unique_ptr<Evaluator> evaluator = startEvaluator(opt, nvcc);
+    if (!evaluator)
       return kExitInternal;
-    }
-    Evaluator evaluator(opt, tc);
-    if (std::string err = evaluator.prepare(); !err.empty()) {
-      std::cerr << "cudaperf-eval: " << err << "\n";
-      return kExitInternal;
-    }
-    return cl.socketPath.empty() ? serveStream(evaluator, 0, 1) : serveSocket(evaluator, cl.socketPath);
+    return cl.socketPath.empty() ? serveStream(*evaluator, 0, 1) : serveSocket(*evaluator, cl.socketPath);
   }
   if (!cl.socketPath.empty())
     usageError("--socket needs --serve");
@@ -258,18 +268,10 @@ int main(int argc, char **argv) {
   if (jobs.empty())
     usageError("nothing to evaluate");
 
-  Toolchain tc;
-  try {
-    tc = findToolchain(nvcc);
-  } catch (const std::exception &e) {
-    std::cerr << "cudaperf-eval: " << e.what() << "\n";
+  std::unique_ptr<Evaluator> started = startEvaluator(opt, nvcc);
+  if (!started)
     return kExitInternal;
-  }
-  Evaluator evaluator(opt, tc);
-  if (std::string err = evaluator.prepare(); !err.empty()) {
-    std::cerr << "cudaperf-eval: " << err << "\n";
-    return kExitInternal;
-  }
+  Evaluator &evaluator = *started;
 
   std::ofstream file;
   if (!outputPath.empty()) {

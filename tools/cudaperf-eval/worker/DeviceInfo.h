@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cudaperf/Runtime/DeviceData.h"
+#include "cudaperf/Support/Json.h"
 
 #include <chrono>
 #include <cstdio>
@@ -18,6 +19,25 @@ inline std::string uuidString(const cudaUUID_t &u) {
   snprintf(s, sizeof s, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
            b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
   return s;
+}
+
+// A device's description in the worker's "device" events.
+inline support::Json deviceJson(const cudaDeviceProp &prop) {
+  int driver = 0, runtimeVersion = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtimeVersion);
+  support::Json o = support::Json::object();
+  o["event"] = "device";
+  o["name"] = prop.name;
+  o["compute_capability"] = std::to_string(prop.major) + "." + std::to_string(prop.minor);
+  o["arch"] = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+  o["multiprocessors"] = prop.multiProcessorCount;
+  o["l2_bytes"] = prop.l2CacheSize;
+  o["memory_bytes"] = uint64_t(prop.totalGlobalMem);
+  o["driver_version"] = driver;
+  o["runtime_version"] = runtimeVersion;
+  o["uuid"] = uuidString(prop.uuid);
+  return o;
 }
 
 inline std::string cudaErrorText(cudaError_t e) {

@@ -101,20 +101,8 @@ std::string Worker::setUp(bool &retryable) {
 }
 
 void Worker::emitDevice() {
-  int driver = 0, runtimeVersion = 0;
-  cudaDriverGetVersion(&driver);
-  cudaRuntimeGetVersion(&runtimeVersion);
-  Json o = event("device");
-  o["name"] = prop_.name;
-  o["compute_capability"] = std::to_string(prop_.major) + "." + std::to_string(prop_.minor);
-  o["arch"] = "sm_" + std::to_string(prop_.major) + std::to_string(prop_.minor);
-  o["multiprocessors"] = prop_.multiProcessorCount;
-  o["l2_bytes"] = prop_.l2CacheSize;
-  o["memory_bytes"] = uint64_t(prop_.totalGlobalMem);
-  o["driver_version"] = driver;
-  o["runtime_version"] = runtimeVersion;
+  Json o = deviceJson(prop_);
   o["index"] = opt_->deviceIndex;
-  o["uuid"] = uuidString(prop_.uuid);
   o["pid"] = getpid();
   emit(std::move(o));
 }

@@ -88,24 +88,12 @@ void parseInto(const support::ArgParser &args, const std::vector<std::string> &a
   int count = 0;
   if (cudaError_t e = cudaGetDeviceCount(&count))
     setupError("no usable CUDA device: " + cudaErrorText(e));
-  int driver = 0, runtimeVersion = 0;
-  cudaDriverGetVersion(&driver);
-  cudaRuntimeGetVersion(&runtimeVersion);
   for (int d = 0; d < count; ++d) {
     cudaDeviceProp prop;
     if (cudaGetDeviceProperties(&prop, d) != cudaSuccess)
       continue;
-    Json o = event("device");
+    Json o = deviceJson(prop);
     o["index"] = d;
-    o["uuid"] = uuidString(prop.uuid);
-    o["name"] = prop.name;
-    o["compute_capability"] = std::to_string(prop.major) + "." + std::to_string(prop.minor);
-    o["arch"] = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
-    o["multiprocessors"] = prop.multiProcessorCount;
-    o["l2_bytes"] = prop.l2CacheSize;
-    o["memory_bytes"] = uint64_t(prop.totalGlobalMem);
-    o["driver_version"] = driver;
-    o["runtime_version"] = runtimeVersion;
     emit(std::move(o));
   }
   finish(0);
