@@ -328,7 +328,7 @@ Json DeviceSlot::run(BuiltCandidate &c) {
     // A worker that could not start because the device was full for a moment starts again.
     if (attempt >= options_.setupRetries || !retryableSetupError(rec.events))
       break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(500 * (attempt + 1)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(4000, 500 * (attempt + 1))));
   }
   Clock::time_point workerDone = Clock::now();
   stages["worker"] = secondsBetween(dataReady, workerDone);

@@ -179,7 +179,7 @@ PY
   cut -d' ' -f1,2 "$work/mix.expect" > "$work/mix.batch"
   mixopts=(--configs small,medium --stall-timeout 10 --timeout 60 --budget-ms 20 --jsonl)
   t0=$(now)
-  timeout $(cap 200) "$eval_bin" --batch "$work/mix.batch" --jobs 12 "${mixopts[@]}" \
+  timeout $(cap 150) "$eval_bin" --batch "$work/mix.batch" --jobs 12 "${mixopts[@]}" \
     --output "$work/results/quiet.jsonl" 2> "$work/quiet.stderr"
   note "quiet: rc=$? in $(since "$t0") s"
   python3 scripts/gpu/eval-check.py "$work/mix.expect" "$work/results/quiet.jsonl" | tail -1 | tee -a "$summary"
@@ -190,7 +190,7 @@ PY
   t0=$(now)
   pids=()
   for k in 0 1 2 3; do
-    timeout $(cap 200) "$eval_bin" --batch "$work/mix-$k.batch" --jobs 4 "${mixopts[@]}" \
+    timeout $(cap 120) "$eval_bin" --batch "$work/mix-$k.batch" --jobs 4 "${mixopts[@]}" \
       --output "$work/results/shared-$k.jsonl" 2> "$work/shared-$k.stderr" &
     pids+=($!)
   done

@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <iostream>
 #include <map>
 #include <stdexcept>
@@ -371,7 +372,7 @@ private:
 } // namespace
 
 int runHolder() {
-  int protocol = dup(1);
+  int protocol = fcntl(1, F_DUPFD_CLOEXEC, 3); // not inherited by cudaperf-torch-reference
   dup2(2, 1);
   Holder(protocol).run();
   return 0;

@@ -82,8 +82,9 @@ std::string Worker::setUp(bool &retryable) {
   if (cudaError_t e = cudaSetDevice(0))
     return "no usable CUDA device: " + cudaErrorText(e);
   if (cudaError_t e = cudaFree(nullptr)) {
-    // Creating a context needs device memory: another process may have taken it all for a moment.
-    retryable = e == cudaErrorMemoryAllocation;
+    // Creating a context needs device memory: another process may have taken it all for a moment
+    // (whatever the error says then), and nothing of the candidate has run yet.
+    retryable = true;
     return "CUDA context creation failed: " + cudaErrorText(e);
   }
   cudaGetDeviceProperties(&prop_, 0);
@@ -235,13 +236,14 @@ Verdict Worker::callAndCheck(const std::string &impl, EntryFn fn, size_t c, Devi
     takeCandidateOutOfMemory();
     Verdict v = callAndCheckOnce(impl, fn, c, dev, set, what);
     uint64_t outOfMemory = takeCandidateOutOfMemory();
-    if (v.outcome == Outcome::Ok || v.fatal || outOfMemory == 0 || attempt >= opt_->outOfMemoryRetries)
+    if (v.fatal || outOfMemory == 0 || attempt >= opt_->outOfMemoryRetries)
       return v;
-    // The candidate's own allocations found the device full. Unless it is what holds the memory,
-    // that is another process's doing: the same call again, a little later.
+    // The candidate's own allocations found the device full: whatever the call's outcome, it is
+    // not what the candidate does on a GPU of its own. Unless it is what holds the memory, that is
+    // another process's doing: the same call again, a little later.
     if (heldMemory(task_.configs[c].name).outcome != Outcome::Ok)
       return v;
-    double pause = 0.5 * (1 << attempt);
+    double pause = std::min(4.0, 0.5 * (1 << attempt));
     Json o = event("retry");
     o["impl"] = impl;
     o["config"] = task_.configs[c].name;

@@ -33,7 +33,7 @@ struct WorkerOptions {
   TimingOptions timingOptions;
   double leakLimitMiB = 1024;
   double memoryWaitSeconds = 30; // the worker's own allocations wait this long on a full device
-  int outOfMemoryRetries = 3;    // calls repeated when the candidate's allocations found the device full
+  int outOfMemoryRetries = 5;    // calls repeated when the candidate's allocations found the device full
   int deviceIndex = 0;           // as the evaluator numbers its devices (reported)
 };
 
