@@ -2,6 +2,12 @@
 """Import PyTorch problems (KernelBench convention, model.py) as cudaperf-eval tasks.
 
     scripts/import-pytorch-task.py MODEL_PY|TASK_DIR... [--out TASK_DIR] [--export-only | --check | --signature]
+    scripts/import-pytorch-task.py --many DIR [--jobs N] [--skip-done] [--verify-task-json] [--no-timing]
+
+Many problems import in one process (torch and CUDA start once); --jobs N splits them over N
+such processes. --many DIR takes every */model.py below DIR; --from-file FILE one path per line.
+Every failure is reported per problem and the rest continue; the last line counts them and
+gives the rate.
 
 For every model.py: per configuration, set the module's size globals, build Model with
 torch.manual_seed(0), call get_inputs(), run forward once on CUDA, then write task.json
@@ -24,6 +30,7 @@ import math
 import os
 import re
 import sys
+import time
 
 # dtypes the task format accepts (lib/Runtime/Dtype.cpp), by the torch dtype's name. f16/bf16 have
 # no task dtype, so problems stay in fp32.
@@ -720,7 +727,7 @@ class ProblemRun:
         return sorted(times)[len(times) // 2]
 
 
-def import_problem(torch, model_path, task_dir, mode, device):
+def import_problem(torch, model_path, task_dir, mode, device, timing=True):
     """Generate one problem's task (and exported/ unless --check or --signature). Returns the task."""
     name = os.path.basename(os.path.abspath(task_dir))
     with open(model_path) as f:
@@ -736,8 +743,8 @@ def import_problem(torch, model_path, task_dir, mode, device):
         observations.append(run.observation(params))
         if mode in ("write", "export-only"):
             run.export(os.path.join(task_dir, "exported", f"{config_name}.pt"))
-            timing = f"  eager {run.reference_ms():.4f} ms" if device == "cuda" else ""
-            print(f"  {config_name}: {params}{timing}", flush=True)
+            eager = f"  eager {run.reference_ms():.4f} ms" if device == "cuda" and timing else ""
+            print(f"  {config_name}: {params}{eager}", flush=True)
         del run
         if device == "cuda":
             torch.cuda.empty_cache()
@@ -745,6 +752,121 @@ def import_problem(torch, model_path, task_dir, mode, device):
                       {"TOLERANCE": extras["TOLERANCE"], "DISTRIBUTIONS": extras["DISTRIBUTIONS"],
                        "input_distributions": infer_input_distributions(source)})
     return task
+
+
+def import_one(torch, path, args, chosen):
+    """Imports one problem; returns None when done, else the error message. Prints its progress."""
+    model_path, task_dir = resolve(path)
+    if args.out:
+        task_dir = args.out
+    label = os.path.basename(os.path.abspath(task_dir))
+    try:
+        if not os.path.isfile(model_path):
+            raise TaskImportError(f"{model_path}: no such file")
+        if args.skip_done and chosen == "write" and import_done(model_path, task_dir):
+            print(f"== {label}: already imported", flush=True)
+            return None
+        if chosen != "signature":
+            print(f"== {label}", flush=True)
+        task = import_problem(torch, model_path, task_dir, chosen, args.device, timing=not args.no_timing)
+        text = format_task_json(task)
+        task_json = os.path.join(task_dir, "task.json")
+        if chosen == "signature":
+            print(f"{label}\t{c_signature(task)}", flush=True)
+        elif chosen == "check":
+            old = open(task_json).read() if os.path.exists(task_json) else ""
+            if old != text:
+                sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), text.splitlines(True),
+                                                           task_json, "generated"))
+                raise TaskImportError("task.json is not what the import script generates")
+            print("  task.json up to date")
+        elif chosen == "write":
+            if args.verify_task_json and os.path.exists(task_json) and \
+                    json.loads(open(task_json).read()) != json.loads(text):
+                # The generator predicted task.json (docs/dataset.md): a difference is its bug.
+                raise TaskImportError("the generated task.json differs from the one present (kept): "
+                                      f"present {json.dumps(json.load(open(task_json)))} generated {json.dumps(task)}")
+            os.makedirs(task_dir, exist_ok=True)
+            with open(task_json, "w") as f:
+                f.write(text)
+            mark_done(model_path, task_dir)
+            print(f"  wrote {task_json}\n  entry: {c_signature(task)}")
+        if chosen == "write" and os.path.exists(os.path.join(task_dir, "impls", "baseline.cu")):
+            comment = signature_comment(open(os.path.join(task_dir, "impls", "baseline.cu")).read())
+            if comment is None or normalize_signature(comment) != normalize_signature(c_signature(task)):
+                print(f"  warning: impls/baseline.cu says `{comment}`", flush=True)
+        return None
+    except TaskImportError as e:
+        message = str(e)
+    except Exception as e:  # a model that raises: report it and go on with the others
+        message = f"{type(e).__name__}: {e}"
+    print(f"error: {label}: {message}", file=sys.stderr, flush=True)
+    return message
+
+
+DONE_MARKER = os.path.join("exported", ".imported")
+
+
+def import_done(model_path, task_dir):
+    """True when exported/ was written by an import of this very model.py (--skip-done)."""
+    marker = os.path.join(task_dir, DONE_MARKER)
+    if not os.path.exists(marker) or not os.path.exists(os.path.join(task_dir, "task.json")):
+        return False
+    import hashlib
+    return open(marker).read().strip() == hashlib.sha256(open(model_path, "rb").read()).hexdigest()
+
+
+def mark_done(model_path, task_dir):
+    import hashlib
+    os.makedirs(os.path.join(task_dir, "exported"), exist_ok=True)
+    with open(os.path.join(task_dir, DONE_MARKER), "w") as f:
+        f.write(hashlib.sha256(open(model_path, "rb").read()).hexdigest() + "\n")
+
+
+def collect_models(args):
+    """The problems to import: positional paths, --many DIR (every */model.py below it), --from-file."""
+    paths = list(args.models)
+    if args.many:
+        for root, dirs, files in os.walk(args.many):
+            dirs.sort()
+            if "model.py" in files:
+                paths.append(os.path.join(root, "model.py"))
+    if args.from_file:
+        paths += [line.strip() for line in open(args.from_file) if line.strip()]
+    return paths
+
+
+def run_in_processes(paths, argv, jobs):
+    """Splits the problems over `jobs` processes of this script; returns the number that failed."""
+    import subprocess
+    import tempfile
+    rest = [a for a in argv if a not in paths]
+    cleaned, skip = [], False
+    for a in rest:  # drop --many/--from-file/--jobs and their values
+        if skip:
+            skip = False
+            continue
+        if a in ("--many", "--from-file", "--jobs"):
+            skip = True
+            continue
+        cleaned.append(a)
+    procs, lists = [], []
+    for k in range(jobs):
+        chunk = paths[k::jobs]
+        if not chunk:
+            continue
+        f = tempfile.NamedTemporaryFile("w", suffix=".list", delete=False)
+        f.write("\n".join(chunk) + "\n")
+        f.close()
+        lists.append(f.name)
+        procs.append(subprocess.Popen([sys.executable, os.path.abspath(__file__), *cleaned, "--from-file", f.name]))
+    failed = 0
+    for p in procs:
+        p.wait()
+        failed += p.returncode != 0
+    for name in lists:
+        os.unlink(name)
+    return failed
 
 
 def resolve(path):
@@ -756,8 +878,16 @@ def resolve(path):
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("models", nargs="+", metavar="MODEL_PY", help="model.py files or task directories")
+    ap.add_argument("models", nargs="*", metavar="MODEL_PY", help="model.py files or task directories")
     ap.add_argument("--out", help="task directory to write (one model only; default: the model's directory)")
+    ap.add_argument("--many", metavar="DIR", help="import every */model.py below DIR")
+    ap.add_argument("--from-file", metavar="FILE", help="import the model.py files or task directories listed in FILE")
+    ap.add_argument("--jobs", type=int, default=1, help="split the problems over N processes (default 1)")
+    ap.add_argument("--skip-done", action="store_true",
+                    help="skip problems already imported from the same model.py (exported/.imported)")
+    ap.add_argument("--verify-task-json", action="store_true",
+                    help="fail a problem whose existing task.json differs from the generated one (and keep it)")
+    ap.add_argument("--no-timing", action="store_true", help="skip the eager timing of each configuration")
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--export-only", action="store_true", help="regenerate exported/ only, not task.json")
     mode.add_argument("--check", action="store_true", help="exit 1 with a diff if task.json differs from what would be written")
@@ -766,10 +896,20 @@ def main(argv):
                     help="cpu: try the import without a GPU (task.json comes out the same; the traces are CPU traces "
                          "and the evaluator needs CUDA ones)")
     args = ap.parse_args(argv)
-    if args.out and len(args.models) != 1:
+    paths = collect_models(args)
+    if not paths:
+        ap.error("no problems: give model.py files, task directories, --many DIR or --from-file FILE")
+    if args.out and len(paths) != 1:
         ap.error("--out takes one model")
     chosen = "export-only" if args.export_only else "check" if args.check else \
         "signature" if args.signature else "write"
+    start = time.time()
+    if args.jobs > 1 and len(paths) > 1:
+        failed_processes = run_in_processes(paths, argv, min(args.jobs, len(paths)))
+        print(f"{len(paths)} problems in {args.jobs} processes, {time.time() - start:.1f} s "
+              f"({len(paths) / max(time.time() - start, 1e-9):.1f} problems/s); "
+              f"{failed_processes} processes reported failures", file=sys.stderr)
+        return 1 if failed_processes else 0
 
     try:
         import torch
@@ -785,45 +925,15 @@ def main(argv):
     torch.backends.cudnn.allow_tf32 = False
 
     failed = []
-    for path in args.models:
-        model_path, task_dir = resolve(path)
-        if args.out:
-            task_dir = args.out
-        label = os.path.basename(os.path.abspath(task_dir))
-        if chosen != "signature":
-            print(f"== {label}", flush=True)
-        try:
-            if not os.path.isfile(model_path):
-                raise TaskImportError(f"{model_path}: no such file")
-            task = import_problem(torch, model_path, task_dir, chosen, args.device)
-            text = format_task_json(task)
-            task_json = os.path.join(task_dir, "task.json")
-            if chosen == "signature":
-                print(f"{label}\t{c_signature(task)}", flush=True)
-            elif chosen == "check":
-                old = open(task_json).read() if os.path.exists(task_json) else ""
-                if old != text:
-                    sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), text.splitlines(True),
-                                                               task_json, "generated"))
-                    raise TaskImportError("task.json is not what the import script generates")
-                print("  task.json up to date")
-            elif chosen == "write":
-                os.makedirs(task_dir, exist_ok=True)
-                with open(task_json, "w") as f:
-                    f.write(text)
-                print(f"  wrote {task_json}\n  entry: {c_signature(task)}")
-            if chosen == "write" and os.path.exists(os.path.join(task_dir, "impls", "baseline.cu")):
-                comment = signature_comment(open(os.path.join(task_dir, "impls", "baseline.cu")).read())
-                if comment is None or normalize_signature(comment) != normalize_signature(c_signature(task)):
-                    print(f"  warning: impls/baseline.cu says `{comment}`", flush=True)
-        except TaskImportError as e:
-            print(f"error: {label}: {e}", file=sys.stderr, flush=True)
-            failed.append(label)
-        except Exception as e:  # a model that raises: report it and go on with the others
-            print(f"error: {label}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
-            failed.append(label)
+    for path in paths:
+        if import_one(torch, path, args, chosen) is not None:
+            failed.append(os.path.basename(os.path.dirname(os.path.abspath(path))) if path.endswith(".py")
+                          else os.path.basename(os.path.abspath(path)))
+    elapsed = time.time() - start
+    print(f"imported {len(paths) - len(failed)} of {len(paths)} problems in {elapsed:.1f} s "
+          f"({len(paths) / max(elapsed, 1e-9):.1f} problems/s)", file=sys.stderr)
     if failed:
-        print(f"{len(failed)} of {len(args.models)} failed: {' '.join(failed)}", file=sys.stderr)
+        print(f"{len(failed)} of {len(paths)} failed: {' '.join(failed)}", file=sys.stderr)
         return 1
     return 0
 
