@@ -13,7 +13,7 @@
 set -uo pipefail
 OUT=${1:-${OUT:-/tmp/measure-dataset}}
 [ $# -gt 0 ] && shift
-FAMILIES='*'; LIMIT=3; BUDGET=360; JOBS=8
+FAMILIES='*'; LIMIT=3; BUDGET=360; JOBS=12
 while [ $# -gt 0 ]; do
   case $1 in
     --families) FAMILIES=$2; shift 2 ;;
@@ -60,10 +60,19 @@ for f in sorted(glob.glob(f"{stored}/*.jsonl.zst")):
         if line.strip():
             r = json.loads(line)
             done.add(r.get("dataset_task"))
+# Round-robin over families (every family's first task, then every family's second, ...), so a budget
+# that runs out leaves a sample of every family rather than all of a few.
+by_family = {}
 for line in open(f"{ds}/manifest.jsonl"):
     e = json.loads(line)
     if e["task"] not in done:
-        print(json.dumps(e))
+        by_family.setdefault(e["family"], []).append(e)
+rank = 0
+while any(len(v) > rank for v in by_family.values()):
+    for family in sorted(by_family):
+        if len(by_family[family]) > rank:
+            print(json.dumps(by_family[family][rank]))
+    rank += 1
 PY
 say "to measure: $(wc -l < /tmp/measure-todo.txt) tasks"
 
@@ -77,29 +86,38 @@ if [ -s /tmp/measure-pytorch.txt ]; then
   say "import: rc=$? ($(grep -c '^error:' "$LOGS/import.log") failures; $(tail -1 "$LOGS/import.log"))"
 fi
 
-# 5. Evaluate every implementation, task by task, until the budget is spent (one batch per task,
-#    so a task is either wholly measured or not at all).
+# 5. Evaluate every implementation, GROUP tasks per batch (so the GPU host's cores build in parallel),
+#    until the budget is spent; a batch is either wholly kept or not at all.
 STAMP=$(date -u +%Y%m%dT%H%M%S)
 RAW=$OUT/results-$STAMP.jsonl
 : > "$RAW"
 measured=0
-while read -r entry; do
-  [ "$(left)" -lt 40 ] && { say "budget spent"; break; }
-  dir=$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['dir'])" "$entry")
-  task=$(basename "$dir")
-  python3 -c "import json,sys
-e=json.loads(sys.argv[1])
-for i in e['implementations']: print('$DS/'+e['dir'], '$DS/'+e['dir']+'/'+i['file'])" "$entry" > /tmp/measure-batch.txt
-  timeout 120 build-gpu/bin/cudaperf-eval --batch /tmp/measure-batch.txt --jobs "$JOBS" --counters --jsonl \
-    --budget-ms 30 --min-runs 10 --output /tmp/measure-task.jsonl >> "$LOGS/eval.log" 2>&1 < /dev/null
-  python3 - "$task" "$DS" >> "$RAW" <<'PY'
+GROUP=${GROUP:-6}
+split -l "$GROUP" -d -a 4 /tmp/measure-todo.txt /tmp/measure-group-
+for group in /tmp/measure-group-*; do
+  [ "$(left)" -lt 60 ] && { say "budget spent"; break; }
+  python3 - "$group" "$DS" > /tmp/measure-batch.txt <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    for i in e["implementations"]:
+        print(f"{sys.argv[2]}/{e['dir']}", f"{sys.argv[2]}/{e['dir']}/{i['file']}")
+PY
+  rm -f /tmp/measure-task.jsonl
+  timeout $(( $(left) < 240 ? $(left) - 10 : 240 )) build-gpu/bin/cudaperf-eval --batch /tmp/measure-batch.txt \
+    --jobs "$JOBS" --counters --jsonl --budget-ms 30 --min-runs 10 --output /tmp/measure-task.jsonl \
+    >> "$LOGS/eval.log" 2>&1 < /dev/null
+  rc=$?
+  [ $rc -eq 124 ] && { say "batch $(basename "$group") cut by the budget: dropped"; break; }
+  python3 - "$DS" >> "$RAW" <<'PY'
 import json, os, sys
-task, ds = sys.argv[1], sys.argv[2]
+ds = sys.argv[1]
 for line in open("/tmp/measure-task.jsonl"):
     if line.strip():
         r = json.loads(line)
-        r["dataset_task"] = task
-        r["dataset_impl"] = os.path.basename(r.get("candidate", ""))
+        cand = r.get("candidate", "")
+        r["dataset_task"] = os.path.basename(os.path.dirname(os.path.dirname(cand)))
+        r["dataset_impl"] = os.path.basename(cand)
         for k in ("task_dir", "candidate"):  # paths of this machine
             r.pop(k, None)
         for key in ("compile",):
@@ -107,8 +125,9 @@ for line in open("/tmp/measure-task.jsonl"):
                 r[key].pop("log", None)
         print(json.dumps(r, separators=(",", ":")))
 PY
-  measured=$((measured + 1))
-done < /tmp/measure-todo.txt
+  measured=$((measured + $(wc -l < "$group")))
+  say "measured $measured tasks"
+done
 say "evaluated $measured tasks"
 zstd -q -19 -f "$RAW" -o "$RAW.zst" && rm -f "$RAW"
 

@@ -237,10 +237,8 @@ def step_pytorch(args, c):
             continue
         predicted = json.load(open(os.path.join(d, "task.json")))
         try:
-            observations, extras = observations_from_task(predicted, source, imp)
-            built = imp.build_task(e["task"], imp.model_description(source), observations,
-                                   {"TOLERANCE": extras["TOLERANCE"], "DISTRIBUTIONS": extras["DISTRIBUTIONS"],
-                                    "input_distributions": imp.infer_input_distributions(source)})
+            observations, _ = observations_from_task(predicted, source, imp)
+            built = imp.build_task(e["task"], imp.model_description(source), observations, imp.build_extras(source))
         except imp.TaskImportError as err:
             c.check(False, f"{e['task']}: the importer rejects it: {err}")
             continue

@@ -118,6 +118,9 @@ ImplSpec vectorized(const TaskSpec &t, const MapSpec &m) {
     wide = wide || elementBytes(in.dtype) == 8;
   int width = wide ? 2 : 4;
   std::string vparams, vargs, loads, lanes;
+  // An operand read at its own index (a permutation, a broadcast) may name the element count in that index, so the
+  // vector kernel takes the count as n, as the scalar kernels do.
+  bool anyIndexed = false;
   auto addOperand = [&](const std::string &name, const std::string &dtype, bool isConst) {
     std::string vt = vectorType(dtype, width);
     vparams += (isConst ? "const " : "") + vt + " *__restrict__ " + name + "V, ";
@@ -125,6 +128,7 @@ ImplSpec vectorized(const TaskSpec &t, const MapSpec &m) {
   };
   for (const auto &in : m.inputs) {
     if (broadcast(in)) { // read element by element at its index
+      anyIndexed = true;
       vparams += "const " + cType(in.dtype) + " *__restrict__ " + in.name + ", ";
       vargs += in.name + ", ";
       continue;
@@ -142,10 +146,11 @@ ImplSpec vectorized(const TaskSpec &t, const MapSpec &m) {
   Vars v{{"vparams", vparams}, {"vargs", vargs}, {"loads", loads}, {"lanes", lanes},
          {"vt_out", vectorType(m.output.dtype, width)}, {"w", std::to_string(width)}, {"params", x.kernelParams},
          {"args", x.kernelArgs}, {"store", storeAt(m, x, "i")}, {"n", m.countName},
-         {"scalar_params", x.scalarParams}, {"scalar_args", x.scalarArgs}, {"out", m.output.name}};
+         {"scalar_params", x.scalarParams}, {"scalar_args", x.scalarArgs}, {"out", m.output.name},
+         {"count_param", anyIndexed ? ", int n" : ""}, {"count_arg", anyIndexed ? ", " + m.countName : ""}};
   std::string src = header(m, fmt::format("{}-wide vector loads and stores over the body (grid-stride), a scalar "
                                           "kernel for the last n % {} elements.", width, width)) +
-                    render(R"(__global__ void mapVector(${vparams}int nv${scalar_params}) {
+                    render(R"(__global__ void mapVector(${vparams}int nv${count_param}${scalar_params}) {
   for (int vec = blockIdx.x * blockDim.x + threadIdx.x; vec < nv; vec += gridDim.x * blockDim.x) {
 ${loads}    ${vt_out} r;
 ${lanes}    ${out}V[vec] = r;
@@ -163,7 +168,7 @@ __global__ void mapTail(${params}, int start) {
     int blocks = (nv + 255) / 256;
     if (blocks > smCount() * 8)
       blocks = smCount() * 8;
-    mapVector<<<blocks, 256, 0, stream>>>(${vargs}nv${scalar_args});
+    mapVector<<<blocks, 256, 0, stream>>>(${vargs}nv${count_arg}${scalar_args});
   }
   if (nv * ${w} < ${n})
     mapTail<<<1, ${w}, 0, stream>>>(${args}, nv * ${w});
