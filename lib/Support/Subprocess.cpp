@@ -1,5 +1,6 @@
 #include "cudaperf/Support/Subprocess.h"
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -14,6 +15,47 @@
 extern char **environ;
 
 namespace cudaperf::support {
+
+namespace {
+// The process groups of the children now running, for killChildrenOnTermination's handler: a
+// fixed table of lock-free slots, so the handler stays async-signal-safe. A child beyond the
+// table's size is simply not killed by the handler.
+constexpr size_t kLiveSlots = 1024;
+std::atomic<pid_t> liveGroups[kLiveSlots];
+
+void rememberGroup(pid_t pid) {
+  for (auto &slot : liveGroups) {
+    pid_t empty = 0;
+    if (slot.compare_exchange_strong(empty, pid))
+      return;
+  }
+}
+
+void forgetGroup(pid_t pid) {
+  for (auto &slot : liveGroups) {
+    pid_t expected = pid;
+    if (slot.compare_exchange_strong(expected, 0))
+      return;
+  }
+}
+
+extern "C" void killGroupsAndDie(int sig) {
+  for (auto &slot : liveGroups)
+    if (pid_t pid = slot.load(); pid > 0)
+      kill(-pid, SIGKILL);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+} // namespace
+
+void killChildrenOnTermination() {
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    struct sigaction sa = {};
+    sa.sa_handler = killGroupsAndDie;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, nullptr);
+  }
+}
 
 std::string ProcessResult::describe() const {
   if (!started)
@@ -176,6 +218,7 @@ ChildProcess spawnProcess(const std::vector<std::string> &argv, const ProcessOpt
     _exit(127);
   }
   setpgid(pid, pid); // also from the parent, so the group exists before any kill
+  rememberGroup(pid);
   close(outFd);
   close(errPipe[1]);
   int execErrno = 0;
@@ -188,6 +231,7 @@ ChildProcess spawnProcess(const std::vector<std::string> &argv, const ProcessOpt
   if (n == sizeof execErrno) {
     int status = 0;
     waitpid(pid, &status, 0);
+    forgetGroup(pid);
     child.startError = argv[0] + ": " + strerror(execErrno);
     if (pipeStdin)
       close(inPipe[1]);
@@ -206,6 +250,7 @@ ChildProcess spawnProcess(const std::vector<std::string> &argv, const ProcessOpt
 namespace {
 // The child is gone: its pipes too.
 void forget(ChildProcess &child) {
+  forgetGroup(child.pid);
   child.pid = -1;
   if (child.stdinFd >= 0)
     close(child.stdinFd);

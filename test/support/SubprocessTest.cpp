@@ -4,6 +4,7 @@
 #include <csignal>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace cudaperf::support;
@@ -103,4 +104,35 @@ TEST(Subprocess, StopKillsASpawnedChild) {
   stopProcess(c);
   EXPECT_FALSE(c.running());
   EXPECT_FALSE(spawnProcess({"/nonexistent/program"}, ProcessOptions()).running());
+}
+
+TEST(Subprocess, TerminationOfTheOwnerKillsItsChildren) {
+  std::string marker = testing::TempDir() + "/cudaperf-owned-" + std::to_string(getpid());
+  unlink(marker.c_str());
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  pid_t owner = fork();
+  ASSERT_GE(owner, 0);
+  if (owner == 0) { // an evaluator: its child, in a group of its own, would touch the marker after 1 s
+    close(ready[0]);
+    killChildrenOnTermination();
+    ChildProcess c = spawnProcess({"/bin/sh", "-c", "sleep 1; touch " + marker}, ProcessOptions());
+    char ok = c.running() ? 1 : 0;
+    if (write(ready[1], &ok, 1) != 1)
+      _exit(3);
+    sleep(30);
+    _exit(0);
+  }
+  close(ready[1]);
+  char ok = 0;
+  ASSERT_EQ(read(ready[0], &ok, 1), 1);
+  close(ready[0]);
+  ASSERT_EQ(ok, 1) << "the owner could not start its child";
+  kill(owner, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(waitpid(owner, &status, 0), owner);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "the owner ends as the signal would end it";
+  sleep(2);
+  EXPECT_NE(access(marker.c_str(), F_OK), 0) << "the owner's child outlived its SIGTERM";
+  unlink(marker.c_str());
 }

@@ -4,6 +4,7 @@
 #include "cudaperf/Runtime/Evaluator.h"
 #include "cudaperf/Support/ArgParser.h"
 #include "cudaperf/Support/Json.h"
+#include "cudaperf/Support/Subprocess.h"
 
 #include <algorithm>
 #include <chrono>
@@ -174,6 +175,9 @@ std::unique_ptr<Evaluator> startEvaluator(const EvalOptions &opt, const std::str
 } // namespace
 
 int main(int argc, char **argv) {
+  // Workers, holders and builds run in process groups of their own: a `timeout` or a trainer's
+  // SIGTERM must not leave them running on the GPU.
+  support::killChildrenOnTermination();
   CommandLine cl;
   support::ArgParser args = evalArgs(cl);
   gArgs = &args;

@@ -70,6 +70,12 @@ ProcessResult superviseProcess(ChildProcess &child, const ProcessOptions &option
 // Kills the child's group and reaps it (a no-op for a finished one).
 void stopProcess(ChildProcess &child);
 
+// From now on SIGTERM, SIGINT and SIGHUP first kill the process group of every child still running
+// (each is in a group of its own, so a signal to this process alone would leave them running: a
+// worker in an endless kernel, a holder keeping GPU memory), then end this process as the signal
+// would. For programs that own their children (cudaperf-eval); call once, early in main.
+void killChildrenOnTermination();
+
 // Directory of the running executable (to find the worker beside cudaperf-eval).
 std::string executableDir();
 
