@@ -288,7 +288,7 @@ Json DeviceSlot::run(BuiltCandidate &c) {
                                       .field(std::to_string(options_.budgetMs)).hex().substr(0, 16);
   std::string events = options_.workDir + "/worker-" + std::to_string(c.serial) + ".events";
   std::vector<std::string> argv = {options_.workerPath, "--events", events, "--task", t.dir, "--device-data", manifest,
-                                   "--baseline", t.baseline.objectPath, "--candidate", c.build.objectPath,
+                                   "--candidate", c.build.objectPath,
                                    "--seed", std::to_string(options_.seed), "--sets", std::to_string(options_.sets),
                                    "--warmup", std::to_string(options_.warmup),
                                    "--min-runs", std::to_string(options_.minRuns),
@@ -297,13 +297,16 @@ Json DeviceSlot::run(BuiltCandidate &c) {
                                    "--device-index", std::to_string(index_),
                                    "--memory-wait", std::to_string(options_.memoryWaitSeconds),
                                    "--leak-limit-mib", std::to_string(options_.leakLimitMiB)};
+  bool hasBaseline = !t.baseline.objectPath.empty();
+  if (hasBaseline)
+    argv.insert(argv.end(), {"--baseline", t.baseline.objectPath});
   if (!options_.timing)
     argv.push_back("--no-timing");
   if (c.counters)
     argv.push_back("--counters");
   if (!t.configs.empty())
     argv.insert(argv.end(), {"--configs", joined(t.configs)});
-  auto reuse = baselines_.find(baselineKey);
+  auto reuse = hasBaseline ? baselines_.find(baselineKey) : baselines_.end();
   if (reuse != baselines_.end() && reuse->second.uses < options_.baselineReuse && options_.timing) {
     argv.insert(argv.end(), {"--baseline-timing", reuse->second.file});
     ++reuse->second.uses;

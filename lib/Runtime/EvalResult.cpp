@@ -293,6 +293,8 @@ Json assembleResult(const EvalRecord &r) {
     double against = r.pytorchEager ? numberOr(eagerMedian, 0) : b;
     if (r.pytorchEager && c > 0 && b > 0)
       configs[i]["speedup_vs_baseline"] = b / c;
+    else if (r.pytorchEager && c > 0 && r.task && !r.task->hasBaseline())
+      configs[i]["speedup_vs_baseline"] = nullptr; // no impls/baseline.cu: eager is the one that counts
     if (c > 0 && against > 0) {
       configs[i]["speedup"] = against / c;
       logSum += std::log(against / c);
@@ -315,8 +317,12 @@ Json assembleResult(const EvalRecord &r) {
       stages["inputs_and_reference"] = tReference - tDevice;
     if (tBaseline >= 0 && tReference >= 0)
       stages["baseline"] = tBaseline - tReference;
-    if (tBaseline >= 0 && tEnd >= tBaseline)
-      stages["candidate"] = tEnd - tBaseline;
+    // Without a baseline (a pytorch-to-cuda task without impls/baseline.cu) the candidate follows
+    // the reference.
+    bool noBaseline = r.task && !r.task->hasBaseline();
+    double tCandidate = tBaseline >= 0 ? tBaseline : noBaseline ? tReference : -1;
+    if (tCandidate >= 0 && tEnd >= tCandidate)
+      stages["candidate"] = tEnd - tCandidate;
     worker["stage_seconds"] = std::move(stages);
   }
   worker["retries"] = retries;

@@ -202,7 +202,11 @@ private:
         if (!o.compileOnly)
           ev_.identifyTorchReference(t);
       }
-      t.baseline = buildImplementation(t.task, t.task.baselinePath(), ev_.toolchain, bo);
+      if (t.task.hasBaseline())
+        t.baseline = buildImplementation(t.task, t.task.baselinePath(), ev_.toolchain, bo);
+      else
+        t.baseline.ok = true; // pytorch-to-cuda without one: measured against PyTorch eager alone
+
     });
     c_.build = buildImplementation(t.task, c_.candidatePath, ev_.toolchain, bo);
     if (!c_.build.ok || o.compileOnly) {

@@ -1,4 +1,5 @@
 #include "cudaperf/Runtime/EvalResult.h"
+#include "TaskWithoutBaseline.h"
 
 #include <cmath>
 #include <csignal>
@@ -176,6 +177,38 @@ TEST_F(ResultFixture, PyTorchEagerIsWhatTheSpeedupIsAgainst) {
   EXPECT_DOUBLE_EQ(member(cfgs[0], "reference_ms")->get<double>(), 0.05);
   EXPECT_DOUBLE_EQ(member(cfgs[2], "speedup")->get<double>(), 2.0);
   EXPECT_NEAR(member(r, "speedup")->get<double>(), std::cbrt(5.0 * 2.0 * 2.0), 1e-9);
+}
+
+TEST_F(ResultFixture, WithoutABaselineEagerIsTheOnlyRatio) {
+  TaskWithoutBaseline copy;
+  Task relu = loadTask(copy.dir);
+  rec.task = &relu;
+  Json eager = parseJson(R"({"configs": {"small": {"median_ms": 0.05, "runs": 30},
+                                                   "medium": {"median_ms": 0.08, "runs": 30},
+                                                   "large": {"median_ms": 0.18, "runs": 30}}})");
+  rec.pytorchEager = &eager;
+  // The worker's events without a baseline: no baseline timing, no baseline verdict.
+  rec.events = R"({"event":"start","t":0}
+{"event":"device","name":"NVIDIA H200","arch":"sm_90","t":0.5}
+{"event":"reference","config":"small","set":0,"seed":11,"ms":0.5,"t":0.75}
+{"event":"timing","impl":"candidate","config":"small","median_ms":0.01,"runs":20,"t":1.0}
+{"event":"timing","impl":"candidate","config":"medium","median_ms":0.04,"runs":20,"t":1.5}
+{"event":"timing","impl":"candidate","config":"large","median_ms":0.09,"runs":20,"t":2.0}
+{"event":"verdict","impl":"candidate","outcome":"ok","t":2.25}
+{"event":"done","t":2.5})";
+  Json r = assembleResult(rec);
+  EXPECT_EQ(outcome(r), "ok") << r.dump();
+  const Json &cfgs = r.at("configs");
+  ASSERT_EQ(cfgs.size(), 3u);
+  EXPECT_DOUBLE_EQ(member(cfgs[0], "speedup")->get<double>(), 5.0); // eager 0.05 / 0.01
+  ASSERT_NE(member(cfgs[0], "speedup_vs_baseline"), nullptr) << "present, and null: there is no baseline";
+  EXPECT_TRUE(member(cfgs[0], "speedup_vs_baseline")->is_null());
+  EXPECT_EQ(member(cfgs[0], "baseline"), nullptr);
+  EXPECT_NEAR(member(r, "speedup")->get<double>(), std::cbrt(5.0 * 2.0 * 2.0), 1e-9);
+  EXPECT_FALSE(member(r, "baseline_cached")->get<bool>());
+  const Json &stages = r.at("worker").at("stage_seconds");
+  EXPECT_EQ(member(stages, "baseline"), nullptr);
+  EXPECT_DOUBLE_EQ(member(stages, "candidate")->get<double>(), 1.75); // from the reference (0.75) to the end
 }
 
 TEST(Outcome, NamesRoundTrip) {

@@ -483,7 +483,9 @@ void Worker::run(const WorkerOptions &options) {
   openSharedData();
 
   Verdict bv;
-  if (!options.baselineTiming.empty() && emitCachedBaseline()) {
+  if (options.baselineSo.empty()) {
+    // No impls/baseline.cu (a pytorch-to-cuda task measured against PyTorch eager): no baseline verdict.
+  } else if (!options.baselineTiming.empty() && emitCachedBaseline()) {
     emitVerdict("baseline", bv);
   } else {
     EntryFn baseline = load("baseline", options.baselineSo, bv);

@@ -1,7 +1,7 @@
 // cudaperf-eval-worker: evaluates the baseline and one candidate of a task in this process,
 // which the evaluator starts fresh for every candidate and kills on a stall (docs/eval-result.md,
 // "Worker protocol"). Modes:
-//   (default)  --events FILE --task DIR --device-data MANIFEST --baseline SO [--candidate SO] ...
+//   (default)  --events FILE --task DIR --device-data MANIFEST [--baseline SO] [--candidate SO] ...
 //   --pool     creates its CUDA context at once, then reads its job (those arguments, as
 //              {"argv": [...]}) from one line on stdin: started ahead, so a candidate does not
 //              wait for a process and a context;
@@ -33,7 +33,7 @@ support::ArgParser workerArgs(WorkerOptions &opt, Modes &modes) {
   using support::parseInteger;
   using support::parseNumber;
   support::ArgParser p("cudaperf-eval-worker",
-                       {"--events FILE --task DIR --device-data MANIFEST --baseline SO [--candidate SO] [options]",
+                       {"--events FILE --task DIR --device-data MANIFEST [--baseline SO] [--candidate SO] [options]",
                         "--pool   (then the job on stdin: {\"argv\": [those arguments]})", "--probe --events FILE",
                         "--holder"},
                        "Started by cudaperf-eval; not meant to be run by hand.");
@@ -43,7 +43,7 @@ support::ArgParser workerArgs(WorkerOptions &opt, Modes &modes) {
       .flag("--pool", "create the CUDA context, then read the job from stdin", modes.pool)
       .option("--task", "DIR", "the task", opt.taskDir)
       .option("--device-data", "MANIFEST", "the task's data on the device, from the holder", opt.deviceData)
-      .option("--baseline", "SO", "impls/baseline.cu, built", opt.baselineSo)
+      .option("--baseline", "SO", "impls/baseline.cu, built (none for a task without one)", opt.baselineSo)
       .option("--candidate", "SO", "the candidate, built", opt.candidateSo)
       .option("--baseline-timing", "FILE", "the baseline's timing events from an earlier worker (not timed again)",
               opt.baselineTiming)
@@ -146,8 +146,8 @@ int main(int argc, char **argv) {
   }
   if (modes.probe)
     probe();
-  if (opt.taskDir.empty() || opt.deviceData.empty() || opt.baselineSo.empty())
-    usage(args, "--task, --device-data and --baseline are required");
+  if (opt.taskDir.empty() || opt.deviceData.empty())
+    usage(args, "--task and --device-data are required");
   opt.timingOptions.maxRuns = std::max(opt.timingOptions.maxRuns, opt.timingOptions.minRuns);
   if (!modes.pool)
     setUpError = worker.setUp(retryable);
