@@ -4,8 +4,10 @@
 usage: eval-scale-report.py shared QUIET.jsonl SHARED.jsonl EXPECT      outcomes of a quiet and a shared run
        eval-scale-report.py relu RESULTS.jsonl BANDWIDTH_GBPS            KernelBench ReLU: time per candidate
                                                                          beside its lower bound
-Each prints a few lines for the summary and writes a JSON object to stdout's last line, prefixed
-"NUMBERS ", that the script collects into numbers.json.
+       eval-scale-report.py table NUMBERS.json                            the issue's figures, one row each
+Each of the first two prints a few lines for the summary and writes a JSON object to stdout's last
+line, prefixed "NUMBERS ", that the script collects into numbers.json; table prints the summary's
+last lines from numbers.json (a figure whose step did not run is "-").
 """
 import json
 import sys
@@ -104,12 +106,75 @@ def relu(results_path, bandwidth_gbps):
             "bandwidth_gbps": float(bandwidth_gbps)}
 
 
+def table(numbers_path):
+    """One row per figure of issue 12's "done when": measured, goal, verdict."""
+    try:
+        n = json.load(open(numbers_path))
+    except (OSError, ValueError):
+        n = {}
+    g = n.get
+    rows = []
+
+    def row(what, measured, goal, ok):
+        verdict = "-" if ok is None else ("yes" if ok else "NO")
+        rows.append((what, "-" if measured is None else str(measured), goal, verdict))
+
+    row("build (rc)", g("build_rc"), "0", None if g("build_rc") is None else g("build_rc") == 0)
+    if g("gpu_tests_total") is not None:
+        row("GPU tests failed / total (skipped)", f"{g('gpu_tests_failed')} / {g('gpu_tests_total')} "
+            f"({g('gpu_tests_skipped')})", "0 failed, 0 skipped", g("gpu_tests_failed") == 0 and not g("gpu_tests_skipped"))
+    else:
+        row("GPU tests", None, "0 failed", None)
+    for key, what in (("suite", "suite run: outcomes as expected"), ("quiet", "quiet mixed run (suite inside): as expected")):
+        if g(f"{key}_expected") is not None:
+            failed = g(f"{key}_failed_candidates") or []
+            row(what, f"{g(key + '_as_expected')}/{g(key + '_expected')}" + (f" (not: {', '.join(f[:24] for f in failed[:3])}{' …' if len(failed) > 3 else ''})" if failed else ""),
+                "all", g(key + "_as_expected") == g(key + "_expected"))
+    if g("shared_results") is not None:
+        row("shared GPU: outcomes equal to quiet", f"{g('shared_results') - g('outcomes_differ')}/{g('shared_results')} "
+            f"of {g('quiet_results')} quiet", "all", g("outcomes_differ") == 0 and g("shared_results") == g("quiet_results"))
+        row("shared GPU: false faults", g("false_faults"), "0", g("false_faults") == 0)
+        row("shared GPU: results marked gpu_shared", g("marked_gpu_shared"), "> 0 (the churn ran)", (g("marked_gpu_shared") or 0) > 0)
+        row("timing spread, median quiet / shared", f"{g('median_spread_quiet')} / {g('median_spread_shared')}", "recorded", None)
+    else:
+        row("shared GPU: outcomes equal to quiet", None, "all", None)
+    add = g("relu_additional_max_seconds")
+    bound = calls = None
+    for c in (g("relu_candidates") or [])[1:]:
+        if c.get("outcome") == "ok":
+            bound = max(bound or 0, c.get("lower_bound_with_checks_seconds") or 0)
+            calls = max(calls or 0, c.get("lower_bound_seconds") or 0)
+    row("KernelBench ReLU: s per additional candidate (max)", None if add is None else round(add, 2), "<= 5 s",
+        None if add is None else add <= 5)
+    row("  its lower bound: with checks (calls only)", None if bound is None else f"{bound:.2f} ({calls:.2f})",
+        "beside it", None)
+    if g("no_baseline_ok") is not None:
+        row("task without baseline.cu: ok, speedup vs eager, vs baseline null", f"{g('no_baseline_outcome')}, "
+            f"{g('no_baseline_speedup')}", "ok, number, null", g("no_baseline_ok"))
+    serve = g("serve") or {}
+    pm = serve.get("per_minute")
+    row("--serve candidates per minute (steady)", None if pm is None else
+        f"{pm:.0f} ({(serve.get('steady_per_minute') or 0):.0f})", ">= 300", None if pm is None else pm >= 300)
+    if serve:
+        row("--serve results not as expected / unfinished", f"{g('serve_mismatches')} / {serve.get('unfinished')}", "0 / 0",
+            g("serve_mismatches") == 0 and not serve.get("unfinished"))
+    row("batch mode per minute (--jobs 8)", g("batch_per_minute"), "beside --serve", None)
+    w = [max(len(r[i]) for r in rows + [("figure", "measured", "goal", "met")]) for i in range(4)]
+    line = lambda r: "  ".join(r[i].ljust(w[i]) for i in range(4)).rstrip()
+    print("== summary (issue 12)")
+    print(line(("figure", "measured", "goal", "met")))
+    for r in rows:
+        print(line(r))
+    return None
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     cmd, rest = sys.argv[1], sys.argv[2:]
-    numbers = {"shared": shared, "relu": relu}[cmd](*rest)
-    print("NUMBERS " + json.dumps(numbers))
+    numbers = {"shared": shared, "relu": relu, "table": table}[cmd](*rest)
+    if numbers is not None:
+        print("NUMBERS " + json.dumps(numbers))
 
 
 if __name__ == "__main__":

@@ -56,6 +56,15 @@ def main():
     ready = server.stdout.readline()
     log.write(ready)
     t_ready = time.time()
+    try:
+        queue_limit = int(json.loads(ready).get("queue_limit", 256))
+    except (ValueError, AttributeError):
+        queue_limit = 256
+    # At most this many requests in flight, so the server always reads the next line and a shutdown
+    # is never stuck behind a full queue (docs/eval-serve.md, "Back-pressure").
+    in_flight = threading.Semaphore(max(1, queue_limit - 1))
+    stop_writing = threading.Event()
+    write_lock = threading.Lock()
     results, times, done = {}, [], threading.Event()
     bye = {}
 
@@ -66,9 +75,12 @@ def main():
                 m = json.loads(line)
             except ValueError:
                 continue
-            if m.get("type") in ("result", "cancelled"):
+            # An error with a request's id is that request's answer (it was not taken).
+            if m.get("type") in ("result", "cancelled") or (m.get("type") == "error" and m.get("id") in expected):
                 results[m["id"]] = m
-                times.append(time.time())
+                in_flight.release()
+                if m.get("type") == "result":
+                    times.append(time.time())  # throughput counts evaluations only
                 if len(results) == len(requests):
                     done.set()
             elif m.get("type") == "bye":
@@ -82,21 +94,29 @@ def main():
     def writer():
         try:
             for r in requests:
-                server.stdin.write(json.dumps(r) + "\n")
-                server.stdin.flush()
-        except BrokenPipeError:
+                while not in_flight.acquire(timeout=0.5):
+                    if stop_writing.is_set():
+                        return
+                with write_lock:
+                    if stop_writing.is_set():
+                        return
+                    server.stdin.write(json.dumps(r) + "\n")
+                    server.stdin.flush()
+        except (BrokenPipeError, ValueError):
             pass
 
     wt = threading.Thread(target=writer, daemon=True)
     wt.start()
     finished = done.wait(args.seconds)
     t_last = times[-1] if times else time.time()
-    try:
-        server.stdin.write(json.dumps({"op": "shutdown", "drain": False}) + "\n")
-        server.stdin.flush()
-        server.stdin.close()
-    except (BrokenPipeError, ValueError):
-        pass
+    stop_writing.set()
+    with write_lock:
+        try:
+            server.stdin.write(json.dumps({"op": "shutdown", "drain": False}) + "\n")
+            server.stdin.flush()
+            server.stdin.close()
+        except (BrokenPipeError, ValueError):
+            pass
     try:
         server.wait(timeout=60)
     except subprocess.TimeoutExpired:
@@ -105,10 +125,10 @@ def main():
 
     outcomes, mismatches = {}, []
     for rid, m in results.items():
-        got = m.get("outcome") if m.get("type") == "result" else "cancelled"
+        got = m.get("outcome") if m.get("type") == "result" else m.get("code") or m.get("type")
         outcomes[got] = outcomes.get(got, 0) + 1
         name, want = expected[rid]
-        if got != want:
+        if got != want and got != "cancelled":  # cancelled: not finished in time, counted apart
             mismatches.append({"id": rid, "candidate": name, "expected": want, "got": got,
                                "detail": (m.get("result") or {}).get("detail", "")[:300]})
     n = len(times)
@@ -119,7 +139,7 @@ def main():
         "tag": args.tag, "requested": len(requests), "results": n, "finished_in_time": finished,
         "seconds": elapsed, "startup_seconds": t_ready - t_start,
         "per_minute": n * 60 / elapsed if elapsed > 0 else None,
-        "steady_per_minute": steady, "outcomes": outcomes, "mismatches": mismatches,
+        "steady_per_minute": steady, "outcomes": outcomes, "unfinished": len(requests) - n, "mismatches": mismatches,
         "server_options": extra, "configs": args.configs,
         "mean_stage_seconds": bye.get("mean_stage_seconds"), "bye": bye,
     }
