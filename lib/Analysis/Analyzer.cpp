@@ -30,7 +30,7 @@ std::vector<std::unique_ptr<KernelAnalysis>> createDefaultAnalyses() {
 }
 
 void analyzeModule(llvm::Module *M, std::vector<KernelReport> &Kernels,
-                   const AnalyzerOptions &Opts) {
+                   const AnalyzerOptions &Opts, const std::vector<KernelReport *> &AtLaunches) {
   for (KernelReport &K : Kernels)
     resolveLaunchConfig(K, Opts);
   if (!M)
@@ -52,6 +52,13 @@ void analyzeModule(llvm::Module *M, std::vector<KernelReport> &Kernels,
       K.Notes.push_back("no device code was generated for this kernel");
     for (auto &A : Analyses)
       A->run(Ctx, F, K);
+  }
+  for (KernelReport *K : AtLaunches) {
+    llvm::Function *F = Ctx.kernelFunction(*K);
+    if (!F)
+      K->Notes.push_back("no device code was generated for this kernel");
+    for (auto &A : Analyses)
+      A->run(Ctx, F, *K);
   }
 }
 

@@ -11,6 +11,7 @@ namespace cudaperf {
 
 // Factories (one per file in lib/Checks).
 std::unique_ptr<Check> createDivergentBarrierCheck();
+std::unique_ptr<Check> createInvalidLaunchConfigCheck();
 std::unique_ptr<Check> createLowIntensityCheck();
 std::unique_ptr<Check> createLowOccupancyCheck();
 std::unique_ptr<Check> createMissingBarrierCheck();
@@ -24,6 +25,7 @@ const std::vector<std::unique_ptr<Check>> &allChecks() {
   static const std::vector<std::unique_ptr<Check>> Checks = [] {
     std::vector<std::unique_ptr<Check>> C;
     C.push_back(createDivergentBarrierCheck());
+    C.push_back(createInvalidLaunchConfigCheck());
     C.push_back(createLowIntensityCheck());
     C.push_back(createLowOccupancyCheck());
     C.push_back(createMissingBarrierCheck());

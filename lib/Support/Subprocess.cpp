@@ -1,5 +1,6 @@
 #include "cudaperf/Support/Subprocess.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -87,10 +88,11 @@ std::string readHead(const std::string &path, size_t maxBytes, uint64_t &total) 
     return out;
   struct stat st;
   total = fstat(fd, &st) == 0 ? uint64_t(st.st_size) : 0;
-  out.resize(maxBytes);
+  size_t want = size_t(std::min<uint64_t>(maxBytes, total)); // a large cap costs nothing unused
+  out.resize(want);
   size_t got = 0;
-  while (got < maxBytes) {
-    ssize_t n = read(fd, &out[got], maxBytes - got);
+  while (got < want) {
+    ssize_t n = read(fd, &out[got], want - got);
     if (n <= 0)
       break;
     got += size_t(n);
@@ -170,12 +172,29 @@ ChildProcess spawnProcess(const std::vector<std::string> &argv, const ProcessOpt
     child.startError = child.outputPath + ": " + strerror(errno);
     return child;
   }
+  int errFd = -1; // with separateStderr: stderr's temporary file
+  if (options.separateStderr) {
+    char tmpl[] = "/tmp/cudaperf-err-XXXXXX";
+    errFd = mkostemp(tmpl, O_CLOEXEC);
+    if (errFd < 0) {
+      close(outFd);
+      child.startError = std::string("mkstemp: ") + strerror(errno);
+      if (child.temporaryOutput)
+        unlink(child.outputPath.c_str());
+      return child;
+    }
+    child.errorPath = tmpl;
+  }
   int errPipe[2];                  // carries errno if exec fails
   int inPipe[2] = {-1, -1}, outPipe[2] = {-1, -1};
-  auto closeAll = [&] {
-    for (int fd : {outFd, errPipe[0], errPipe[1], inPipe[0], inPipe[1], outPipe[0], outPipe[1]})
+  auto closeAll = [&] { // the program never started: its files go too
+    for (int fd : {outFd, errFd, errPipe[0], errPipe[1], inPipe[0], inPipe[1], outPipe[0], outPipe[1]})
       if (fd >= 0)
         close(fd);
+    if (child.temporaryOutput)
+      unlink(child.outputPath.c_str());
+    if (!child.errorPath.empty())
+      unlink(child.errorPath.c_str());
   };
   errPipe[0] = errPipe[1] = -1;
   if (pipe2(errPipe, O_CLOEXEC) != 0 || (pipeStdin && pipe2(inPipe, O_CLOEXEC) != 0) ||
@@ -201,7 +220,7 @@ ChildProcess spawnProcess(const std::vector<std::string> &argv, const ProcessOpt
         dup2(devNull, 0);
     }
     dup2(pipeStdout ? outPipe[1] : outFd, 1);
-    dup2(outFd, 2);
+    dup2(errFd >= 0 ? errFd : outFd, 2);
     struct rlimit core = {0, 0};
     setrlimit(RLIMIT_CORE, &core);
     if (options.fileSizeLimit > 0) {
@@ -220,6 +239,8 @@ ChildProcess spawnProcess(const std::vector<std::string> &argv, const ProcessOpt
   setpgid(pid, pid); // also from the parent, so the group exists before any kill
   rememberGroup(pid);
   close(outFd);
+  if (errFd >= 0)
+    close(errFd);
   close(errPipe[1]);
   int execErrno = 0;
   ssize_t n = read(errPipe[0], &execErrno, sizeof execErrno);
@@ -239,6 +260,8 @@ ChildProcess spawnProcess(const std::vector<std::string> &argv, const ProcessOpt
       close(outPipe[0]);
     if (child.temporaryOutput)
       unlink(child.outputPath.c_str());
+    if (!child.errorPath.empty())
+      unlink(child.errorPath.c_str());
     return child;
   }
   child.pid = pid;
@@ -327,6 +350,11 @@ ProcessResult superviseProcess(ChildProcess &child, const ProcessOptions &option
   result.outputTruncated = result.outputBytes > result.output.size();
   if (child.temporaryOutput)
     unlink(child.outputPath.c_str());
+  if (!child.errorPath.empty()) {
+    uint64_t errorBytes = 0;
+    result.errorOutput = readHead(child.errorPath, options.maxCapturedBytes, errorBytes);
+    unlink(child.errorPath.c_str());
+  }
   return result;
 }
 
@@ -339,6 +367,8 @@ void stopProcess(ChildProcess &child) {
   forget(child);
   if (child.temporaryOutput)
     unlink(child.outputPath.c_str());
+  if (!child.errorPath.empty())
+    unlink(child.errorPath.c_str());
 }
 
 ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOptions &options) {

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Tool/Driver.h"
+#include "TaskMode.h"
 #include "cudaperf/Analysis/OccupancyFacts.h"
 #include "cudaperf/Checks/Check.h"
 #include "cudaperf/Frontend/Frontend.h"
@@ -71,11 +72,21 @@ struct Options {
       "occupancy-table",
       cl::desc("Also print each kernel's theoretical occupancy for block sizes 32..1024 (text)"),
       cl::cat(Category)};
+  cl::opt<std::string> Task{
+      "task", cl::desc("Evaluate the candidate's entry point at the configurations of this task "
+                       "directory and analyse every launch it makes (docs/json-schema.md)"),
+      cl::value_desc("dir"), cl::cat(Category)};
+  cl::opt<std::string> Config{"config",
+                              cl::desc("With --task: the configurations to evaluate, 'all' "
+                                       "(default) or names separated by commas"),
+                              cl::init("all"), cl::value_desc("name|all"), cl::cat(Category)};
   cl::opt<bool> DumpIR{"dump-ir",
                        cl::desc("Print the optimised device IR the analyses read to stderr "
                                 "(for developers)"),
                        cl::Hidden, cl::cat(Category)};
 };
+
+} // namespace
 
 /// Rejects inputs clang would choke on with unhelpful output: missing, directories, unreadable,
 /// binary data. Returns an error message or "".
@@ -93,7 +104,23 @@ std::string checkInputFile(const std::string &File) {
   return "";
 }
 
-} // namespace
+bool writeSarifFile(const std::string &Path, const std::vector<FileReport> &Reports,
+                    const CheckFilter &Filter, const ReportOptions &RO) {
+  std::vector<const CheckInfo *> Rules;
+  for (const auto &C : allChecks())
+    if (Filter.enabled(C->info().Name))
+      Rules.push_back(&C->info());
+  std::error_code EC;
+  llvm::ToolOutputFile Out(Path, EC, llvm::sys::fs::OF_Text);
+  if (EC) {
+    llvm::WithColor::error(llvm::errs(), "cudaperf-analyze")
+        << "cannot write SARIF to '" << Path << "': " << EC.message() << "\n";
+    return false;
+  }
+  Out.os() << llvm::formatv("{0:2}", reportToSARIF(Reports, Rules, RO)) << "\n";
+  Out.keep();
+  return true;
+}
 
 int runAnalyzeTool(int Argc, const char **Argv) {
   // Split off the compiler flags after "--" (nvcc-style flags are translated first: clang's
@@ -193,6 +220,20 @@ int runAnalyzeTool(int Argc, const char **Argv) {
   RO.Arch = O.Arch;
   RO.SourceRoot = O.SourceRoot;
 
+  if (O.Task.empty() && O.Config != "all")
+    return usage("--config needs --task");
+  if (!O.Task.empty()) {
+    if (O.Files.size() != 1)
+      return usage("--task analyses one candidate file, not " + std::to_string(O.Files.size()));
+    TaskModeOptions TO;
+    TO.TaskDir = O.Task;
+    TO.Configs = O.Config;
+    TO.File = O.Files.front();
+    TO.Json = O.Format == "json";
+    TO.Sarif = O.Sarif;
+    return runTaskMode(TO, *DB, FO, AO, RO, Filter);
+  }
+
   int Exit = ExitAnalysed;
   std::vector<FileReport> Reports;
   for (const std::string &File : O.Files) {
@@ -224,21 +265,8 @@ int runAnalyzeTool(int Argc, const char **Argv) {
     Reports.push_back(std::move(R));
   }
 
-  if (!O.Sarif.empty()) {
-    std::vector<const CheckInfo *> Rules;
-    for (const auto &C : allChecks())
-      if (Filter.enabled(C->info().Name))
-        Rules.push_back(&C->info());
-    std::error_code EC;
-    llvm::ToolOutputFile Out(O.Sarif, EC, llvm::sys::fs::OF_Text);
-    if (EC) {
-      llvm::WithColor::error(llvm::errs(), "cudaperf-analyze")
-          << "cannot write SARIF to '" << O.Sarif << "': " << EC.message() << "\n";
-      return ExitInputError;
-    }
-    Out.os() << llvm::formatv("{0:2}", reportToSARIF(Reports, Rules, RO)) << "\n";
-    Out.keep();
-  }
+  if (!O.Sarif.empty() && !writeSarifFile(O.Sarif, Reports, Filter, RO))
+    return ExitInputError;
   if (O.Format == "json") {
     llvm::outs() << llvm::formatv("{0:2}", reportToJSON(Reports, RO)) << "\n";
   } else {

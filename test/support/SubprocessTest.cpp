@@ -98,6 +98,15 @@ TEST(Subprocess, DoneMarkerEndsTheWaitWithoutTheTeardown) {
   unlink(progress.c_str());
 }
 
+TEST(Subprocess, StderrApartFromStdout) {
+  ProcessOptions o;
+  o.separateStderr = true;
+  ProcessResult r = runProcess({"/bin/sh", "-c", "echo '{\"a\": 1}'; echo warning >&2"}, o);
+  ASSERT_TRUE(r.succeeded()) << r.describe();
+  EXPECT_EQ(r.output, "{\"a\": 1}\n");
+  EXPECT_EQ(r.errorOutput, "warning\n");
+}
+
 TEST(Subprocess, StopKillsASpawnedChild) {
   ChildProcess c = spawnProcess({"/bin/sleep", "30"}, ProcessOptions(), true);
   ASSERT_TRUE(c.running());

@@ -72,11 +72,6 @@ support::ArgParser workerArgs(WorkerOptions &opt, Modes &modes) {
   return p;
 }
 
-[[noreturn]] void usage(const support::ArgParser &p, const std::string &msg) {
-  fprintf(stderr, "cudaperf-eval-worker: %s\n%s", msg.c_str(), p.usageHint().c_str());
-  exit(2);
-}
-
 void parseInto(const support::ArgParser &args, const std::vector<std::string> &argv) {
   support::ParsedArgs parsed = args.parse(argv);
   if (!parsed.positional.empty())
@@ -105,17 +100,8 @@ int main(int argc, char **argv) {
   WorkerOptions opt;
   Modes modes;
   support::ArgParser args = workerArgs(opt, modes);
-  try {
-    support::ParsedArgs parsed = args.parse(argc, argv);
-    if (parsed.helpRequested) {
-      fputs(args.help().c_str(), stdout);
-      return 0;
-    }
-    if (!parsed.positional.empty())
-      usage(args, "unexpected argument '" + parsed.positional[0] + "'");
-  } catch (const support::SupportError &e) {
-    usage(args, e.what());
-  }
+  if (support::ParsedArgs parsed = args.parseOrExit(argc, argv); !parsed.positional.empty())
+    args.usageError("unexpected argument '" + parsed.positional[0] + "'");
   if (modes.holder)
     return runHolder();
 
@@ -135,11 +121,11 @@ int main(int argc, char **argv) {
     } catch (const std::exception &e) {
       if (!opt.eventsPath.empty() && openEvents(opt.eventsPath))
         setupError(std::string("bad job: ") + e.what());
-      usage(args, std::string("bad job: ") + e.what());
+      args.usageError(std::string("bad job: ") + e.what());
     }
   }
   if (opt.eventsPath.empty())
-    usage(args, "--events is required");
+    args.usageError("--events is required");
   if (!openEvents(opt.eventsPath)) {
     perror(opt.eventsPath.c_str());
     return 2;
@@ -147,7 +133,7 @@ int main(int argc, char **argv) {
   if (modes.probe)
     probe();
   if (opt.taskDir.empty() || opt.deviceData.empty())
-    usage(args, "--task and --device-data are required");
+    args.usageError("--task and --device-data are required");
   opt.timingOptions.maxRuns = std::max(opt.timingOptions.maxRuns, opt.timingOptions.minRuns);
   if (!modes.pool)
     setUpError = worker.setUp(retryable);
