@@ -29,10 +29,44 @@ std::vector<std::unique_ptr<KernelAnalysis>> createDefaultAnalyses() {
   return A;
 }
 
+namespace {
+
+// CUDA's limits on a launch (cudaErrorInvalidConfiguration beyond them), the same on every
+// architecture since sm_30.
+constexpr int64_t MaxBlockThreads = 1024;
+constexpr Dim3 MaxBlockDims{1024, 1024, 64};
+constexpr Dim3 MaxGridDims{(int64_t(1) << 31) - 1, 65535, 65535};
+
+bool within(const Dim3 &D, const Dim3 &Max) {
+  return D.X >= 1 && D.Y >= 1 && D.Z >= 1 && D.X <= Max.X && D.Y <= Max.Y && D.Z <= Max.Z;
+}
+
+/// The analyses divide by and iterate over the launch's dimensions: whatever the launch-site
+/// evaluation produced, they get a configuration that can launch. One that cannot is replaced
+/// (the assumed block, an unknown grid) with a note.
+void keepLaunchable(KernelReport &K, const AnalyzerOptions &Opts) {
+  LaunchConfig &L = K.Launch;
+  if (!within(L.Block, MaxBlockDims) || L.Block.count() > MaxBlockThreads) {
+    K.Notes.push_back("block " + L.Block.str() + " (" + toString(L.Origin) +
+                      ") cannot launch (each dimension at least 1, at most 1024x1024x64 and 1024 "
+                      "threads); analysed with the assumed block " + Opts.AssumedBlock.str());
+    L.Block = Opts.AssumedBlock;
+  }
+  if (L.Grid && !within(*L.Grid, MaxGridDims)) {
+    K.Notes.push_back("grid " + L.Grid->str() + " (" + toString(L.Origin) +
+                      ") cannot launch (each dimension at least 1); analysed with an unknown grid");
+    L.Grid.reset();
+  }
+}
+
+} // namespace
+
 void analyzeModule(llvm::Module *M, std::vector<KernelReport> &Kernels,
                    const AnalyzerOptions &Opts) {
-  for (KernelReport &K : Kernels)
+  for (KernelReport &K : Kernels) {
     resolveLaunchConfig(K, Opts);
+    keepLaunchable(K, Opts);
+  }
   if (!M)
     return;
   AnalyzerOptions FileOpts = Opts;

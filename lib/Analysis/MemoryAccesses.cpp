@@ -1,5 +1,6 @@
 //===- MemoryAccesses.cpp - Inventory of a kernel's memory instructions ---===//
 #include "cudaperf/Analysis/MemoryAccesses.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/DebugInfoMetadata.h"
@@ -74,6 +75,10 @@ std::optional<MemorySpace> spaceOfAddrSpace(unsigned AS) {
 }
 
 struct BaseFinder {
+  /// Set for the nested walk that asks whether a loaded pointer was read from a by-value
+  /// parameter. A load never yields param space, so the nested walk does not look through loads
+  /// again: pointer-chasing loops (p = p->next) would otherwise recurse without end.
+  bool InsideLoadedPointer = false;
   SmallPtrSet<const Value *, 16> Visited;
   SmallVector<std::pair<MemorySpace, BaseKind>, 4> Found;
   const Value *First = nullptr;
@@ -101,9 +106,20 @@ struct BaseFinder {
     return nullptr;
   }
 
-  void walk(const Value *V) {
-    if (!Visited.insert(V).second)
-      return;
+  /// Depth-first over the values \p Start is derived from, with an explicit stack: GEP chains and
+  /// phi webs of unrolled code can be thousands deep.
+  void walk(const Value *Start) {
+    SmallVector<const Value *, 16> Stack = {Start};
+    while (!Stack.empty()) {
+      const Value *V = Stack.pop_back_val();
+      if (Visited.insert(V).second)
+        visit(V, Stack);
+    }
+  }
+
+  /// Records \p V as a base or pushes what it is derived from (in reverse, so that the first
+  /// operand is visited first).
+  void visit(const Value *V, SmallVectorImpl<const Value *> &Stack) {
     if (auto S = spaceOfAddrSpace(V->getType()->isPointerTy() ? V->getType()->getPointerAddressSpace()
                                                                : ASGeneric)) {
       // A typed address space is authoritative; still find the base kind below when cheap.
@@ -113,23 +129,23 @@ struct BaseFinder {
         return add(*S, BaseKind::Alloca, V);
     }
     if (const auto *GEP = dyn_cast<GEPOperator>(V))
-      return walk(GEP->getPointerOperand());
+      return Stack.push_back(GEP->getPointerOperand());
     if (const auto *Op = dyn_cast<Operator>(V)) {
       if (Op->getOpcode() == Instruction::BitCast || Op->getOpcode() == Instruction::AddrSpaceCast)
-        return walk(Op->getOperand(0));
+        return Stack.push_back(Op->getOperand(0));
       if (Op->getOpcode() == Instruction::IntToPtr) {
         if (const Value *P = pointerInsideInteger(Op->getOperand(0)))
-          return walk(P);
+          return Stack.push_back(P);
         return add(MemorySpace::Generic, BaseKind::Unknown, V);
       }
     }
     if (const auto *Sel = dyn_cast<SelectInst>(V)) {
-      walk(Sel->getTrueValue());
-      return walk(Sel->getFalseValue());
+      Stack.push_back(Sel->getFalseValue());
+      return Stack.push_back(Sel->getTrueValue());
     }
     if (const auto *Phi = dyn_cast<PHINode>(V)) {
-      for (const Value *In : Phi->incoming_values())
-        walk(In);
+      for (unsigned I = Phi->getNumIncomingValues(); I-- > 0;)
+        Stack.push_back(Phi->getIncomingValue(I));
       return;
     }
     if (const auto *Arg = dyn_cast<Argument>(V)) {
@@ -145,9 +161,7 @@ struct BaseFinder {
       return add(MemorySpace::Local, BaseKind::Alloca, V);
     if (const auto *LI = dyn_cast<LoadInst>(V)) {
       // A pointer field of a by-value struct parameter is a kernel argument, not data.
-      BaseKind K;
-      const Value *B = nullptr;
-      if (resolveBase(LI->getPointerOperand(), K, B) == MemorySpace::Param)
+      if (!InsideLoadedPointer && pointsIntoParamSpace(LI->getPointerOperand()))
         return add(MemorySpace::Global, BaseKind::KernelParam, V);
       // A device pointer stored in memory points to global memory in practice.
       return add(MemorySpace::Global, BaseKind::LoadedPointer, V);
@@ -157,6 +171,14 @@ struct BaseFinder {
           II->getIntrinsicID() == Intrinsic::nvvm_ldu_global_p)
         return add(MemorySpace::Global, BaseKind::LoadedPointer, V);
     add(MemorySpace::Generic, BaseKind::Unknown, V);
+  }
+
+  static bool pointsIntoParamSpace(const Value *Ptr) {
+    BaseFinder Nested;
+    Nested.InsideLoadedPointer = true;
+    Nested.walk(Ptr);
+    return !Nested.Found.empty() &&
+           llvm::all_of(Nested.Found, [](const auto &F) { return F.first == MemorySpace::Param; });
   }
 };
 
