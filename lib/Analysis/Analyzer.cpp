@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Analysis/AnalysisContext.h"
+#include "cudaperf/Analysis/FaultIsolation.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Module.h"
 
 namespace cudaperf {
@@ -61,6 +63,43 @@ void keepLaunchable(KernelReport &K, const AnalyzerOptions &Opts) {
 
 } // namespace
 
+namespace {
+
+/// --inject-fault=KERNEL:KIND[:ANALYSIS], split.
+struct FaultInjection {
+  std::string Kernel, Kind, Analysis;
+  bool matches(const KernelReport &K, llvm::StringRef A, llvm::StringRef First) const {
+    bool KernelMatches = K.Name == Kernel || K.MangledName == Kernel ||
+                         K.Name.substr(0, K.Name.find('<')) == Kernel;
+    return KernelMatches && A == (Analysis.empty() ? First : llvm::StringRef(Analysis));
+  }
+};
+
+std::optional<FaultInjection> parseInjection(llvm::StringRef Spec) {
+  if (Spec.empty())
+    return std::nullopt;
+  llvm::SmallVector<llvm::StringRef, 3> Parts;
+  Spec.split(Parts, ':');
+  if (Parts.size() < 2)
+    return std::nullopt;
+  return FaultInjection{Parts[0].str(), Parts[1].str(), Parts.size() > 2 ? Parts[2].str() : ""};
+}
+
+/// A fault in \p Analysis: its partial facts are dropped (\p Before), the fault is kept for the
+/// report (check cudaperf-analysis-fault) and in the notes.
+void recordFault(KernelReport &K, KernelReport Before, llvm::StringRef Analysis, const Fault &F) {
+  llvm::json::Array Faults;
+  if (const llvm::json::Array *Old = Before.Extra.getArray("analysis_faults"))
+    Faults = *Old;
+  Faults.push_back(llvm::json::Object{{"analysis", Analysis}, {"fault", F.Description}});
+  K = std::move(Before);
+  K.Extra["analysis_faults"] = std::move(Faults);
+  K.Notes.push_back("the " + Analysis.str() + " analysis stopped with a fault (" + F.Description +
+                    "): its facts are missing; the other analyses and kernels are reported");
+}
+
+} // namespace
+
 void analyzeModule(llvm::Module *M, std::vector<KernelReport> &Kernels,
                    const AnalyzerOptions &Opts) {
   for (KernelReport &K : Kernels) {
@@ -73,6 +112,8 @@ void analyzeModule(llvm::Module *M, std::vector<KernelReport> &Kernels,
   FileOpts.EstimateResourcesOnly |= Kernels.size() > Opts.MaxKernels;
   AnalysisContext Ctx(*M, FileOpts);
   auto Analyses = createDefaultAnalyses();
+  std::optional<FaultInjection> Inject = parseInjection(Opts.InjectFault);
+  std::map<std::string, unsigned> InstantiationsSeen; // by template name
   for (size_t I = 0; I < Kernels.size(); ++I) {
     KernelReport &K = Kernels[I];
     if (I >= Opts.MaxKernels) {
@@ -84,8 +125,37 @@ void analyzeModule(llvm::Module *M, std::vector<KernelReport> &Kernels,
     llvm::Function *F = Ctx.kernelFunction(K);
     if (!F)
       K.Notes.push_back("no device code was generated for this kernel");
-    for (auto &A : Analyses)
-      A->run(Ctx, F, K);
+    bool LaneAnalyses = true;
+    if (size_t Open = K.Name.find('<'); Open != std::string::npos) {
+      unsigned Seen = ++InstantiationsSeen[K.Name.substr(0, Open)];
+      if (Seen > Opts.MaxInstantiations) {
+        LaneAnalyses = false;
+        K.Notes.push_back("memory, work and barrier analyses skipped: instantiation " +
+                          std::to_string(Seen) + " of template kernel '" + K.Name.substr(0, Open) +
+                          "' and --max-instantiations=" + std::to_string(Opts.MaxInstantiations) +
+                          " (resources and occupancy are still reported)");
+      }
+    }
+    WorkBudget Budget(Opts.Limits);
+    ScopedWorkBudget Current(Budget);
+    for (auto &A : Analyses) {
+      if (!LaneAnalyses && A->evaluatesLanes())
+        continue;
+      Budget.setPhase(A->name().str());
+      KernelReport Before = K;
+      std::optional<Fault> Failed = runIsolated([&] {
+        if (Inject && Inject->matches(K, A->name(), Analyses.front()->name()))
+          injectFault(Inject->Kind);
+        A->run(Ctx, F, K);
+      });
+      if (!Failed)
+        continue;
+      recordFault(K, std::move(Before), A->name(), *Failed);
+      if (F)
+        runIsolated([&] { Ctx.forgetAfterFault(*F); });
+    }
+    if (Budget.exhausted())
+      K.Notes.push_back(Budget.note());
   }
 }
 

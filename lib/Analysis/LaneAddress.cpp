@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Analysis/LaneAddress.h"
+#include "cudaperf/Analysis/WorkBudget.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
@@ -193,12 +194,21 @@ LaneValues LaneEvaluator::evalValue(const Value *V) {
       R = splat(0);
     }
   } else if (const auto *I = dyn_cast<Instruction>(V)) {
+    // The kernel's work budget (WorkBudget.h) and the depth of the evaluation (a chain of
+    // thousands of dependent instructions would overflow the stack) bound it: beyond either the
+    // value is unknown.
+    if (Depth >= MaxEvaluationDepth || !spendWork()) {
+      Flags |= LaneUnsupported;
+      return LaneValues(Sample.Lanes.size() * elementsOf(V->getType()), 0);
+    }
     if (!InProgress.insert(V).second) {
       // A cycle that ScalarEvolution did not describe.
       Flags |= LaneUnsupported;
       return splat(0);
     }
+    ++Depth;
     R = evalInstruction(I);
+    --Depth;
     InProgress.erase(V);
   } else if (const auto *CE = dyn_cast<ConstantExpr>(V)) {
     // Constant expressions: casts and GEPs of globals.
@@ -554,6 +564,14 @@ LaneValues LaneEvaluator::evalPhi(const Instruction *I) {
 }
 
 LaneValues LaneEvaluator::evalSCEVNode(const SCEV *S) {
+  if (Depth >= MaxEvaluationDepth) {
+    Flags |= LaneUnsupported;
+    return splat(0);
+  }
+  struct DepthGuard {
+    unsigned &D;
+    ~DepthGuard() { --D; }
+  } Guard{++Depth};
   size_t N = Sample.Lanes.size();
   unsigned Bits = SE ? static_cast<unsigned>(SE->getTypeSizeInBits(S->getType())) : 64;
   LaneValues R(N, 0);

@@ -31,10 +31,14 @@ struct FileResources {
 class ResourcesAnalysis : public KernelAnalysis {
 public:
   llvm::StringRef name() const override { return "resources"; }
+  bool evaluatesLanes() const override { return false; }
 
   void run(AnalysisContext &Ctx, llvm::Function *F, KernelReport &K) override {
     const std::string &Arch = Ctx.options().Arch;
-    std::string File = K.Loc.File.empty() ? Ctx.module().getSourceFileName() : K.Loc.File;
+    // The translation unit, not the header a kernel may be defined in: nvcc compiles only the
+    // former ("nvcc fatal: Don't know what to do with 'kernel.h'").
+    std::string File = !Ctx.options().MainFile.empty() ? Ctx.options().MainFile
+                                                       : Ctx.module().getSourceFileName();
     ResourceRoute Route = ResourceRoute::Auto;
     if (auto Env = llvm::sys::Process::GetEnv("CUDAPERF_RESOURCES"))
       Route = parseResourceRoute(*Env);

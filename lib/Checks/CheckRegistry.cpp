@@ -10,6 +10,7 @@
 namespace cudaperf {
 
 // Factories (one per file in lib/Checks).
+std::unique_ptr<Check> createAnalysisFaultCheck();
 std::unique_ptr<Check> createDivergentBarrierCheck();
 std::unique_ptr<Check> createLowIntensityCheck();
 std::unique_ptr<Check> createLowOccupancyCheck();
@@ -23,6 +24,7 @@ std::unique_ptr<Check> createUncoalescedAccessCheck();
 const std::vector<std::unique_ptr<Check>> &allChecks() {
   static const std::vector<std::unique_ptr<Check>> Checks = [] {
     std::vector<std::unique_ptr<Check>> C;
+    C.push_back(createAnalysisFaultCheck());
     C.push_back(createDivergentBarrierCheck());
     C.push_back(createLowIntensityCheck());
     C.push_back(createLowOccupancyCheck());

@@ -1,10 +1,12 @@
 //===- Driver.cpp - cudaperf-analyze ---------------------------------------===//
 //
 // cudaperf-analyze [options] FILE... [-- compiler flags]
-// Exit codes: 0 analysed (findings or not); 1 an input could not be analysed; 2 bad usage.
+// Exit codes: 0 analysed (findings or not); 1 an input could not be analysed, or an analysis of one
+// of its kernels stopped with a fault (the rest is reported); 2 bad usage.
 //
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Tool/Driver.h"
+#include "cudaperf/Analysis/FaultIsolation.h"
 #include "cudaperf/Analysis/OccupancyFacts.h"
 #include "cudaperf/Checks/Check.h"
 #include "cudaperf/Frontend/Frontend.h"
@@ -70,6 +72,27 @@ struct Options {
       "occupancy-table",
       cl::desc("Also print each kernel's theoretical occupancy for block sizes 32..1024 (text)"),
       cl::cat(Category)};
+  cl::opt<uint64_t> AnalysisSteps{
+      "analysis-steps",
+      cl::desc("Lane-evaluation steps one kernel's analyses may take; beyond, facts are unknown "
+               "and the kernel gets a note (default 20000000)"),
+      cl::init(WorkLimits().EvaluatorSteps), cl::value_desc("n"), cl::cat(Category)};
+  cl::opt<double> AnalysisSeconds{
+      "analysis-seconds",
+      cl::desc("Seconds one kernel's analyses may take; beyond, facts are unknown and the kernel "
+               "gets a note (default 30)"),
+      cl::init(WorkLimits().Seconds), cl::value_desc("s"), cl::cat(Category)};
+  cl::opt<unsigned> MaxInstantiations{
+      "max-instantiations",
+      cl::desc("Instantiations of one template kernel that get the memory, work and barrier "
+               "analyses; later ones get resources and occupancy only (default 32)"),
+      cl::init(32), cl::value_desc("n"), cl::cat(Category)};
+  cl::opt<std::string> InjectFault{
+      "inject-fault",
+      cl::desc("Raise a fault (segv, fpe, abort, stack-overflow, fatal-error) when ANALYSIS "
+               "(default: the first) starts on KERNEL, or at the end of the parse of file NAME "
+               "when KERNEL is @NAME (tests the fault isolation)"),
+      cl::value_desc("KERNEL:KIND[:ANALYSIS]"), cl::Hidden, cl::cat(Category)};
   cl::opt<bool> DumpIR{"dump-ir",
                        cl::desc("Print the optimised device IR the analyses read to stderr "
                                 "(for developers)"),
@@ -166,6 +189,25 @@ int runAnalyzeTool(int Argc, const char **Argv) {
   AnalyzerOptions AO;
   AO.Arch = O.Arch;
   AO.MaxKernels = O.MaxKernels;
+  AO.Limits.EvaluatorSteps = O.AnalysisSteps;
+  AO.Limits.Seconds = O.AnalysisSeconds;
+  AO.MaxInstantiations = O.MaxInstantiations;
+  if (!(O.AnalysisSeconds > 0))
+    return usage("--analysis-seconds must be positive");
+  std::string ParseFault, ParseFaultFile;
+  if (!O.InjectFault.empty()) {
+    llvm::SmallVector<llvm::StringRef, 3> Parts;
+    llvm::StringRef(O.InjectFault).split(Parts, ':');
+    if (Parts.size() < 2 || Parts[0].empty() || !isInjectableFault(Parts[1]))
+      return usage("--inject-fault must be KERNEL:KIND[:ANALYSIS] with KIND one of segv, fpe, "
+                   "abort, stack-overflow, fatal-error, not '" + O.InjectFault + "'");
+    if (Parts[0].starts_with("@")) {
+      ParseFaultFile = Parts[0].drop_front().str();
+      ParseFault = Parts[1].str();
+    } else {
+      AO.InjectFault = O.InjectFault;
+    }
+  }
   for (const std::string &Spec : O.Launch) {
     LaunchOverride L;
     std::string Err;
@@ -211,7 +253,25 @@ int runAnalyzeTool(int Argc, const char **Argv) {
       Reports.push_back(std::move(R));
       continue;
     }
-    std::vector<ParsedFile> Parsed = parseFiles(*DB, {File}, FO);
+    std::vector<ParsedFile> Parsed;
+    if (std::optional<Fault> F = runIsolated([&] {
+          Parsed = parseFiles(*DB, {File}, FO);
+          // With the parse's results alive, as a fault in clang would leave them.
+          if (!ParseFault.empty() && llvm::sys::path::filename(File) == ParseFaultFile)
+            injectFault(ParseFault);
+        })) {
+      // What the faulting parse left behind may be inconsistent: leak it rather than destroy it.
+      for (ParsedFile &P : Parsed) {
+        (void)P.DeviceModule.release();
+        (void)P.Context.release();
+      }
+      llvm::WithColor::error(llvm::errs(), "cudaperf-analyze")
+          << "'" << File << "' could not be analysed: the parser stopped with a fault ("
+          << F->Description << "); this is a cudaperf defect, please report it with the file\n";
+      Exit = ExitInputError;
+      Reports.push_back(std::move(R));
+      continue;
+    }
     if (Parsed.empty() || !Parsed.front().Success) {
       llvm::WithColor::error(llvm::errs(), "cudaperf-analyze")
           << "'" << File << "' could not be analysed (see clang's messages above)\n";
@@ -224,10 +284,18 @@ int runAnalyzeTool(int Argc, const char **Argv) {
     R.Kernels = std::move(PF.Kernels);
     AnalyzerOptions FileAO = AO;
     FileAO.CompileArgs = sourceMeaningFlags(*DB, File);
+    llvm::SmallString<256> MainFile(File);
+    llvm::sys::fs::make_absolute(MainFile);
+    FileAO.MainFile = std::string(MainFile);
     if (O.DumpIR && PF.DeviceModule)
       PF.DeviceModule->print(llvm::errs(), nullptr);
     analyzeModule(PF.DeviceModule.get(), R.Kernels, FileAO);
     runChecks(R, Filter);
+    // A fault in an analysis is reported for its kernel (cudaperf-analysis-fault); the exit code
+    // says the file was not fully analysed.
+    for (const KernelReport &K : R.Kernels)
+      if (K.Extra.getArray("analysis_faults"))
+        Exit = ExitInputError;
     Reports.push_back(std::move(R));
   }
 

@@ -118,6 +118,9 @@ private:
   llvm::SmallPtrSet<const llvm::Value *, 16> InProgress;
   llvm::DenseMap<const llvm::Value *, int64_t> Bases;
   llvm::DenseMap<const llvm::SCEV *, std::string> Printed;
+  /// Nesting of evalValue/evalSCEVNode; deeper chains are unknown rather than a stack overflow.
+  static constexpr unsigned MaxEvaluationDepth = 1500;
+  unsigned Depth = 0;
 };
 
 /// The lane addresses of one access in one sampled warp.
