@@ -509,6 +509,23 @@ LaneValues LaneEvaluator::evalInstruction(const Instruction *I) {
     return splat(Ld->getType()->isPointerTy() ? baseAddressOf(I) : 0);
   }
 
+  // __mul24 / __umul24 (libdevice, not linked): the low 32 bits of the product of the operands'
+  // low 24 bits, sign- or zero-extended.
+  if (const auto *CB = dyn_cast<CallBase>(I); CB && CB->getCalledFunction() && CB->arg_size() == 2) {
+    StringRef Name = CB->getCalledFunction()->getName();
+    if (Name == "__nv_mul24" || Name == "__nv_umul24") {
+      bool Signed = Name == "__nv_mul24";
+      LaneValues A = evalValue(CB->getArgOperand(0)), B = evalValue(CB->getArgOperand(1));
+      for (size_t L = 0; L < R.size(); ++L) {
+        uint64_t UA = unsignedView(A[L], 24), UB = unsignedView(B[L], 24);
+        int64_t XA = Signed ? SignExtend64(UA, 24) : int64_t(UA);
+        int64_t XB = Signed ? SignExtend64(UB, 24) : int64_t(UB);
+        R[L] = canon(static_cast<uint64_t>(XA * XB), Bits);
+      }
+      return R;
+    }
+  }
+
   if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I) || isa<CallBase>(I)) {
     const auto *CB = dyn_cast<CallBase>(I);
     bool IsLoadIntrinsic = false;

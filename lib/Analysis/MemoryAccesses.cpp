@@ -5,6 +5,7 @@
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
@@ -24,6 +25,8 @@ const char *toString(MemorySpace S) {
   case MemorySpace::Constant: return "constant";
   case MemorySpace::Param: return "param";
   case MemorySpace::Generic: return "generic";
+  case MemorySpace::Texture: return "texture";
+  case MemorySpace::Surface: return "surface";
   }
   return "generic";
 }
@@ -356,13 +359,71 @@ struct Collector {
           Group.push_back(*P);
           continue;
         }
-        if (!I.mayReadOrWriteMemory())
+        // Texture fetches are inline PTX that LLVM sees as reading no memory.
+        auto *CB = dyn_cast<CallBase>(&I);
+        if (!I.mayReadOrWriteMemory() && !(CB && isa<InlineAsm>(CB->getCalledOperand())))
           continue;
         flushGroup(Group, Combine);
+        if (CB && !I.mayReadOrWriteMemory()) {
+          addTextureOrSurface(*CB);
+          continue;
+        }
         visitOther(I);
       }
       flushGroup(Group, Combine);
     }
+  }
+
+  /// A texture fetch (inline PTX tex.* / tld4.*, as clang's texture intrinsics write it, or the
+  /// built-in headers' __cudaperf_texture_fetch) or a surface access (a call of
+  /// cudaperf_nvcc_compat.h's __cudaperf_surface_load/store).
+  bool addTextureOrSurface(CallBase &CB) {
+    MemorySpace Space;
+    AccessKind Kind = AccessKind::Load;
+    Type *T = CB.getType();
+    if (const auto *Asm = dyn_cast<InlineAsm>(CB.getCalledOperand())) {
+      StringRef S = StringRef(Asm->getAsmString()).ltrim();
+      if (!S.starts_with("tex.") && !S.starts_with("tld4."))
+        return false;
+      Space = MemorySpace::Texture;
+    } else if (Function *Callee = CB.getCalledFunction()) {
+      StringRef N = Callee->getName();
+      if (N.contains("__cudaperf_texture_fetch")) {
+        Space = MemorySpace::Texture;
+      } else if (N.contains("__cudaperf_surface_load")) {
+        Space = MemorySpace::Surface;
+      } else if (N.contains("__cudaperf_surface_store") && CB.arg_size() > 0) {
+        Space = MemorySpace::Surface;
+        Kind = AccessKind::Store;
+        T = CB.getArgOperand(0)->getType();
+      } else {
+        return false;
+      }
+    } else {
+      return false;
+    }
+    MemoryInstruction M;
+    M.Insts.push_back(&CB);
+    M.Pointer = CB.arg_size() ? CB.getArgOperand(Kind == AccessKind::Store ? 1 : 0) : nullptr;
+    M.Kind = Kind;
+    M.Bytes = T->isSized() ? storeBytes(DL, T) : 0;
+    M.Align = M.Bytes ? M.Bytes : 1;
+    M.Space = Space;
+    M.Base = BaseKind::Unknown;
+    M.Loc = sourceLocationOf(CB);
+    Inv.Accesses.push_back(std::move(M));
+    return true;
+  }
+
+  /// Inline PTX that names no memory instruction (reads of %globaltimer, %smid, shuffles written
+  /// by hand ...) touches no memory.
+  static bool asmMayAccessMemory(const InlineAsm &Asm) {
+    StringRef S = Asm.getAsmString();
+    for (StringRef Op : {"ld.", "st.", "atom", "red.", "cp.", "tex.", "tld4", "suld", "sust", "sured",
+                         "mbarrier", "prefetch", "cvta", "wgmma", "ldmatrix", "stmatrix", "tma", "bulk"})
+      if (S.contains(Op))
+        return true;
+    return Asm.hasSideEffects() && S.trim().empty();
   }
 
   void visitOther(Instruction &I) {
@@ -398,6 +459,10 @@ struct Collector {
       // libdevice math (__nv_*) is not linked; it touches no user memory.
       if (Callee && Callee->getName().starts_with("__nv_"))
         return;
+      if (addTextureOrSurface(*CB))
+        return;
+      if (const auto *Asm = dyn_cast<InlineAsm>(CB->getCalledOperand()); Asm && !asmMayAccessMemory(*Asm))
+        return; // special-register reads (%globaltimer, %smid ...), arithmetic
       OpaqueCall C;
       C.Call = CB;
       C.Callee = Callee ? Callee->getName().str() : "";

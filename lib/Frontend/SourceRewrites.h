@@ -1,0 +1,36 @@
+//===- SourceRewrites.h - nvcc-only syntax made clang syntax, as files are read -*- C++ -*-===//
+//
+// Two constructs nvcc accepts are syntax errors to clang, whatever the headers declare:
+//  - an alignment specifier after __shared__ (`__shared__ alignas(16) float tile[...]`): C++ puts
+//    alignas before the declaration's attributes, nvcc anywhere; rewritten to the same-length
+//    `__alnas(16)`, which cudaperf_nvcc_compat.h defines as clang's _Alignas (accepted there);
+//  - a PTX special register written with one '%' in an extended asm statement
+//    (`asm("mov.u64 %0, %globaltimer;" : "=l"(t))`): nvcc passes it through, clang reads '%g' as an
+//    operand modifier; rewritten to '%%' (the line gets one column longer per occurrence).
+// The user's files are rewritten as clang reads them (a virtual file system over the real one);
+// the toolkit's and the system's headers are left alone.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAPERF_FRONTEND_SOURCEREWRITES_H
+#define CUDAPERF_FRONTEND_SOURCEREWRITES_H
+
+#include "llvm/ADT/IntrusiveRefCntPtr.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/VirtualFileSystem.h"
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudaperf {
+
+/// \p Text with the nvcc-only constructs rewritten, or std::nullopt when it has none.
+std::optional<std::string> rewriteNvccOnlySyntax(llvm::StringRef Text);
+
+/// A file system that reads \p Base and rewrites every file outside \p UntouchedDirs.
+llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>
+createNvccSourceFileSystem(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> Base,
+                           std::vector<std::string> UntouchedDirs);
+
+} // namespace cudaperf
+
+#endif
