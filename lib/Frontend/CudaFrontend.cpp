@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "EmbeddedHeaders.h"
 #include "KernelCollector.h"
-#include "SourceRewrites.h"
+#include "cudaperf/Frontend/SourceRewrites.h"
 #include "cudaperf/Frontend/Frontend.h"
 #include "clang/CodeGen/CodeGenAction.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -227,7 +227,10 @@ std::vector<ParsedFile> parseFiles(const tooling::CompilationDatabase &DB,
   if (std::string Omp = findGccOpenMPHeader(); !Omp.empty())
     if (auto Buf = llvm::MemoryBuffer::getFile(Omp)) {
       OpenMPDir = Root + "/openmp";
-      Memory->addFile(OpenMPDir + "/omp.h", 0, std::move(*Buf));
+      // gcc 11+ writes __attribute__((__malloc__ (deallocator))), which clang does not take.
+      std::string Text = "#pragma push_macro(\"__malloc__\")\n#define __malloc__(...) __malloc__\n" +
+                         (*Buf)->getBuffer().str() + "\n#pragma pop_macro(\"__malloc__\")\n";
+      Memory->addFile(OpenMPDir + "/omp.h", 0, llvm::MemoryBuffer::getMemBufferCopy(Text, Omp));
     }
   llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> Overlay(
       new llvm::vfs::OverlayFileSystem(llvm::vfs::getRealFileSystem()));

@@ -1,5 +1,5 @@
 //===- SourceRewrites.cpp - nvcc-only syntax made clang syntax --------------------------===//
-#include "SourceRewrites.h"
+#include "cudaperf/Frontend/SourceRewrites.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -42,9 +42,10 @@ size_t skipSpace(llvm::StringRef T, size_t I) {
   return I;
 }
 
-/// In an extended asm statement starting at \p I (the asm keyword), the string literals of its
-/// template with lone '%' before a letter doubled. Returns the index after the template; \p Out
-/// receives the rewritten template text when anything changed.
+/// In an extended asm statement starting at \p I (the asm keyword): the string literals of its
+/// template with lone '%' before a letter doubled, and missing commas between operands added.
+/// Returns the index after the statement's operands; \p Out receives the rewritten statement text
+/// when anything changed.
 size_t rewriteAsmTemplate(llvm::StringRef T, size_t I, size_t KeywordLen, std::string &Out,
                           bool &Changed) {
   size_t J = skipSpace(T, I + KeywordLen);
@@ -81,19 +82,89 @@ size_t rewriteAsmTemplate(llvm::StringRef T, size_t I, size_t KeywordLen, std::s
     Changed = false;
     return I + KeywordLen;
   }
-  Out = T.slice(I, Start).str() + Template;
-  return K;
+  // The operand lists, up to the asm's closing parenthesis: nvcc accepts operands without the
+  // comma between them (`:: "r"(a) "l"(p)`), clang does not.
+  std::string Operands;
+  int Depth = 1;
+  size_t P = K;
+  while (P < T.size() && Depth > 0) {
+    if (size_t After = skipNonCode(T, P); After != P) {
+      Operands += T.slice(P, After).str();
+      P = After;
+      continue;
+    }
+    char C = T[P++];
+    Operands += C;
+    if (C == '(') {
+      ++Depth;
+    } else if (C == ')' && --Depth == 1) {
+      size_t Next = skipSpace(T, P);
+      if (Next < T.size() && (T[Next] == '"' || T[Next] == '[')) {
+        Operands += ',';
+        Changed = true;
+      }
+    }
+  }
+  if (!Changed)
+    return I + KeywordLen;
+  Out = T.slice(I, Start).str() + Template + Operands;
+  return P;
+}
+
+/// `__shared__ cuda::barrier<...> NAME;` (or cuda::std::barrier, cuda::pipeline_shared_state):
+/// nvcc ignores, with a warning, the construction and destruction of a __shared__ variable; clang
+/// rejects the declaration. Rewritten, inside functions, to storage of the same size and a
+/// reference of the original name and type. \p I is at "__shared__"; returns the index after the
+/// declaration, or \p I when it is not one.
+size_t rewriteSharedObject(llvm::StringRef T, size_t I, std::string &Out) {
+  size_t J = skipSpace(T, I + 10);
+  size_t TypeStart = J;
+  bool Known = false;
+  for (llvm::StringRef Prefix : {"cuda::barrier", "cuda::std::barrier", "cuda::pipeline_shared_state"})
+    if (T.substr(J).starts_with(Prefix) && !isIdentChar(T[J + Prefix.size()])) {
+      J += Prefix.size();
+      Known = true;
+    }
+  if (!Known)
+    return I;
+  J = skipSpace(T, J);
+  if (J >= T.size() || T[J] != '<')
+    return I;
+  int Angle = 0;
+  for (; J < T.size(); ++J) {
+    if (T[J] == ';' || T[J] == '{' || T[J] == '}')
+      return I;
+    if (T[J] == '<')
+      ++Angle;
+    else if (T[J] == '>' && --Angle == 0)
+      break;
+  }
+  if (J >= T.size())
+    return I;
+  llvm::StringRef Type = T.slice(TypeStart, J + 1);
+  size_t NameStart = skipSpace(T, J + 1), NameEnd = NameStart;
+  while (NameEnd < T.size() && isIdentChar(T[NameEnd]))
+    ++NameEnd;
+  size_t Semi = skipSpace(T, NameEnd);
+  if (NameEnd == NameStart || Semi >= T.size() || T[Semi] != ';')
+    return I;
+  llvm::StringRef Name = T.slice(NameStart, NameEnd);
+  Out += ("__shared__ __cudaperf_uninitialized<" + Type + "> " + Name + "__cudaperf_storage; " +
+          Type + " &" + Name + " = " + Name + "__cudaperf_storage.get();")
+             .str();
+  return Semi + 1;
 }
 
 } // namespace
 
 std::optional<std::string> rewriteNvccOnlySyntax(llvm::StringRef T) {
-  if (!T.contains("alignas") && !T.contains("asm"))
+  if (!T.contains("alignas") && !T.contains("asm") && !T.contains("cuda::"))
     return std::nullopt;
   std::string Out;
   Out.reserve(T.size() + 16);
   bool Any = false;
   size_t I = 0;
+  int BraceDepth = 0; // inside a function body (or a namespace) when above 0
   while (I < T.size()) {
     if (size_t After = skipNonCode(T, I); After != I) {
       Out += T.slice(I, After).str();
@@ -101,6 +172,12 @@ std::optional<std::string> rewriteNvccOnlySyntax(llvm::StringRef T) {
       continue;
     }
     if (wordAt(T, I, "__shared__")) {
+      if (BraceDepth > 0)
+        if (size_t End = rewriteSharedObject(T, I, Out); End != I) {
+          I = End;
+          Any = true;
+          continue;
+        }
       size_t J = skipSpace(T, I + 10);
       if (wordAt(T, J, "alignas")) {
         Out += T.slice(I, J).str() + "__alnas";
@@ -133,6 +210,7 @@ std::optional<std::string> rewriteNvccOnlySyntax(llvm::StringRef T) {
       I = J;
       continue;
     }
+    BraceDepth += T[I] == '{' ? 1 : T[I] == '}' ? -1 : 0;
     Out += T[I++];
   Next:;
   }

@@ -21,6 +21,14 @@
  * length, so columns stay); clang accepts _Alignas after an attribute. */
 #define __alnas _Alignas
 
+/* `__shared__ cuda::barrier<...> b;` inside a function: SourceRewrites.cpp declares it as this
+ * storage and a reference `cuda::barrier<...> &b` to it (nvcc ignores the construction of a
+ * __shared__ variable, clang rejects it). */
+template <class T> struct __cudaperf_uninitialized {
+  alignas(T) unsigned char bytes[sizeof(T)];
+  __device__ T &get() { return *reinterpret_cast<T *>(bytes); }
+};
+
 /* ---- host min/max ---------------------------------------------------------------------------- */
 #define CUDAPERF_HOST_MINMAX(T)                                                                    \
   static inline __host__ T min(T a, T b) { return a < b ? a : b; }                                 \

@@ -1,12 +1,18 @@
 //===- SourceRewrites.h - nvcc-only syntax made clang syntax, as files are read -*- C++ -*-===//
 //
-// Two constructs nvcc accepts are syntax errors to clang, whatever the headers declare:
+// Constructs nvcc accepts that are errors to clang, whatever the headers declare:
 //  - an alignment specifier after __shared__ (`__shared__ alignas(16) float tile[...]`): C++ puts
 //    alignas before the declaration's attributes, nvcc anywhere; rewritten to the same-length
 //    `__alnas(16)`, which cudaperf_nvcc_compat.h defines as clang's _Alignas (accepted there);
 //  - a PTX special register written with one '%' in an extended asm statement
 //    (`asm("mov.u64 %0, %globaltimer;" : "=l"(t))`): nvcc passes it through, clang reads '%g' as an
-//    operand modifier; rewritten to '%%' (the line gets one column longer per occurrence).
+//    operand modifier; rewritten to '%%' (the line gets one column longer per occurrence); and
+//    operands of one list without the comma between them (`:: "r"(v) "l"(p)`), given one.
+//  - a libcu++ barrier or pipeline state in __shared__ memory inside a function
+//    (`__shared__ cuda::barrier<cuda::thread_scope_block> bar;`): nvcc ignores its construction
+//    with a warning, clang rejects it; rewritten to uninitialised storage of the same type and a
+//    reference named like the variable (appended on the same line, so later lines keep their
+//    positions).
 // The user's files are rewritten as clang reads them (a virtual file system over the real one);
 // the toolkit's and the system's headers are left alone.
 //
