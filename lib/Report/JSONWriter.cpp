@@ -135,14 +135,23 @@ Value reportToJSON(const std::vector<FileReport> &Reports, const ReportOptions &
                            {"kernels", static_cast<int64_t>(R.Kernels.size())}});
     for (const KernelReport &K : R.Kernels)
       Kernels.push_back(kernelToJSON(K, Opts));
-    for (const Diagnostic &D : R.Diagnostics)
-      Diags.push_back(Object{{"check", D.Check},
-                             {"severity", toString(D.Level)},
-                             {"message", D.Message},
-                             {"kernel", D.Kernel},
-                             {"file", displayPath(D.Loc.File, Opts.SourceRoot)},
-                             {"line", D.Loc.Line},
-                             {"column", D.Loc.Column}});
+    for (const Diagnostic &D : R.Diagnostics) {
+      Object O{{"check", D.Check},
+               {"severity", toString(D.Level)},
+               {"message", D.Message},
+               {"kernel", D.Kernel},
+               {"file", displayPath(D.Loc.File, Opts.SourceRoot)},
+               {"line", D.Loc.Line},
+               {"column", D.Loc.Column}};
+      if (D.Occurrences > 1) {
+        Array Ks;
+        for (const std::string &K : D.Kernels)
+          Ks.push_back(K);
+        O["kernels"] = std::move(Ks);
+        O["occurrences"] = static_cast<int64_t>(D.Occurrences);
+      }
+      Diags.push_back(std::move(O));
+    }
   }
   return Object{{"schema_version", JsonSchemaVersion},
                 {"tool", Object{{"name", "cudaperf-analyze"}, {"version", toolVersion()}}},
