@@ -383,7 +383,9 @@ llvm::Expected<std::string> runNvrtc(const Nvrtc &N, const ResourceRequest &R) {
                A.starts_with("-std=") || A.starts_with("-maxrregcount") ||
                A.starts_with("--maxrregcount") || A.starts_with("--use_fast_math") ||
                A.starts_with("-use_fast_math") || A.starts_with("--extended-lambda") ||
-               A.starts_with("--expt-")) {
+               A.starts_with("--expt-") || A.starts_with("-rdc=") || A.starts_with("--fmad=") ||
+               A.starts_with("--ftz=") || A.starts_with("--prec-div=") ||
+               A.starts_with("--prec-sqrt=")) {
       Opts.push_back(A.str());
     }
   }

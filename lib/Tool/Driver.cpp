@@ -129,11 +129,13 @@ int runAnalyzeTool(int Argc, const char **Argv) {
   // Split off the compiler flags after "--" (nvcc-style flags are translated first: clang's
   // driver would reject them).
   std::unique_ptr<clang::tooling::CompilationDatabase> DB;
+  std::vector<std::string> CodeGenerationFlags; // nvcc's, for the register compile
   for (int I = 1; I < Argc; ++I) {
     if (llvm::StringRef(Argv[I]) != "--")
       continue;
     std::vector<std::string> Flags = {"nvcc"};
     Flags.insert(Flags.end(), Argv + I + 1, Argv + Argc);
+    CodeGenerationFlags = nvccCodeGenerationFlags(Flags);
     Flags = translateNvccArgs(Flags);
     Flags.erase(Flags.begin());
     DB = std::make_unique<clang::tooling::FixedCompilationDatabase>(".", Flags);
@@ -284,6 +286,8 @@ int runAnalyzeTool(int Argc, const char **Argv) {
     R.Kernels = std::move(PF.Kernels);
     AnalyzerOptions FileAO = AO;
     FileAO.CompileArgs = sourceMeaningFlags(*DB, File);
+    FileAO.CompileArgs.insert(FileAO.CompileArgs.end(), CodeGenerationFlags.begin(),
+                              CodeGenerationFlags.end());
     llvm::SmallString<256> MainFile(File);
     llvm::sys::fs::make_absolute(MainFile);
     FileAO.MainFile = std::string(MainFile);
