@@ -11,6 +11,7 @@
 #include "cudaperf/Checks/Check.h"
 #include "cudaperf/Frontend/Frontend.h"
 #include "cudaperf/Report/Writers.h"
+#include "clang/Basic/Stack.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
@@ -126,6 +127,9 @@ bool validArch(llvm::StringRef A) {
 } // namespace
 
 int runAnalyzeTool(int Argc, const char **Argv) {
+  // Lets clang's parser notice deep recursion (template instantiation, nested expressions) and
+  // continue on a larger stack instead of overflowing this one.
+  clang::noteBottomOfStack();
   // Split off the compiler flags after "--" (nvcc-style flags are translated first: clang's
   // driver would reject them).
   std::unique_ptr<clang::tooling::CompilationDatabase> DB;
@@ -294,7 +298,14 @@ int runAnalyzeTool(int Argc, const char **Argv) {
     if (O.DumpIR && PF.DeviceModule)
       PF.DeviceModule->print(llvm::errs(), nullptr);
     analyzeModule(PF.DeviceModule.get(), R.Kernels, FileAO);
-    runChecks(R, Filter);
+    if (std::optional<Fault> F = runIsolated([&] { runChecks(R, Filter); })) {
+      R.Diagnostics.clear();
+      llvm::WithColor::error(llvm::errs(), "cudaperf-analyze")
+          << "the checks of '" << File << "' stopped with a fault (" << F->Description
+          << "); its findings are not reported; this is a cudaperf defect, please report it with "
+             "the file\n";
+      Exit = ExitInputError;
+    }
     // A fault in an analysis is reported for its kernel (cudaperf-analysis-fault); the exit code
     // says the file was not fully analysed.
     for (const KernelReport &K : R.Kernels)
