@@ -20,7 +20,7 @@ using namespace occupancy;
 
 std::optional<KernelOccupancyInput> occupancyInput(const KernelReport &K, llvm::StringRef Arch,
                                                    std::string *Why) {
-  const ArchSpec *A = findArch(std::string_view(Arch.data(), Arch.size()));
+  const ArchSpec *A = support::findGpuArch(std::string_view(Arch.data(), Arch.size()));
   if (!A) {
     if (Why)
       *Why = "no occupancy table row for " + Arch.str();
@@ -34,7 +34,7 @@ std::optional<KernelOccupancyInput> occupancyInput(const KernelReport &K, llvm::
   }
   KernelOccupancyInput In;
   In.Arch = A;
-  In.Device = defaultDevice(A->Major, A->Minor);
+  In.Device = support::defaultGpuDevice(A->major, A->minor);
   In.Kernel.RegistersPerThread = int(*Regs);
   In.Kernel.StaticSharedBytes = int(K.Resources.getInteger("static_smem_bytes").value_or(0));
   // The runtime's calculator counts one barrier for every kernel; more when ptxas reports more.
@@ -45,10 +45,10 @@ std::optional<KernelOccupancyInput> occupancyInput(const KernelReport &K, llvm::
   In.Launch.DynamicSharedBytes = int(K.Launch.DynamicSmemBytes);
   // A launch with more dynamic shared memory than the default per-block limit only works after
   // cudaFuncSetAttribute(MaxDynamicSharedMemorySize); assume the program did so.
-  int DefaultMaxDynamic = std::max(0, A->SharedMemPerBlock - In.Kernel.StaticSharedBytes);
+  int DefaultMaxDynamic = std::max(0, A->sharedMemPerBlock - In.Kernel.StaticSharedBytes);
   if (In.Launch.DynamicSharedBytes > DefaultMaxDynamic)
     In.Kernel.MaxDynamicSharedBytes =
-        std::max(In.Launch.DynamicSharedBytes, A->SharedMemPerBlockOptin - In.Kernel.StaticSharedBytes);
+        std::max(In.Launch.DynamicSharedBytes, A->sharedMemPerBlockOptin - In.Kernel.StaticSharedBytes);
   return In;
 }
 
@@ -71,8 +71,8 @@ public:
     llvm::json::Object &O = K.Occupancy;
     O["arch"] = In->Arch->smName();
     if (In->Device) {
-      O["device"] = In->Device->Name;
-      O["sms"] = In->Device->SMs;
+      O["device"] = In->Device->name;
+      O["sms"] = In->Device->sms;
     }
     O["block_size"] = In->Launch.BlockThreads;
     O["dynamic_smem_bytes"] = In->Launch.DynamicSharedBytes;
@@ -101,7 +101,7 @@ public:
       O["problem"] = R.Problem;
 
     if (K.Launch.Grid && In->Device)
-      if (auto W = computeWaves(K.Launch.Grid->count(), R.ActiveBlocksPerSM, In->Device->SMs)) {
+      if (auto W = computeWaves(K.Launch.Grid->count(), R.ActiveBlocksPerSM, In->Device->sms)) {
         O["grid_blocks"] = K.Launch.Grid->count();
         O["blocks_per_wave"] = W->BlocksPerWave;
         O["waves"] = W->Waves;
@@ -125,7 +125,7 @@ public:
                            {"dynamic_smem_bytes", L.DynamicSharedBytes},
                            {"active_blocks_per_sm", SR.ActiveBlocksPerSM},
                            {"theoretical", SR.Theoretical}};
-      if (auto W = computeWaves(Site.Grid->count(), SR.ActiveBlocksPerSM, In->Device->SMs)) {
+      if (auto W = computeWaves(Site.Grid->count(), SR.ActiveBlocksPerSM, In->Device->sms)) {
         S["blocks_per_wave"] = W->BlocksPerWave;
         S["waves"] = W->Waves;
         S["last_wave_fraction"] = W->LastWaveFraction;

@@ -22,7 +22,7 @@ void printOccupancyTable(const FileReport &R, llvm::StringRef Arch, llvm::raw_os
     }
     OS << "occupancy of " << K.Name << " on " << In->Arch->smName();
     if (In->Device)
-      OS << " (" << In->Device->Name << ", " << In->Device->SMs << " SMs)";
+      OS << " (" << In->Device->name << ", " << In->Device->sms << " SMs)";
     OS << ": " << In->Kernel.RegistersPerThread << " registers, " << In->Kernel.StaticSharedBytes
        << " B static + " << In->Launch.DynamicSharedBytes << " B dynamic shared memory";
     if (auto Src = K.Resources.getString("source"))

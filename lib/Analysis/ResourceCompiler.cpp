@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Analysis/Resources.h"
+#include "cudaperf/Support/Toolkit.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -75,24 +76,12 @@ void parsePropertiesLine(llvm::StringRef Line, KernelResourceUsage &U) {
 // --- the toolkit --------------------------------------------------------------------------------
 
 std::vector<std::string> toolkitCandidates(const std::string &Explicit) {
-  std::vector<std::string> Roots;
-  if (!Explicit.empty())
-    Roots.push_back(Explicit);
-  if (auto Env = llvm::sys::Process::GetEnv("CUDA_PATH"))
-    Roots.push_back(*Env);
-  Roots.push_back("/usr/local/cuda");
-  return Roots;
+  return support::toolkitRoots(Explicit);
 }
 
+/// --cuda-path's nvcc first, then support::findNvcc's order ($CUDAPERF_NVCC, the roots, PATH).
 std::string findNvcc(const std::string &CudaPath) {
-  for (const std::string &Root : toolkitCandidates(CudaPath)) {
-    std::string P = Root + "/bin/nvcc";
-    if (llvm::sys::fs::can_execute(P))
-      return P;
-  }
-  if (auto P = llvm::sys::findProgramByName("nvcc"))
-    return *P;
-  return "";
+  return support::findNvcc(toolkitCandidates(CudaPath), CudaPath.empty() ? "" : CudaPath + "/bin/nvcc");
 }
 
 /// Size and modification time: enough to tell two installed compilers apart for the cache.
@@ -452,16 +441,7 @@ ResourceRoute parseResourceRoute(llvm::StringRef S) {
       .Default(ResourceRoute::Auto);
 }
 
-std::string resourceCacheDir() {
-  if (auto Env = llvm::sys::Process::GetEnv("CUDAPERF_CACHE_DIR"); Env && !Env->empty())
-    return *Env;
-  if (auto Xdg = llvm::sys::Process::GetEnv("XDG_CACHE_HOME"); Xdg && !Xdg->empty())
-    return *Xdg + "/cudaperf";
-  llvm::SmallString<128> Home;
-  if (llvm::sys::path::home_directory(Home))
-    return std::string(Home) + "/.cache/cudaperf";
-  return "";
-}
+std::string resourceCacheDir() { return support::cacheDirectory(); }
 
 llvm::Expected<ResourceReport> compileResources(const ResourceRequest &R) {
   if (R.Route == ResourceRoute::Estimate)

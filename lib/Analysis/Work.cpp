@@ -11,7 +11,7 @@
 //    and atomics, writes from stores and atomics; a data-dependent access counts its sectors moved
 //    unless an affine access of the same array bounds it;
 //  - arithmetic intensity = FLOP / (DRAM read + write estimate), and the roofline lower bound on
-//    time for the device of the target architecture (Roofline.h).
+//    time for the device of the target architecture (the GPU table of lib/Support).
 // Runs after the coalescing analysis, whose per-access sectors it reads.
 //
 //===----------------------------------------------------------------------===//
@@ -20,8 +20,9 @@
 #include "cudaperf/Analysis/LaneAddress.h"
 #include "cudaperf/Analysis/Footprint.h"
 #include "cudaperf/Analysis/MemoryAccesses.h"
-#include "cudaperf/Analysis/Roofline.h"
 #include "cudaperf/Analysis/ThreadExecution.h"
+#include "cudaperf/Support/Arch.h"
+#include "cudaperf/Support/GpuTable.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/IR/Function.h"
@@ -376,36 +377,28 @@ public:
       W["l2_arithmetic_intensity"] =
           std::round(Ops.flops() / ((LoadSectors + StoreSectors) * SectorBytes) * 1000) / 1000;
 
-    int Major = 0, Minor = 0;
-    StringRef Arch = Ctx.options().Arch;
-    if (Arch.consume_front("sm_") && Arch.size() >= 2) {
-      Major = Arch[0] - '0';
-      Minor = Arch[1] - '0';
-      if (Arch.size() >= 3 && std::isdigit(static_cast<unsigned char>(Arch[2]))) {
-        Major = (Arch[0] - '0') * 10 + (Arch[1] - '0');
-        Minor = Arch[2] - '0';
-      }
-    }
-    const RooflineDevice *Dev = rooflineDeviceForArch(Major, Minor);
+    std::optional<support::ComputeCapability> CC = support::parseArch(Ctx.options().Arch);
+    const support::GpuDevice *Dev = CC ? support::defaultRooflineDevice(CC->major, CC->minor) : nullptr;
     W["roofline_time_us"] = nullptr;
     W["bound"] = nullptr;
     if (Dev) {
-      json::Object R{{"device", Dev->Name},
-                     {"dram_bytes_per_second", number(Dev->bandwidth())},
-                     {"bandwidth_source", *Dev->MeasuredSource ? "measured" : "datasheet"}};
+      const support::RooflinePeaks &Peaks = *Dev->roofline;
+      json::Object R{{"device", Dev->name},
+                     {"dram_bytes_per_second", number(Peaks.bandwidth())},
+                     {"bandwidth_source", *Peaks.measuredSource ? "measured" : "datasheet"}};
       if (Known && BytesKnown) {
-        RooflineInput In;
+        support::RooflineInput In;
         for (unsigned Pr = 0; Pr < NumPrecisions; ++Pr)
-          In.Flops[Pr] = *Total(Ops.flops(Pr));
+          In.flops[Pr] = *Total(Ops.flops(Pr));
         for (unsigned T = 0; T < NumTensorTypes; ++T)
-          In.TensorFlops[T] = *Total(Ops.TensorFlopsPerWarp[T]);
-        In.DramBytes = DramRead + DramWrite;
-        RooflineResult RR = rooflineTime(*Dev, In);
+          In.tensorFlops[T] = *Total(Ops.TensorFlopsPerWarp[T]);
+        In.dramBytes = DramRead + DramWrite;
+        support::RooflineResult RR = support::rooflineTime(Peaks, In);
         W["roofline_time_us"] = std::round(RR.seconds() * 1e6 * 1000) / 1000;
         W["bound"] = RR.bound();
-        R["compute_time_us"] = std::round(RR.ComputeSeconds * 1e6 * 1000) / 1000;
-        R["memory_time_us"] = std::round(RR.MemorySeconds * 1e6 * 1000) / 1000;
-        R["ridge_fp32_flop_per_byte"] = std::round(Dev->Peak[FP32] / Dev->bandwidth() * 100) / 100;
+        R["compute_time_us"] = std::round(RR.computeSeconds * 1e6 * 1000) / 1000;
+        R["memory_time_us"] = std::round(RR.memorySeconds * 1e6 * 1000) / 1000;
+        R["ridge_fp32_flop_per_byte"] = std::round(Peaks.peak[FP32] / Peaks.bandwidth() * 100) / 100;
       }
       W["roofline"] = std::move(R);
     }

@@ -8,6 +8,8 @@
 
 namespace cudaperf::counters {
 
+using support::Json;
+
 std::string demangleKernelName(const std::string &mangled) {
   if (mangled.rfind("_Z", 0) != 0)
     return mangled;
@@ -17,28 +19,28 @@ std::string demangleKernelName(const std::string &mangled) {
   return status == 0 && out ? std::string(out.get()) : mangled;
 }
 
-json::Value countersToJson(const CountersDocument &doc) {
+Json countersToJson(const CountersDocument &doc) {
   std::vector<std::string> notes = doc.notes;
-  json::Object root;
+  Json root = Json::object();
   root["schema"] = "cudaperf-counters/1";
   root["program"] = doc.program;
-  json::Object gpu;
+  Json gpu = Json::object();
   gpu["name"] = doc.gpuName;
   gpu["compute_capability"] = doc.computeCapability;
   root["gpu"] = std::move(gpu);
   root["available"] = doc.available;
   root["reason"] = doc.reason;
-  json::Object dropped;
+  Json dropped = Json::object();
   for (const auto &[metric, why] : doc.droppedMetrics)
     dropped[metric] = why;
   root["dropped_metrics"] = std::move(dropped);
-  json::Array kernels;
+  Json kernels = Json::array();
   for (const KernelCounters &k : doc.kernels) {
-    json::Object kj;
+    Json kj = Json::object();
     kj["name"] = k.name;
     kj["demangled"] = k.demangled;
     kj["launch"] = k.launch;
-    json::Object metrics;
+    Json metrics = Json::object();
     for (const auto &[metric, value] : k.metrics) {
       if (std::isfinite(value))
         metrics[metric] = value;
@@ -52,63 +54,66 @@ json::Value countersToJson(const CountersDocument &doc) {
   root["kernels_not_profiled"] = (unsigned long long)doc.kernelsNotProfiled;
   root["max_kernels"] = (unsigned long long)doc.maxKernels;
   root["replay_passes"] = (unsigned long long)doc.replayPasses;
-  json::Array notesJson;
-  for (const std::string &n : notes)
-    notesJson.emplace_back(n);
-  root["notes"] = std::move(notesJson);
-  return json::Value(std::move(root));
+  root["notes"] = notes;
+  return root;
 }
 
 std::string writeCountersJson(const CountersDocument &doc, int indent) {
-  return json::write(countersToJson(doc), indent) + "\n";
+  return support::writeJson(countersToJson(doc), indent) + "\n";
 }
 
 namespace {
-const json::Value &require(const json::Value &obj, const char *key, json::Value::Kind kind) {
-  const json::Value *v = obj.isObject() ? obj.get(key) : nullptr;
-  if (!v || v->kind() != kind)
+enum class Kind { String, Object, Array, Number, Bool };
+const Json &require(const Json &obj, const char *key, Kind kind) {
+  const Json *v = support::member(obj, key);
+  bool ok = v && (kind == Kind::String   ? v->is_string()
+                  : kind == Kind::Object ? v->is_object()
+                  : kind == Kind::Array  ? v->is_array()
+                  : kind == Kind::Number ? v->is_number()
+                                         : v->is_boolean());
+  if (!ok)
     throw std::runtime_error(std::string("counters document: missing or mistyped key '") + key + "'");
   return *v;
 }
-size_t optionalCount(const json::Value &obj, const char *key) {
-  const json::Value *v = obj.get(key);
-  return v && v->isInteger() && v->asInteger() >= 0 ? size_t(v->asInteger()) : 0;
+size_t optionalCount(const Json &obj, const char *key) {
+  const Json *v = support::member(obj, key);
+  return v && v->is_number_integer() && v->get<int64_t>() >= 0 ? size_t(v->get<int64_t>()) : 0;
 }
 } // namespace
 
 CountersDocument parseCountersJson(const std::string &text) {
-  json::Value root = json::parse(text);
-  using K = json::Value::Kind;
-  if (require(root, "schema", K::String).asString() != "cudaperf-counters/1")
+  Json root = support::parseJson(text, "counters document");
+  using K = Kind;
+  if (require(root, "schema", K::String) != "cudaperf-counters/1")
     throw std::runtime_error("counters document: unknown schema");
   CountersDocument doc;
-  doc.program = require(root, "program", K::String).asString();
-  const json::Value &gpu = require(root, "gpu", K::Object);
-  doc.gpuName = require(gpu, "name", K::String).asString();
-  doc.computeCapability = require(gpu, "compute_capability", K::String).asString();
-  doc.available = require(root, "available", K::Bool).asBool();
-  doc.reason = require(root, "reason", K::String).asString();
-  for (const auto &[metric, why] : require(root, "dropped_metrics", K::Object).asObject().items())
-    doc.droppedMetrics[metric] = why.isString() ? why.asString() : "";
-  for (const json::Value &kj : require(root, "kernels", K::Array).asArray()) {
+  doc.program = require(root, "program", K::String).get<std::string>();
+  const Json &gpu = require(root, "gpu", K::Object);
+  doc.gpuName = require(gpu, "name", K::String).get<std::string>();
+  doc.computeCapability = require(gpu, "compute_capability", K::String).get<std::string>();
+  doc.available = require(root, "available", K::Bool).get<bool>();
+  doc.reason = require(root, "reason", K::String).get<std::string>();
+  for (const auto &item : require(root, "dropped_metrics", K::Object).items())
+    doc.droppedMetrics[item.key()] = item.value().is_string() ? item.value().get<std::string>() : "";
+  for (const Json &kj : require(root, "kernels", K::Array)) {
     KernelCounters k;
-    k.name = require(kj, "name", K::String).asString();
-    k.demangled = require(kj, "demangled", K::String).asString();
-    k.launch = int(require(kj, "launch", K::Number).asInteger());
-    for (const auto &[metric, value] : require(kj, "metrics", K::Object).asObject().items()) {
-      if (!value.isNumber())
-        throw std::runtime_error("counters document: metric '" + metric + "' is not a number");
-      k.metrics[metric] = value.asNumber();
+    k.name = require(kj, "name", K::String).get<std::string>();
+    k.demangled = require(kj, "demangled", K::String).get<std::string>();
+    k.launch = int(require(kj, "launch", K::Number).get<int64_t>());
+    for (const auto &item : require(kj, "metrics", K::Object).items()) {
+      if (!item.value().is_number())
+        throw std::runtime_error("counters document: metric '" + item.key() + "' is not a number");
+      k.metrics[item.key()] = item.value().get<double>();
     }
     doc.kernels.push_back(std::move(k));
   }
   doc.kernelsNotProfiled = optionalCount(root, "kernels_not_profiled");
   doc.maxKernels = optionalCount(root, "max_kernels");
   doc.replayPasses = optionalCount(root, "replay_passes");
-  if (const json::Value *notes = root.get("notes"); notes && notes->isArray())
-    for (const json::Value &n : notes->asArray())
-      if (n.isString())
-        doc.notes.push_back(n.asString());
+  if (const Json *notes = support::member(root, "notes"); notes && notes->is_array())
+    for (const Json &n : *notes)
+      if (n.is_string())
+        doc.notes.push_back(n.get<std::string>());
   return doc;
 }
 

@@ -14,6 +14,7 @@
 #include "KernelCollector.h"
 #include "cudaperf/Frontend/SourceRewrites.h"
 #include "cudaperf/Frontend/Frontend.h"
+#include "cudaperf/Support/Toolkit.h"
 #include "clang/CodeGen/CodeGenAction.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/MultiplexConsumer.h"
@@ -95,10 +96,6 @@ public:
 private:
   std::vector<ParsedFile> &Results;
 };
-
-bool isToolkit(StringRef Dir) {
-  return !Dir.empty() && llvm::sys::fs::exists(Dir + "/include/cuda_runtime.h");
-}
 
 /// The toolkit's version as nvcc reports it in __CUDACC_VER_MAJOR__/MINOR/BUILD: major and minor
 /// from CUDA_VERSION in cuda.h, the build from nvcc's package (a pip-style dist-info directory
@@ -201,13 +198,8 @@ std::string resolveCudaPath(const FrontendOptions &Opts) {
     return "";
   if (!Opts.CudaPath.empty())
     return Opts.CudaPath; // explicit: used as given (SDK mode reports clang's error if wrong)
-  if (auto Env = llvm::sys::Process::GetEnv("CUDA_PATH"); Env && isToolkit(*Env))
-    return *Env;
-  if (isToolkit(CUDAPERF_DEFAULT_CUDA_PATH))
-    return CUDAPERF_DEFAULT_CUDA_PATH;
-  if (isToolkit("/usr/local/cuda"))
-    return "/usr/local/cuda";
-  return "";
+  // $CUDA_PATH, $CUDA_HOME, the toolkit found at build time, /usr/local/cuda: the first with headers.
+  return support::findToolkitWithHeaders(support::toolkitRoots("", {CUDAPERF_DEFAULT_CUDA_PATH}));
 }
 
 std::vector<ParsedFile> parseFiles(const tooling::CompilationDatabase &DB,

@@ -27,7 +27,7 @@ int roundUp(int X, int Y) { return divideRoundUp(X, Y) * Y; }
 
 /// The smallest configurable shared-memory size that holds \p Bytes, or -1 when none does.
 int alignToCarveoutStep(const ArchSpec &A, int Bytes) {
-  for (int StepKiB : A.CarveoutStepsKiB)
+  for (int StepKiB : A.carveoutStepsKiB)
     if (Bytes <= StepKiB * 1024)
       return StepKiB * 1024;
   return -1;
@@ -72,16 +72,16 @@ OccupancyResult computeOccupancy(const ArchSpec &A, const KernelResources &K, co
     R.Problem = "the block has no threads";
     return R;
   }
-  R.WarpsPerBlock = divideRoundUp(L.BlockThreads, A.WarpSize);
+  R.WarpsPerBlock = divideRoundUp(L.BlockThreads, A.warpSize);
 
   // Warp slots; a block larger than the device allows never launches. A block larger than the
   // kernel's own limit (__launch_bounds__) fails to launch too, but the runtime's calculator
   // ignores that limit (measured on the H200: 7 blocks of 288 threads for a kernel bounded to
   // 256), so the count follows the runtime and the problem is reported beside it.
-  if (L.BlockThreads > A.MaxThreadsPerBlock) {
+  if (L.BlockThreads > A.maxThreadsPerBlock) {
     R.BlocksByWarps = 0;
     R.Problem = format("blocks of %d threads exceed the device limit of %d", L.BlockThreads,
-                       A.MaxThreadsPerBlock);
+                       A.maxThreadsPerBlock);
   } else {
     R.BlocksByWarps = R.MaxWarpsPerSM / R.WarpsPerBlock;
     if (L.BlockThreads > K.MaxThreadsPerBlock)
@@ -91,34 +91,34 @@ OccupancyResult computeOccupancy(const ArchSpec &A, const KernelResources &K, co
   }
 
   // Registers.
-  int RegsPerWarp = roundUp(K.RegistersPerThread * A.WarpSize, A.RegisterAllocUnit);
+  int RegsPerWarp = roundUp(K.RegistersPerThread * A.warpSize, A.registerAllocUnit);
   R.RegistersPerBlock = RegsPerWarp * R.WarpsPerBlock;
-  int RegsCheckedPerBlock = RegsPerWarp * roundUp(R.WarpsPerBlock, A.SubPartitions);
-  if (K.RegistersPerThread > A.MaxRegistersPerThread || R.RegistersPerBlock > A.RegistersPerBlock ||
-      RegsCheckedPerBlock > A.RegistersPerBlock) {
+  int RegsCheckedPerBlock = RegsPerWarp * roundUp(R.WarpsPerBlock, A.subPartitions);
+  if (K.RegistersPerThread > A.maxRegistersPerThread || R.RegistersPerBlock > A.registersPerBlock ||
+      RegsCheckedPerBlock > A.registersPerBlock) {
     R.BlocksByRegisters = 0;
     if (R.Problem.empty())
       R.Problem = format("%d registers per thread for %d warps need %d registers, over the "
                          "per-block limit of %d",
                          K.RegistersPerThread, R.WarpsPerBlock, RegsCheckedPerBlock,
-                         A.RegistersPerBlock);
+                         A.registersPerBlock);
   } else if (RegsPerWarp > 0) {
-    int WarpsPerSubPartition = (A.RegistersPerSM / A.SubPartitions) / RegsPerWarp;
-    R.BlocksByRegisters = WarpsPerSubPartition * A.SubPartitions / R.WarpsPerBlock;
+    int WarpsPerSubPartition = (A.registersPerSM / A.subPartitions) / RegsPerWarp;
+    R.BlocksByRegisters = WarpsPerSubPartition * A.subPartitions / R.WarpsPerBlock;
   }
 
-  R.BlocksByBlockSlots = A.MaxBlocksPerSM;
+  R.BlocksByBlockSlots = A.maxBlocksPerSM;
 
   // Shared memory.
-  int StaticWithReserve = K.StaticSharedBytes + A.ReservedSharedMemPerBlock;
-  R.SharedBytesPerBlock = roundUp(StaticWithReserve + L.DynamicSharedBytes, A.SharedMemAllocUnit);
+  int StaticWithReserve = K.StaticSharedBytes + A.reservedSharedMemPerBlock;
+  R.SharedBytesPerBlock = roundUp(StaticWithReserve + L.DynamicSharedBytes, A.sharedMemAllocUnit);
   int MaxDynamic = K.MaxDynamicSharedBytes
                        ? *K.MaxDynamicSharedBytes
-                       : std::max(0, A.SharedMemPerBlock - K.StaticSharedBytes);
-  int PerBlockLimit = (StaticWithReserve + MaxDynamic > A.SharedMemPerBlock
-                           ? A.SharedMemPerBlockOptin
-                           : A.SharedMemPerBlock) +
-                      A.ReservedSharedMemPerBlock;
+                       : std::max(0, A.sharedMemPerBlock - K.StaticSharedBytes);
+  int PerBlockLimit = (StaticWithReserve + MaxDynamic > A.sharedMemPerBlock
+                           ? A.sharedMemPerBlockOptin
+                           : A.sharedMemPerBlock) +
+                      A.reservedSharedMemPerBlock;
   if (L.DynamicSharedBytes > MaxDynamic || R.SharedBytesPerBlock > PerBlockLimit) {
     R.BlocksBySharedMem = 0;
     if (R.Problem.empty())
@@ -127,12 +127,12 @@ OccupancyResult computeOccupancy(const ArchSpec &A, const KernelResources &K, co
                                "(cudaFuncAttributeMaxDynamicSharedMemorySize)",
                                L.DynamicSharedBytes, MaxDynamic)
                       : format("%d bytes of shared memory per block exceed the limit of %d",
-                               StaticWithReserve - A.ReservedSharedMemPerBlock + L.DynamicSharedBytes,
-                               PerBlockLimit - A.ReservedSharedMemPerBlock);
+                               StaticWithReserve - A.reservedSharedMemPerBlock + L.DynamicSharedBytes,
+                               PerBlockLimit - A.reservedSharedMemPerBlock);
   } else {
-    int Preferred = A.SharedMemPerSM;
+    int Preferred = A.sharedMemPerSM;
     if (L.CarveoutPercent >= 0)
-      Preferred = alignToCarveoutStep(A, std::min(L.CarveoutPercent, 100) * A.SharedMemPerSM / 100);
+      Preferred = alignToCarveoutStep(A, std::min(L.CarveoutPercent, 100) * A.sharedMemPerSM / 100);
     if (Preferred < R.SharedBytesPerBlock)
       Preferred = alignToCarveoutStep(A, R.SharedBytesPerBlock);
     R.SharedMemConfigBytes = Preferred;
@@ -141,8 +141,8 @@ OccupancyResult computeOccupancy(const ArchSpec &A, const KernelResources &K, co
   }
 
   // Barriers (9.0 on).
-  if (A.BarriersPerBlockSlot > 0 && K.Barriers > 0)
-    R.BlocksByBarriers = A.MaxBlocksPerSM * A.BarriersPerBlockSlot / K.Barriers;
+  if (A.barriersPerBlockSlot > 0 && K.Barriers > 0)
+    R.BlocksByBarriers = A.maxBlocksPerSM * A.barriersPerBlockSlot / K.Barriers;
 
   // The binding limit, in the order a programmer can act on.
   const std::pair<Limiter, int> Limits[] = {
@@ -181,8 +181,8 @@ std::vector<std::pair<int, OccupancyResult>> occupancyByBlockSize(const ArchSpec
                                                                   int DynamicSharedBytes,
                                                                   int CarveoutPercent) {
   std::vector<std::pair<int, OccupancyResult>> Rows;
-  int Max = std::min(A.MaxThreadsPerBlock, K.MaxThreadsPerBlock);
-  for (int Threads = A.WarpSize; Threads <= Max; Threads += A.WarpSize)
+  int Max = std::min(A.maxThreadsPerBlock, K.MaxThreadsPerBlock);
+  for (int Threads = A.warpSize; Threads <= Max; Threads += A.warpSize)
     Rows.emplace_back(Threads, computeOccupancy(A, K, {Threads, DynamicSharedBytes, CarveoutPercent}));
   return Rows;
 }
@@ -218,8 +218,8 @@ std::optional<RaiseSuggestion> raiseBySharedMemory(const ArchSpec &A, const Kern
   int Target = Now.ActiveBlocksPerSM + 1;
   int Total = sharedBytes(K, L);
   // Candidate totals: each multiple of the allocation unit below the current total.
-  for (int Less = (Total - 1) / A.SharedMemAllocUnit * A.SharedMemAllocUnit; Total > 0 && Less >= 0;
-       Less -= A.SharedMemAllocUnit) {
+  for (int Less = (Total - 1) / A.sharedMemAllocUnit * A.sharedMemAllocUnit; Total > 0 && Less >= 0;
+       Less -= A.sharedMemAllocUnit) {
     KernelResources KS = K;
     LaunchShape LS = L;
     KS.StaticSharedBytes = std::min(K.StaticSharedBytes, Less);
@@ -236,7 +236,7 @@ std::optional<RaiseSuggestion> raiseBySharedMemory(const ArchSpec &A, const Kern
                     "(%d fewer) allow %d (%s occupancy)",
                     Total, Now.ActiveBlocksPerSM, Now.ActiveBlocksPerSM == 1 ? "" : "s", Less,
                     Total - Less, R.ActiveBlocksPerSM, percent(R.Theoretical).c_str());
-    if (L.CarveoutPercent >= 0 && Now.SharedMemConfigBytes < A.SharedMemPerSM)
+    if (L.CarveoutPercent >= 0 && Now.SharedMemConfigBytes < A.sharedMemPerSM)
       S.Text += format(" (the carveout preference of %d%% gives the SM only %d bytes)",
                        L.CarveoutPercent, Now.SharedMemConfigBytes);
     return S;

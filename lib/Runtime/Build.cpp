@@ -1,6 +1,7 @@
 #include "cudaperf/Runtime/Build.h"
-#include "cudaperf/Runtime/Sha256.h"
-#include "cudaperf/Runtime/Subprocess.h"
+#include "cudaperf/Support/Sha256.h"
+#include "cudaperf/Support/Subprocess.h"
+#include "cudaperf/Support/Toolkit.h"
 
 #include <cerrno>
 #include <chrono>
@@ -42,31 +43,14 @@ bool makeDirs(const std::string &path) {
   return true;
 }
 
-static bool isExecutable(const std::string &p) { return access(p.c_str(), X_OK) == 0; }
-
-static std::string findInPath(const std::string &name) {
-  const char *path = std::getenv("PATH");
-  std::stringstream ss(path ? path : "");
-  std::string dir;
-  while (std::getline(ss, dir, ':'))
-    if (!dir.empty() && isExecutable(dir + "/" + name))
-      return dir + "/" + name;
-  return "";
-}
+using support::ProcessOptions;
+using support::ProcessResult;
+using support::runProcess;
+using support::findInPath;
 
 Toolchain findToolchain(const std::string &nvccOverride) {
   Toolchain tc;
-  std::vector<std::string> candidates;
-  if (!nvccOverride.empty()) candidates.push_back(nvccOverride);
-  if (const char *e = std::getenv("CUDAPERF_NVCC")) candidates.push_back(e);
-  if (const char *e = std::getenv("CUDA_HOME")) candidates.push_back(std::string(e) + "/bin/nvcc");
-  candidates.push_back("/usr/local/cuda/bin/nvcc");
-  candidates.push_back(findInPath("nvcc"));
-  for (const auto &c : candidates)
-    if (!c.empty() && isExecutable(c)) {
-      tc.nvcc = c;
-      break;
-    }
+  tc.nvcc = support::findNvcc(support::toolkitRoots(), nvccOverride);
   if (tc.nvcc.empty())
     throw std::runtime_error("nvcc not found (set CUDA_HOME or CUDAPERF_NVCC)");
   ProcessOptions po;
@@ -90,13 +74,8 @@ Toolchain findToolchain(const std::string &nvccOverride) {
 }
 
 std::string defaultCacheDir() {
-  if (const char *e = std::getenv("CUDAPERF_CACHE_DIR"); e && *e)
-    return e;
-  if (const char *e = std::getenv("XDG_CACHE_HOME"); e && *e)
-    return std::string(e) + "/cudaperf/build";
-  if (const char *e = std::getenv("HOME"); e && *e)
-    return std::string(e) + "/.cache/cudaperf/build";
-  return "/tmp/cudaperf-build-cache";
+  std::string dir = support::cacheDirectory("build");
+  return dir.empty() ? "/tmp/cudaperf-build-cache" : dir;
 }
 
 // The call in a shim: pointers are passed as non-const T* (binds to both `T*` and `const T*`
@@ -257,7 +236,7 @@ BuildResult buildImplementation(const Task &task, const std::string &cuPath, con
     argv.push_back(f);
   // Unresolved host symbols fail the build here rather than the load on the GPU host.
   argv.insert(argv.end(), {"-Xlinker", "--no-undefined", "-o", "@/impl.so", "@/shim.cu"});
-  Sha256 h;
+  support::Sha256 h;
   h.field("impl-v1").field(source).field(shim).field(tc.nvccVersionText);
   for (const auto &a : argv)
     h.field(a == tc.nvcc ? "nvcc" : a);
@@ -286,7 +265,7 @@ BuildResult buildReference(const Task &task, const Toolchain &tc, const BuildOpt
   for (const auto &f : task.referenceFlags)
     argv.push_back(f);
   argv.insert(argv.end(), {"-o", "@/reference.so", "@/shim.c", "-lm"});
-  Sha256 h;
+  support::Sha256 h;
   h.field("reference-v1").field(source).field(shim).field(tc.hostCompilerVersionText);
   for (const auto &a : argv)
     h.field(a);

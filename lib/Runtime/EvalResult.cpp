@@ -8,30 +8,35 @@
 
 namespace cudaperf::runtime {
 
+using support::Json;
+using support::member;
+
 namespace {
 
-std::vector<json::Value> parseEvents(const std::string &text) {
-  std::vector<json::Value> out;
+std::vector<Json> parseEvents(const std::string &text) {
+  std::vector<Json> out;
   std::stringstream ss(text);
   std::string line;
   while (std::getline(ss, line)) {
     if (line.empty())
       continue;
     try {
-      json::Value v = json::parse(line);
-      if (v.isObject() && v.get("event") && v.get("event")->isString())
+      Json v = support::parseJson(line, "worker event");
+      if (const Json *event = member(v, "event"); event && event->is_string())
         out.push_back(std::move(v));
-    } catch (const json::ParseError &) {
+    } catch (const support::SupportError &) {
       // A torn last line (process killed mid-write) is dropped.
     }
   }
   return out;
 }
 
-std::string str(const json::Value &e, const char *key) {
-  const json::Value *v = e.get(key);
-  return v && v->isString() ? v->asString() : "";
+std::string str(const Json &e, const char *key) {
+  const Json *v = member(e, key);
+  return v && v->is_string() ? v->get<std::string>() : "";
 }
+
+double numberOr(const Json *v, double fallback) { return v && v->is_number() ? v->get<double>() : fallback; }
 
 std::string firstLines(const std::string &log, size_t maxLines, size_t maxChars) {
   std::string out;
@@ -48,46 +53,46 @@ std::string firstLines(const std::string &log, size_t maxLines, size_t maxChars)
   return out;
 }
 
-json::Object timingOf(const json::Value &e) {
-  json::Object t;
+Json timingOf(const Json &e) {
+  Json t = Json::object();
   for (const char *k : {"median_ms", "min_ms", "max_ms", "mean_ms", "p10_ms", "p90_ms", "spread", "runs", "stable"})
-    if (const json::Value *v = e.get(k))
+    if (const Json *v = member(e, k))
       t[k] = *v;
   return t;
 }
 
-std::string describePhase(const json::Value *phase) {
+std::string describePhase(const Json *phase) {
   if (!phase)
     return "start-up";
   std::string s = str(*phase, "step") + " of the " + str(*phase, "impl");
   if (!str(*phase, "config").empty())
     s += ", config " + str(*phase, "config");
-  if (const json::Value *set = phase->get("set"))
-    s += ", input set " + std::to_string(set->asInteger());
+  if (const Json *set = member(*phase, "set"); set && set->is_number())
+    s += ", input set " + std::to_string(set->get<long long>());
   return s;
 }
 
 // An event's fields without the ones that route it (event, t, impl, config).
-json::Object payloadOf(const json::Value &e) {
-  json::Object o;
-  for (const auto &kv : e.asObject().items())
-    if (kv.first != "event" && kv.first != "t" && kv.first != "impl" && kv.first != "config")
-      o[kv.first] = kv.second;
+Json payloadOf(const Json &e) {
+  Json o = Json::object();
+  for (const auto &kv : e.items())
+    if (kv.key() != "event" && kv.key() != "t" && kv.key() != "impl" && kv.key() != "config")
+      o[kv.key()] = kv.value();
   return o;
 }
 
 } // namespace
 
-Outcome resultOutcome(const json::Value &result) {
-  const json::Value *o = result.get("outcome");
-  if (o && o->isString())
-    if (auto parsed = parseOutcome(o->asString()))
+Outcome resultOutcome(const Json &result) {
+  const Json *o = member(result, "outcome");
+  if (o && o->is_string())
+    if (auto parsed = parseOutcome(o->get<std::string>()))
       return *parsed;
   return Outcome::InternalError;
 }
 
-json::Value assembleResult(const EvalRecord &r) {
-  json::Object doc;
+Json assembleResult(const EvalRecord &r) {
+  Json doc = Json::object();
   doc["schema"] = kResultSchema;
   doc["task"] = r.task ? r.task->name : "";
   doc["task_dir"] = r.task ? r.task->dir : "";
@@ -97,17 +102,17 @@ json::Value assembleResult(const EvalRecord &r) {
   doc["detail"] = "";
   doc["speedup"] = nullptr;
 
-  json::Object compile;
+  Json compile = Json::object();
   compile["ok"] = r.candidateBuild.ok;
   compile["cached"] = r.candidateBuild.cached;
   compile["seconds"] = r.candidateBuild.seconds;
   compile["arch"] = r.arch;
   compile["command"] = r.candidateBuild.command;
   compile["log"] = r.candidateBuild.log;
-  doc["compile"] = json::Value(std::move(compile));
+  doc["compile"] = std::move(compile);
   doc["compile_only"] = r.compileOnly;
 
-  json::Object tools;
+  Json tools = Json::object();
   tools["cudaperf_eval"] = kEvalVersion;
   if (r.toolchain) {
     tools["nvcc"] = r.toolchain->nvccVersion;
@@ -117,9 +122,9 @@ json::Value assembleResult(const EvalRecord &r) {
   auto finishDoc = [&](Outcome o, const std::string &detail) {
     doc["outcome"] = outcomeName(o);
     doc["detail"] = detail;
-    doc["tools"] = json::Value(std::move(tools));
+    doc["tools"] = std::move(tools);
     doc["evaluation_seconds"] = r.evaluationSeconds;
-    return json::Value(std::move(doc));
+    return std::move(doc);
   };
 
   if (!r.candidateBuild.ok)
@@ -132,36 +137,36 @@ json::Value assembleResult(const EvalRecord &r) {
 
   doc["seed"] = (long long)r.seed;
   doc["sets"] = r.sets;
-  std::vector<json::Value> events = parseEvents(r.events);
+  std::vector<Json> events = parseEvents(r.events);
 
   // Per-configuration record, in task order.
-  std::vector<json::Object> configs;
+  std::vector<Json> configs;
   if (r.task)
     for (const Config &c : r.task->configs) {
-      json::Object o;
+      Json o = Json::object();
       o["name"] = c.name;
-      json::Object params;
+      Json params = Json::object();
       for (const auto &kv : c.params)
-        params[kv.first] = kv.second == std::floor(kv.second) ? json::Value((long long)kv.second) : json::Value(kv.second);
-      o["params"] = json::Value(std::move(params));
+        params[kv.first] = kv.second == std::floor(kv.second) ? Json((long long)kv.second) : Json(kv.second);
+      o["params"] = std::move(params);
       configs.push_back(std::move(o));
     }
   auto configIndex = [&](const std::string &name) -> int {
     for (size_t i = 0; i < configs.size(); ++i)
-      if (configs[i]["name"].asString() == name)
+      if (configs[i]["name"] == name)
         return int(i);
     return -1;
   };
 
-  const json::Value *lastPhase = nullptr, *baselineVerdict = nullptr, *candidateVerdict = nullptr,
-                    *setupError = nullptr;
+  const Json *lastPhase = nullptr, *baselineVerdict = nullptr, *candidateVerdict = nullptr,
+             *setupError = nullptr;
   bool done = false;
   std::vector<std::vector<double>> referenceMs(configs.size());
   // Where the worker's time went: seconds from its start at which each stage ended.
   double tDevice = -1, tReference = -1, tBaseline = -1, tEnd = -1;
-  for (const json::Value &e : events) {
+  for (const Json &e : events) {
     std::string type = str(e, "event");
-    double t = e.get("t") && e.get("t")->isNumber() ? e.get("t")->asNumber() : -1;
+    double t = numberOr(member(e, "t"), -1);
     tEnd = t;
     if (type == "device")
       tDevice = t;
@@ -173,34 +178,31 @@ json::Value assembleResult(const EvalRecord &r) {
     if (type == "phase") {
       lastPhase = &e;
     } else if (type == "device") {
-      json::Object gpu;
-      for (const auto &kv : e.asObject().items())
-        if (kv.first != "event" && kv.first != "t")
-          gpu[kv.first] = kv.second;
-      tools["driver_version"] = e.get("driver_version") ? *e.get("driver_version") : json::Value();
-      tools["cuda_runtime_version"] = e.get("runtime_version") ? *e.get("runtime_version") : json::Value();
-      doc["gpu"] = json::Value(std::move(gpu));
+      Json gpu = Json::object();
+      for (const auto &kv : e.items())
+        if (kv.key() != "event" && kv.key() != "t")
+          gpu[kv.key()] = kv.value();
+      const Json *driver = member(e, "driver_version"), *runtime = member(e, "runtime_version");
+      tools["driver_version"] = driver ? *driver : Json();
+      tools["cuda_runtime_version"] = runtime ? *runtime : Json();
+      doc["gpu"] = std::move(gpu);
     } else if (type == "reference" && ci >= 0) {
-      referenceMs[size_t(ci)].push_back(e.get("ms") ? e.get("ms")->asNumber() : 0);
+      referenceMs[size_t(ci)].push_back(numberOr(member(e, "ms"), 0));
     } else if (type == "check" && ci >= 0 && str(e, "impl") == "candidate") {
-      json::Object c = payloadOf(e);
-      json::Value &corr = configs[size_t(ci)]["correctness"];
-      if (!corr.isObject()) {
-        json::Object fresh;
-        fresh["pass"] = true;
-        fresh["checks"] = json::Array();
-        corr = json::Value(std::move(fresh));
-      }
-      bool pass = e.get("pass") && e.get("pass")->asBool();
-      if (!pass)
-        corr.asObject()["pass"] = false;
-      corr.asObject()["checks"].asArray().push_back(json::Value(std::move(c)));
+      Json c = payloadOf(e);
+      Json &corr = configs[size_t(ci)]["correctness"];
+      if (!corr.is_object())
+        corr = Json::object({{"pass", true}, {"checks", Json::array()}});
+      const Json *pass = member(e, "pass");
+      if (!(pass && pass->is_boolean() && pass->get<bool>()))
+        corr["pass"] = false;
+      corr["checks"].push_back(std::move(c));
     } else if (type == "timing" && ci >= 0) {
-      configs[size_t(ci)][str(e, "impl")] = json::Value(timingOf(e));
+      configs[size_t(ci)][str(e, "impl")] = timingOf(e);
     } else if (type == "audit" && ci >= 0 && str(e, "impl") == "candidate") {
-      configs[size_t(ci)]["audit"] = json::Value(payloadOf(e));
+      configs[size_t(ci)]["audit"] = payloadOf(e);
     } else if (type == "counters" && ci >= 0 && str(e, "impl") == "candidate") {
-      configs[size_t(ci)]["counters"] = json::Value(payloadOf(e));
+      configs[size_t(ci)]["counters"] = payloadOf(e);
     } else if (type == "verdict") {
       (str(e, "impl") == "baseline" ? baselineVerdict : candidateVerdict) = &e;
     } else if (type == "error") {
@@ -220,21 +222,22 @@ json::Value assembleResult(const EvalRecord &r) {
       configs[i]["reference_ms"] = v[v.size() / 2];
     }
     // Read before anything is added to the object (which may move its members).
-    const json::Value *cand = configs[i].find("candidate");
-    const json::Value *base = configs[i].find("baseline");
-    double c = cand && cand->get("median_ms") ? cand->get("median_ms")->asNumber() : 0;
-    double b = base && base->get("median_ms") ? base->get("median_ms")->asNumber() : 0;
+    const Json *cand = member(configs[i], "candidate");
+    const Json *base = member(configs[i], "baseline");
+    double c = cand ? numberOr(member(*cand, "median_ms"), 0) : 0;
+    double b = base ? numberOr(member(*base, "median_ms"), 0) : 0;
     // pytorch-to-cuda: PyTorch eager is what the candidate is measured against; the baseline
     // implementation's ratio is kept beside it.
-    const json::Value *eager = nullptr;
+    const Json *eager = nullptr;
     if (r.pytorchEager)
-      if (const json::Value *cs = r.pytorchEager->get("configs"))
-        eager = cs->get(configs[i]["name"].asString());
-    if (eager && eager->get("median_ms")) {
+      if (const Json *cs = member(*r.pytorchEager, "configs"))
+        eager = member(*cs, configs[i]["name"].get<std::string>());
+    const Json *eagerMedian = eager ? member(*eager, "median_ms") : nullptr;
+    if (eagerMedian) {
       configs[i]["pytorch_eager"] = *eager;
-      configs[i]["reference_ms"] = *eager->get("median_ms");
+      configs[i]["reference_ms"] = *eagerMedian;
     }
-    double against = r.pytorchEager ? (eager && eager->get("median_ms") ? eager->get("median_ms")->asNumber() : 0) : b;
+    double against = r.pytorchEager ? numberOr(eagerMedian, 0) : b;
     if (r.pytorchEager && c > 0 && b > 0)
       configs[i]["speedup_vs_baseline"] = b / c;
     if (c > 0 && against > 0) {
@@ -244,7 +247,7 @@ json::Value assembleResult(const EvalRecord &r) {
     }
   }
 
-  json::Object worker;
+  Json worker = Json::object();
   worker["status"] = r.worker.describe();
   worker["seconds"] = r.worker.seconds;
   worker["output"] = r.worker.output;
@@ -253,7 +256,7 @@ json::Value assembleResult(const EvalRecord &r) {
   if (lastPhase)
     worker["last_phase"] = describePhase(lastPhase);
   if (tDevice >= 0) {
-    json::Object stages;
+    Json stages = Json::object();
     stages["start_and_context"] = tDevice;
     if (tReference >= 0)
       stages["inputs_and_reference"] = tReference - tDevice;
@@ -261,13 +264,13 @@ json::Value assembleResult(const EvalRecord &r) {
       stages["baseline"] = tBaseline - tReference;
     if (tBaseline >= 0 && tEnd >= tBaseline)
       stages["candidate"] = tEnd - tBaseline;
-    worker["stage_seconds"] = json::Value(std::move(stages));
+    worker["stage_seconds"] = std::move(stages);
   }
-  doc["worker"] = json::Value(std::move(worker));
-  json::Array cfgArray;
+  doc["worker"] = std::move(worker);
+  Json cfgArray = Json::array();
   for (auto &c : configs)
-    cfgArray.push_back(json::Value(std::move(c)));
-  doc["configs"] = json::Value(std::move(cfgArray));
+    cfgArray.push_back(std::move(c));
+  doc["configs"] = std::move(cfgArray);
 
   bool inCandidate = lastPhase && str(*lastPhase, "impl") == "candidate";
   if (setupError)
@@ -277,7 +280,7 @@ json::Value assembleResult(const EvalRecord &r) {
                                                  "): " + str(*baselineVerdict, "detail"));
   if (candidateVerdict && done) {
     Outcome o = parseOutcome(str(*candidateVerdict, "outcome")).value_or(Outcome::InternalError);
-    if (o == Outcome::Ok && timed == int(doc["configs"].asArray().size()) && timed > 0)
+    if (o == Outcome::Ok && timed == int(doc["configs"].size()) && timed > 0)
       doc["speedup"] = std::exp(logSum / timed);
     return finishDoc(o, str(*candidateVerdict, "detail"));
   }

@@ -1,6 +1,6 @@
 #include "cudaperf/Runtime/Evaluator.h"
-#include "cudaperf/Runtime/Sha256.h"
-#include "cudaperf/Runtime/Subprocess.h"
+#include "cudaperf/Support/Sha256.h"
+#include "cudaperf/Support/Subprocess.h"
 
 #include <algorithm>
 #include <atomic>
@@ -12,6 +12,12 @@
 #include <unistd.h>
 
 namespace cudaperf::runtime {
+
+using support::Json;
+using support::member;
+using support::ProcessOptions;
+using support::ProcessResult;
+using support::runProcess;
 
 namespace {
 std::string joinedConfigs(const std::vector<std::string> &names) {
@@ -34,15 +40,15 @@ struct Evaluator::TaskEntry {
   bool pytorchPrepared = false;
   std::string pytorchError;
   std::string expectedDir;
-  json::Value pytorchEager;
+  Json pytorchEager;
 };
 
 Evaluator::Evaluator(EvalOptions options, Toolchain toolchain)
     : options_(std::move(options)), toolchain_(std::move(toolchain)) {
   if (options_.workerPath.empty())
-    options_.workerPath = executableDir() + "/cudaperf-eval-worker";
+    options_.workerPath = support::executableDir() + "/cudaperf-eval-worker";
   if (options_.torchReferencePath.empty())
-    options_.torchReferencePath = executableDir() + "/cudaperf-torch-reference";
+    options_.torchReferencePath = support::executableDir() + "/cudaperf-torch-reference";
   if (options_.build.cacheDir.empty())
     options_.build.cacheDir = defaultCacheDir();
   if (options_.workDir.empty()) {
@@ -78,17 +84,19 @@ std::string Evaluator::prepare() {
     std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
     start = end == std::string::npos ? text.size() : end + 1;
     try {
-      json::Value v = json::parse(line);
-      if (v.get("event") && v.get("event")->asString() == "device")
+      Json v = support::parseJson(line, "worker event");
+      const Json *event = member(v, "event"), *detail = member(v, "detail");
+      if (event && *event == "device")
         device_ = v;
-      else if (v.get("event") && v.get("event")->asString() == "error")
-        error = v.get("detail")->asString();
+      else if (event && *event == "error" && detail && detail->is_string())
+        error = detail->get<std::string>();
     } catch (const std::exception &) {
     }
   }
-  if (device_.isObject()) {
+  if (device_.is_object()) {
     if (options_.arch.empty())
-      options_.arch = device_.get("arch")->asString();
+      if (const Json *arch = member(device_, "arch"); arch && arch->is_string())
+        options_.arch = arch->get<std::string>();
     return "";
   }
   if (options_.compileOnly) {
@@ -118,14 +126,14 @@ std::shared_ptr<Evaluator::TaskEntry> Evaluator::taskFor(const std::string &dir,
   return entry;
 }
 
-json::Value Evaluator::taskFailure(const EvalJob &job, Outcome outcome, const std::string &detail) {
-  json::Object doc;
+Json Evaluator::taskFailure(const EvalJob &job, Outcome outcome, const std::string &detail) {
+  Json doc = Json::object();
   doc["schema"] = kResultSchema;
   doc["task_dir"] = job.taskDir;
   doc["candidate"] = job.candidatePath;
   doc["outcome"] = outcomeName(outcome);
   doc["detail"] = detail;
-  return json::Value(std::move(doc));
+  return doc;
 }
 
 std::string Evaluator::preparePyTorchReference(TaskEntry &t) {
@@ -140,7 +148,7 @@ std::string Evaluator::preparePyTorchReference(TaskEntry &t) {
   // The cache key: the task, every exported module, the seeds and the reference program itself.
   std::string taskText;
   readFile(task.dir + "/task.json", taskText);
-  Sha256 key;
+  support::Sha256 key;
   key.field("torch-reference/1").field(taskText).field(std::to_string(options_.seed))
       .field(std::to_string(options_.sets)).field(std::to_string(options_.warmup))
       .field(std::to_string(options_.minRuns)).field(std::to_string(options_.budgetMs))
@@ -150,11 +158,11 @@ std::string Evaluator::preparePyTorchReference(TaskEntry &t) {
     if (!readFile(path, content))
       return fail(path + ": missing; generate the exported modules on a machine with PyTorch "
                          "(`make tasks`, docs/pytorch-tasks.md)");
-    key.field(sha256Hex(content));
+    key.field(support::sha256Hex(content));
   }
   std::string program;
   readFile(options_.torchReferencePath, program);
-  key.field(sha256Hex(program));
+  key.field(support::sha256Hex(program));
   std::string dir = options_.build.cacheDir + "/torch-reference/" + key.hex();
   std::string timingPath = dir + "/timing.json";
   std::string text;
@@ -188,7 +196,7 @@ std::string Evaluator::preparePyTorchReference(TaskEntry &t) {
     }
   }
   try {
-    t.pytorchEager = json::parse(text);
+    t.pytorchEager = support::parseJson(text, timingPath);
   } catch (const std::exception &e) {
     return fail(timingPath + ": " + e.what());
   }
@@ -196,14 +204,14 @@ std::string Evaluator::preparePyTorchReference(TaskEntry &t) {
   return "";
 }
 
-json::Value Evaluator::runWorker(const TaskEntry &t, const EvalJob &job, const BuildResult &build, size_t index) {
+Json Evaluator::runWorker(const TaskEntry &t, const EvalJob &job, const BuildResult &build, size_t index) {
   auto start = std::chrono::steady_clock::now();
   EvalRecord rec;
   rec.task = &t.task;
   rec.candidatePath = job.candidatePath;
   std::string source;
   readFile(job.candidatePath, source);
-  rec.candidateSha256 = sha256Hex(source);
+  rec.candidateSha256 = support::sha256Hex(source);
   rec.arch = options_.arch;
   rec.candidateBuild = build;
   rec.compileOnly = options_.compileOnly;
@@ -211,7 +219,7 @@ json::Value Evaluator::runWorker(const TaskEntry &t, const EvalJob &job, const B
   rec.sets = options_.sets;
   rec.stallSeconds = options_.stallSeconds;
   rec.toolchain = &toolchain_;
-  if (t.task.kind == TaskKind::PyTorchToCuda && t.pytorchEager.isObject())
+  if (t.task.kind == TaskKind::PyTorchToCuda && t.pytorchEager.is_object())
     rec.pytorchEager = &t.pytorchEager;
   if (build.ok && !options_.compileOnly) {
     std::string events = options_.workDir + "/worker-" + std::to_string(index) + ".events";
@@ -261,9 +269,9 @@ json::Value Evaluator::runWorker(const TaskEntry &t, const EvalJob &job, const B
   return assembleResult(rec);
 }
 
-std::vector<json::Value> Evaluator::run(const std::vector<EvalJob> &jobs,
-                                        const std::function<void(size_t, const json::Value &)> &onResult) {
-  std::vector<json::Value> results(jobs.size());
+std::vector<Json> Evaluator::run(const std::vector<EvalJob> &jobs,
+                                        const std::function<void(size_t, const Json &)> &onResult) {
+  std::vector<Json> results(jobs.size());
   // Task loading is cheap and single-threaded; builds are spread over `jobs` threads; the worker
   // runs on this thread, in order, as soon as each candidate's build is done.
   std::vector<std::shared_ptr<TaskEntry>> entries(jobs.size());

@@ -1,5 +1,5 @@
 #include "cudaperf/Runtime/Task.h"
-#include "cudaperf/Runtime/Json.h"
+#include "cudaperf/Support/Json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +11,9 @@
 #include <unistd.h>
 
 namespace cudaperf::runtime {
+
+using support::Json;
+using support::member;
 
 Tolerance defaultTolerance(Dtype d) {
   switch (d) {
@@ -88,53 +91,54 @@ public:
     problems.push_back("task.json: " + where + ": " + what);
   }
 
-  const json::Value *require(const json::Value &obj, const std::string &key, const std::string &where,
-                             json::Value::Kind kind, const char *kindName) {
-    const json::Value *v = obj.get(key);
+  enum class Kind { String, Array };
+
+  const Json *require(const Json &obj, const std::string &key, const std::string &where, Kind kind) {
+    const Json *v = member(obj, key);
     if (!v) {
       problem(where, "missing \"" + key + "\"");
       return nullptr;
     }
-    if (v->kind() != kind) {
-      problem(where + "." + key, std::string("must be ") + kindName);
+    if (kind == Kind::String ? !v->is_string() : !v->is_array()) {
+      problem(where + "." + key, kind == Kind::String ? "must be a string" : "must be an array");
       return nullptr;
     }
     return v;
   }
 
-  std::optional<Tolerance> parseTolerance(const json::Value &v, const std::string &where) {
-    if (!v.isObject()) {
+  std::optional<Tolerance> parseTolerance(const Json &v, const std::string &where) {
+    if (!v.is_object()) {
       problem(where, "must be an object {\"atol\": x, \"rtol\": y}");
       return std::nullopt;
     }
     Tolerance t;
-    for (const auto &kv : v.asObject().items()) {
-      if ((kv.first != "atol" && kv.first != "rtol") || !kv.second.isNumber() ||
-          kv.second.asNumber() < 0) {
-        problem(where + "." + kv.first, "expected \"atol\" or \"rtol\" with a number >= 0");
+    for (const auto &kv : v.items()) {
+      if ((kv.key() != "atol" && kv.key() != "rtol") || !kv.value().is_number() ||
+          kv.value().get<double>() < 0) {
+        problem(where + "." + kv.key(), "expected \"atol\" or \"rtol\" with a number >= 0");
         continue;
       }
-      (kv.first == "atol" ? t.atol : t.rtol) = kv.second.asNumber();
+      (kv.key() == "atol" ? t.atol : t.rtol) = kv.value().get<double>();
     }
     return t;
   }
 
-  Distribution parseDistribution(const json::Value &v, const std::string &where, Dtype dtype) {
+  Distribution parseDistribution(const Json &v, const std::string &where, Dtype dtype) {
     Distribution d;
     if (!dtypeIsFloat(dtype)) { d.a = 0; d.b = 99; }
-    if (!v.isObject()) {
+    if (!v.is_object()) {
       problem(where, "must be an object");
       return d;
     }
-    const json::Value *kind = v.get("dist");
-    std::string k = kind && kind->isString() ? kind->asString() : "";
+    const Json *kind = member(v, "dist");
+    std::string k = kind && kind->is_string() ? kind->get<std::string>() : "";
     auto num = [&](const char *key, double &out) {
-      const json::Value *x = v.get(key);
-      if (!x || !x->isNumber()) {
+      const Json *x = member(v, key);
+      if (!x || !x->is_number()) {
         problem(where, std::string("distribution \"") + k + "\" needs a number \"" + key + "\"");
         return;
       }
-      out = x->asNumber();
+      out = x->get<double>();
     };
     if (k == "uniform") {
       d.kind = Distribution::Kind::Uniform;
@@ -159,19 +163,19 @@ public:
     return d;
   }
 
-  Argument parseArgument(const json::Value &v, const std::string &where) {
+  Argument parseArgument(const Json &v, const std::string &where) {
     Argument a;
-    if (!v.isObject()) {
+    if (!v.is_object()) {
       problem(where, "must be an object");
       return a;
     }
     static const std::set<std::string> known = {"name", "type", "dtype", "access", "count", "value",
                                                 "tolerance"};
-    for (const auto &kv : v.asObject().items())
-      if (!known.count(kv.first))
-        problem(where, "unknown key \"" + kv.first + "\"");
-    if (const json::Value *n = require(v, "name", where, json::Value::Kind::String, "a string")) {
-      a.name = n->asString();
+    for (const auto &kv : v.items())
+      if (!known.count(kv.key()))
+        problem(where, "unknown key \"" + kv.key() + "\"");
+    if (const Json *n = require(v, "name", where, Kind::String)) {
+      a.name = n->get<std::string>();
       if (!isIdentifier(a.name))
         problem(where + ".name", "\"" + a.name + "\" is not a C identifier");
       if (a.name == "stream")
@@ -179,29 +183,29 @@ public:
     }
     // "type" is "pointer" or "scalar"; "dtype" the element type.
     std::string type = "scalar";
-    if (const json::Value *t = require(v, "type", where, json::Value::Kind::String, "a string")) {
-      type = t->asString();
+    if (const Json *t = require(v, "type", where, Kind::String)) {
+      type = t->get<std::string>();
       if (type != "pointer" && type != "scalar")
         problem(where + ".type", "expected \"pointer\" or \"scalar\"");
     }
     a.kind = type == "pointer" ? Argument::Kind::Pointer : Argument::Kind::Scalar;
-    if (const json::Value *d = require(v, "dtype", where, json::Value::Kind::String, "a string")) {
-      if (auto dt = parseDtype(d->asString()))
+    if (const Json *d = require(v, "dtype", where, Kind::String)) {
+      if (auto dt = parseDtype(d->get<std::string>()))
         a.dtype = *dt;
       else
-        problem(where + ".dtype", "unknown dtype \"" + d->asString() + "\" (f32 f64 i32 i64 u32 u8)");
+        problem(where + ".dtype", "unknown dtype \"" + d->get<std::string>() + "\" (f32 f64 i32 i64 u32 u8)");
     }
     if (a.isPointer()) {
-      if (const json::Value *acc = require(v, "access", where, json::Value::Kind::String, "a string")) {
-        const std::string &s = acc->asString();
+      if (const Json *acc = require(v, "access", where, Kind::String)) {
+        const std::string &s = acc->get<std::string>();
         if (s == "in") a.access = Argument::Access::In;
         else if (s == "out") a.access = Argument::Access::Out;
         else if (s == "inout") a.access = Argument::Access::InOut;
         else problem(where + ".access", "expected \"in\", \"out\" or \"inout\"");
       }
-      if (const json::Value *c = v.get("count")) {
-        std::string text = c->isString() ? c->asString()
-                           : c->isInteger() ? std::to_string(c->asInteger()) : "";
+      if (const Json *c = member(v, "count")) {
+        std::string text = c->is_string() ? c->get<std::string>()
+                           : c->is_number_integer() ? std::to_string(c->get<int64_t>()) : "";
         if (text.empty()) {
           problem(where + ".count", "must be a size expression string or an integer");
         } else {
@@ -214,46 +218,46 @@ public:
       } else {
         problem(where, "pointer argument needs \"count\"");
       }
-      if (v.get("value"))
+      if (member(v, "value"))
         problem(where + ".value", "only scalars have a fixed value");
     } else {
-      if (v.get("access") || v.get("count"))
+      if (member(v, "access") || member(v, "count"))
         problem(where, "scalars take neither \"access\" nor \"count\"");
-      if (const json::Value *x = v.get("value")) {
-        if (x->isNumber()) a.value = x->asNumber();
+      if (const Json *x = member(v, "value")) {
+        if (x->is_number()) a.value = x->get<double>();
         else problem(where + ".value", "must be a number");
       }
     }
-    if (const json::Value *t = v.get("tolerance"))
+    if (const Json *t = member(v, "tolerance"))
       a.tolerance = parseTolerance(*t, where + ".tolerance");
     return a;
   }
 
   // The "pytorch" object: required for pytorch-to-cuda tasks, refused for c-to-cuda ones.
-  void parsePyTorch(const json::Value &doc, Task &task) {
-    const json::Value *p = doc.get("pytorch");
+  void parsePyTorch(const Json &doc, Task &task) {
+    const Json *p = member(doc, "pytorch");
     if (task.kind == TaskKind::CToCuda) {
       if (p)
         problem("pytorch", "only pytorch-to-cuda tasks have a PyTorch reference");
       return;
     }
-    if (!p || !p->isObject()) {
+    if (!p || !p->is_object()) {
       problem("pytorch", p ? "must be an object" : "missing (a pytorch-to-cuda task names its exported module)");
       return;
     }
     static const std::set<std::string> known = {"module", "exported", "forward_args", "outputs", "shapes"};
-    for (const auto &kv : p->asObject().items())
-      if (!known.count(kv.first))
-        problem("pytorch", "unknown key \"" + kv.first + "\"");
+    for (const auto &kv : p->items())
+      if (!known.count(kv.key()))
+        problem("pytorch", "unknown key \"" + kv.key() + "\"");
     PyTorchReference ref;
     auto text = [&](const char *key, std::string &out) {
-      const json::Value *v = p->get(key);
-      if (!v || !v->isString() || v->asString().empty())
+      const Json *v = member(*p, key);
+      if (!v || !v->is_string() || v->get<std::string>().empty())
         problem(std::string("pytorch.") + key, "must be a non-empty string");
-      else if (v->asString()[0] == '/' || v->asString().find("..") != std::string::npos)
+      else if (v->get<std::string>()[0] == '/' || v->get<std::string>().find("..") != std::string::npos)
         problem(std::string("pytorch.") + key, "must be a path inside the task directory");
       else
-        out = v->asString();
+        out = v->get<std::string>();
     };
     text("module", ref.module);
     text("exported", ref.exported);
@@ -266,53 +270,53 @@ public:
       return nullptr;
     };
     auto names = [&](const char *key, std::vector<std::string> &out, bool outputs) {
-      const json::Value *v = p->get(key);
-      if (!v || !v->isArray() || v->asArray().empty()) {
+      const Json *v = member(*p, key);
+      if (!v || !v->is_array() || v->empty()) {
         problem(std::string("pytorch.") + key, "must be a non-empty array of argument names");
         return;
       }
-      for (const json::Value &n : v->asArray()) {
-        const Argument *a = n.isString() ? argOf(n.asString()) : nullptr;
+      for (const Json &n : (*v)) {
+        const Argument *a = n.is_string() ? argOf(n.get<std::string>()) : nullptr;
         if (!a || !a->isPointer() || a->isOutput() != outputs) {
           problem(std::string("pytorch.") + key,
-                  (n.isString() ? "\"" + n.asString() + "\"" : std::string("an entry")) +
+                  (n.is_string() ? "\"" + n.get<std::string>() + "\"" : std::string("an entry")) +
                       (outputs ? " is not an output pointer argument" : " is not an input pointer argument"));
           continue;
         }
-        out.push_back(n.asString());
+        out.push_back(n.get<std::string>());
       }
     };
     names("forward_args", ref.forwardArgs, false);
     names("outputs", ref.outputs, true);
-    const json::Value *shapes = p->get("shapes");
-    if (!shapes || !shapes->isObject()) {
+    const Json *shapes = member(*p, "shapes");
+    if (!shapes || !shapes->is_object()) {
       problem("pytorch.shapes", "must be an object: pointer argument -> list of size expressions");
     } else {
-      for (const auto &kv : shapes->asObject().items()) {
-        std::string where = "pytorch.shapes." + kv.first;
-        const Argument *a = argOf(kv.first);
+      for (const auto &kv : shapes->items()) {
+        std::string where = "pytorch.shapes." + kv.key();
+        const Argument *a = argOf(kv.key());
         if (!a || !a->isPointer()) {
           problem(where, "not a pointer argument");
           continue;
         }
-        if (!kv.second.isArray()) {
+        if (!kv.value().is_array()) {
           problem(where, "must be a list of size expressions");
           continue;
         }
         std::vector<SizeExpr> dims;
-        for (const json::Value &d : kv.second.asArray()) {
+        for (const Json &d : kv.value()) {
           try {
-            if (d.isNumber())
-              dims.push_back(SizeExpr::parse(std::to_string((long long)d.asNumber())));
-            else if (d.isString())
-              dims.push_back(SizeExpr::parse(d.asString()));
+            if (d.is_number())
+              dims.push_back(SizeExpr::parse(std::to_string((long long)d.get<double>())));
+            else if (d.is_string())
+              dims.push_back(SizeExpr::parse(d.get<std::string>()));
             else
               problem(where, "each dimension must be a number or a size expression");
           } catch (const SizeExprError &e) {
             problem(where, e.what());
           }
         }
-        ref.shapes[kv.first] = std::move(dims);
+        ref.shapes[kv.key()] = std::move(dims);
       }
       for (const std::string &n : ref.forwardArgs)
         if (!ref.shapes.count(n))
@@ -321,7 +325,7 @@ public:
         if (!ref.shapes.count(n))
           problem("pytorch.shapes", "no shape for \"" + n + "\"");
       // Each shape's product must be the argument's element count in every configuration.
-      if (const json::Value *cfgs = doc.get("configs"); cfgs && cfgs->isArray())
+      if (const Json *cfgs = member(doc, "configs"); cfgs && cfgs->is_array())
         for (const auto &[name, dims] : ref.shapes) {
           const Argument *a = argOf(name);
           for (const Config &c : task.configs) {
@@ -342,37 +346,37 @@ public:
     task.pytorch = std::move(ref);
   }
 
-  Task parse(const json::Value &doc, const std::string &dir, bool checkFiles) {
+  Task parse(const Json &doc, const std::string &dir, bool checkFiles) {
     Task task;
     task.dir = dir;
-    if (!doc.isObject()) {
+    if (!doc.is_object()) {
       problem("top level", "must be an object");
       return task;
     }
     static const std::set<std::string> known = {"name", "kind", "description", "entry", "args", "configs",
                                                 "inputs", "tolerances", "flags", "reference_flags", "pytorch"};
-    for (const auto &kv : doc.asObject().items())
-      if (!known.count(kv.first))
-        problem("top level", "unknown key \"" + kv.first + "\"");
-    if (const json::Value *n = require(doc, "name", "top level", json::Value::Kind::String, "a string"))
-      task.name = n->asString();
-    if (const json::Value *d = doc.get("description"); d && d->isString())
-      task.description = d->asString();
-    if (const json::Value *k = require(doc, "kind", "top level", json::Value::Kind::String, "a string")) {
-      if (k->asString() == "c-to-cuda") task.kind = TaskKind::CToCuda;
-      else if (k->asString() == "pytorch-to-cuda") task.kind = TaskKind::PyTorchToCuda;
+    for (const auto &kv : doc.items())
+      if (!known.count(kv.key()))
+        problem("top level", "unknown key \"" + kv.key() + "\"");
+    if (const Json *n = require(doc, "name", "top level", Kind::String))
+      task.name = n->get<std::string>();
+    if (const Json *d = member(doc, "description"); d && d->is_string())
+      task.description = d->get<std::string>();
+    if (const Json *k = require(doc, "kind", "top level", Kind::String)) {
+      if (k->get<std::string>() == "c-to-cuda") task.kind = TaskKind::CToCuda;
+      else if (k->get<std::string>() == "pytorch-to-cuda") task.kind = TaskKind::PyTorchToCuda;
       else problem("kind", "expected \"c-to-cuda\" or \"pytorch-to-cuda\"");
     }
-    if (const json::Value *e = require(doc, "entry", "top level", json::Value::Kind::String, "a string")) {
-      task.entry = e->asString();
+    if (const Json *e = require(doc, "entry", "top level", Kind::String)) {
+      task.entry = e->get<std::string>();
       if (!isIdentifier(task.entry))
         problem("entry", "\"" + task.entry + "\" is not a C identifier");
     }
     std::set<std::string> argNames;
-    if (const json::Value *args = require(doc, "args", "top level", json::Value::Kind::Array, "an array")) {
-      for (size_t i = 0; i < args->asArray().size(); ++i) {
+    if (const Json *args = require(doc, "args", "top level", Kind::Array)) {
+      for (size_t i = 0; i < args->size(); ++i) {
         std::string where = "args[" + std::to_string(i) + "]";
-        Argument a = parseArgument(args->asArray()[i], where);
+        Argument a = parseArgument((*args)[i], where);
         if (!a.name.empty() && !argNames.insert(a.name).second)
           problem(where + ".name", "duplicate argument \"" + a.name + "\"");
         task.args.push_back(std::move(a));
@@ -383,54 +387,54 @@ public:
         problem("args", "no output argument (a pointer with access \"out\" or \"inout\")");
     }
     // Input distributions, keyed by argument name.
-    if (const json::Value *inputs = doc.get("inputs")) {
-      if (!inputs->isObject()) {
+    if (const Json *inputs = member(doc, "inputs")) {
+      if (!inputs->is_object()) {
         problem("inputs", "must be an object keyed by argument name");
       } else {
-        for (const auto &kv : inputs->asObject().items()) {
+        for (const auto &kv : inputs->items()) {
           auto it = std::find_if(task.args.begin(), task.args.end(),
-                                 [&](const Argument &a) { return a.name == kv.first; });
+                                 [&](const Argument &a) { return a.name == kv.key(); });
           if (it == task.args.end() || !it->isPointer() || it->access == Argument::Access::Out) {
-            problem("inputs." + kv.first, "not a pointer argument the entry reads");
+            problem("inputs." + kv.key(), "not a pointer argument the entry reads");
             continue;
           }
-          it->distribution = parseDistribution(kv.second, "inputs." + kv.first, it->dtype);
+          it->distribution = parseDistribution(kv.value(), "inputs." + kv.key(), it->dtype);
         }
       }
     }
     for (Argument &a : task.args)
-      if (a.isPointer() && !dtypeIsFloat(a.dtype) && !(doc.get("inputs") && doc.get("inputs")->get(a.name))) {
+      if (a.isPointer() && !dtypeIsFloat(a.dtype) && !(member(doc, "inputs") && member(*member(doc, "inputs"), a.name))) {
         a.distribution.a = 0;
         a.distribution.b = 99;
       }
-    if (const json::Value *tols = doc.get("tolerances")) {
-      if (!tols->isObject()) {
+    if (const Json *tols = member(doc, "tolerances")) {
+      if (!tols->is_object()) {
         problem("tolerances", "must be an object keyed by dtype");
       } else {
-        for (const auto &kv : tols->asObject().items()) {
-          auto dt = parseDtype(kv.first);
+        for (const auto &kv : tols->items()) {
+          auto dt = parseDtype(kv.key());
           if (!dt) {
-            problem("tolerances." + kv.first, "unknown dtype");
+            problem("tolerances." + kv.key(), "unknown dtype");
             continue;
           }
-          if (auto t = parseTolerance(kv.second, "tolerances." + kv.first))
+          if (auto t = parseTolerance(kv.value(), "tolerances." + kv.key()))
             task.tolerances[*dt] = *t;
         }
       }
     }
     auto stringList = [&](const char *key, std::vector<std::string> &out) {
-      const json::Value *v = doc.get(key);
+      const Json *v = member(doc, key);
       if (!v)
         return;
-      if (!v->isArray()) {
+      if (!v->is_array()) {
         problem(key, "must be an array of strings");
         return;
       }
-      for (const auto &f : v->asArray()) {
-        if (!f.isString() || f.asString().empty() || f.asString()[0] != '-')
+      for (const auto &f : (*v)) {
+        if (!f.is_string() || f.get<std::string>().empty() || f.get<std::string>()[0] != '-')
           problem(key, "each flag must be a string starting with '-'");
         else
-          out.push_back(f.asString());
+          out.push_back(f.get<std::string>());
       }
     };
     stringList("flags", task.flags);
@@ -444,26 +448,26 @@ public:
       else if (!a.value)
         needed.insert(a.name);
     }
-    if (const json::Value *cfgs = require(doc, "configs", "top level", json::Value::Kind::Array, "an array")) {
-      if (cfgs->asArray().empty())
+    if (const Json *cfgs = require(doc, "configs", "top level", Kind::Array)) {
+      if (cfgs->empty())
         problem("configs", "needs at least one configuration");
       std::set<std::string> cfgNames;
-      for (size_t i = 0; i < cfgs->asArray().size(); ++i) {
-        const json::Value &c = cfgs->asArray()[i];
+      for (size_t i = 0; i < cfgs->size(); ++i) {
+        const Json &c = (*cfgs)[i];
         std::string where = "configs[" + std::to_string(i) + "]";
-        if (!c.isObject()) {
+        if (!c.is_object()) {
           problem(where, "must be an object");
           continue;
         }
         Config cfg;
-        for (const auto &kv : c.asObject().items()) {
-          if (kv.first == "name") {
-            if (kv.second.isString()) cfg.name = kv.second.asString();
+        for (const auto &kv : c.items()) {
+          if (kv.key() == "name") {
+            if (kv.value().is_string()) cfg.name = kv.value().get<std::string>();
             else problem(where + ".name", "must be a string");
-          } else if (kv.second.isNumber()) {
-            cfg.params[kv.first] = kv.second.asNumber();
+          } else if (kv.value().is_number()) {
+            cfg.params[kv.key()] = kv.value().get<double>();
           } else {
-            problem(where + "." + kv.first, "parameter values must be numbers");
+            problem(where + "." + kv.key(), "parameter values must be numbers");
           }
         }
         if (cfg.name.empty())
@@ -533,12 +537,11 @@ std::string PyTorchReference::exportedPath(const std::string &taskDir, const std
 
 Task parseTask(const std::string &jsonText, const std::string &dir, bool checkFiles) {
   TaskParser parser;
-  json::Value doc;
+  Json doc;
   try {
-    doc = json::parse(jsonText);
-  } catch (const json::ParseError &e) {
-    throw TaskError({"task.json:" + std::to_string(e.line) + ":" + std::to_string(e.column) + ": " +
-                     e.what()});
+    doc = support::parseJson(jsonText, "task.json");
+  } catch (const support::SupportError &e) {
+    throw TaskError({e.what()});
   }
   Task task = parser.parse(doc, dir, checkFiles);
   if (!parser.problems.empty())

@@ -32,8 +32,8 @@ TimingStats summarizeTimes(std::vector<double> samples) {
   return stats;
 }
 
-json::Object timingJson(const TimingStats &stats) {
-  json::Object t;
+support::Json timingJson(const TimingStats &stats) {
+  support::Json t = support::Json::object();
   t["runs"] = stats.runs;
   t["median_ms"] = stats.medianMs;
   t["min_ms"] = stats.minMs;

@@ -11,6 +11,7 @@
 #include "cudaperf/Checks/Check.h"
 #include "cudaperf/Frontend/Frontend.h"
 #include "cudaperf/Report/Writers.h"
+#include "cudaperf/Support/Arch.h"
 #include "clang/Basic/Stack.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/IR/Module.h"
@@ -116,14 +117,6 @@ std::string checkInputFile(const std::string &File) {
   return "";
 }
 
-bool validArch(llvm::StringRef A) {
-  unsigned N;
-  if (!A.consume_front("sm_"))
-    return false;
-  A.consume_back("a");
-  return !A.getAsInteger(10, N) && N >= 30 && N < 200;
-}
-
 } // namespace
 
 int runAnalyzeTool(int Argc, const char **Argv) {
@@ -175,7 +168,7 @@ int runAnalyzeTool(int Argc, const char **Argv) {
     return usage("no input files (usage: cudaperf-analyze [options] FILE... [-- flags])");
   if (O.Format != "text" && O.Format != "json")
     return usage("--format must be 'text' or 'json', not '" + O.Format + "'");
-  if (!validArch(O.Arch))
+  if (!support::parseSmTarget(O.Arch))
     return usage("--arch must look like sm_90, not '" + O.Arch + "'");
 
   FrontendOptions FO;

@@ -5,6 +5,9 @@
 
 using namespace cudaperf;
 using namespace cudaperf::counters;
+using cudaperf::support::Json;
+using cudaperf::support::member;
+using cudaperf::support::parseJson;
 
 namespace {
 
@@ -36,52 +39,52 @@ CountersDocument sampleDocument() {
   return doc;
 }
 
-std::vector<std::string> keysOf(const json::Value &v) {
+std::vector<std::string> keysOf(const Json &v) {
   std::vector<std::string> keys;
-  for (const auto &item : v.asObject().items())
-    keys.push_back(item.first);
+  for (const auto &item : v.items())
+    keys.push_back(item.key());
   return keys;
 }
 
 } // namespace
 
 TEST(CountersDocument, WritesTheDocumentedKeysInOrder) {
-  json::Value v = json::parse(writeCountersJson(sampleDocument()));
+  Json v = parseJson(writeCountersJson(sampleDocument()));
   EXPECT_EQ(keysOf(v), (std::vector<std::string>{"schema", "program", "gpu", "available", "reason", "dropped_metrics",
                                                  "kernels", "kernels_not_profiled", "max_kernels", "replay_passes",
                                                  "notes"}));
-  EXPECT_EQ(v.get("schema")->asString(), "cudaperf-counters/1");
-  EXPECT_EQ(v.get("program")->asString(), "./global_strided --n 4");
-  EXPECT_EQ(keysOf(*v.get("gpu")), (std::vector<std::string>{"name", "compute_capability"}));
-  EXPECT_EQ(v.get("gpu")->get("compute_capability")->asString(), "9.0");
-  EXPECT_TRUE(v.get("available")->asBool());
-  EXPECT_EQ(v.get("reason")->asString(), "");
-  EXPECT_EQ(v.get("dropped_metrics")->get("sm__maximum_warps_per_active_cycle_pct")->asString(),
+  EXPECT_EQ(member(v, "schema")->get<std::string>(), "cudaperf-counters/1");
+  EXPECT_EQ(member(v, "program")->get<std::string>(), "./global_strided --n 4");
+  EXPECT_EQ(keysOf(*member(v, "gpu")), (std::vector<std::string>{"name", "compute_capability"}));
+  EXPECT_EQ(member(v, "gpu")->at("compute_capability").get<std::string>(), "9.0");
+  EXPECT_TRUE(member(v, "available")->get<bool>());
+  EXPECT_EQ(member(v, "reason")->get<std::string>(), "");
+  EXPECT_EQ(member(v, "dropped_metrics")->at("sm__maximum_warps_per_active_cycle_pct").get<std::string>(),
             "not accepted by the CUPTI host configuration");
-  const json::Array &kernels = v.get("kernels")->asArray();
+  const Json &kernels = v.at("kernels");
   ASSERT_EQ(kernels.size(), 2u);
   EXPECT_EQ(keysOf(kernels[0]), (std::vector<std::string>{"name", "demangled", "launch", "metrics"}));
-  EXPECT_EQ(kernels[0].get("name")->asString(), "_Z9stride_ldPKfPfi");
-  EXPECT_EQ(kernels[0].get("demangled")->asString(), "stride_ld(float const*, float*, int)");
-  EXPECT_EQ(kernels[0].get("launch")->asInteger(), 0);
-  EXPECT_EQ(kernels[0].get("metrics")->get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")->asNumber(), 131072);
-  EXPECT_EQ(kernels[0].get("metrics")->get("gpu__time_duration.sum")->asNumber(), 5344.5);
-  EXPECT_EQ(kernels[0].get("metrics")->get("launch__registers_per_thread")->asNumber(), 16);
-  EXPECT_EQ(kernels[1].get("launch")->asInteger(), 1);
-  EXPECT_EQ(v.get("kernels_not_profiled")->asInteger(), 3);
-  EXPECT_EQ(v.get("max_kernels")->asInteger(), 256);
-  EXPECT_EQ(v.get("replay_passes")->asInteger(), 7);
+  EXPECT_EQ(member(kernels[0], "name")->get<std::string>(), "_Z9stride_ldPKfPfi");
+  EXPECT_EQ(member(kernels[0], "demangled")->get<std::string>(), "stride_ld(float const*, float*, int)");
+  EXPECT_EQ(member(kernels[0], "launch")->get<int64_t>(), 0);
+  EXPECT_EQ(member(kernels[0], "metrics")->at("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum").get<double>(), 131072);
+  EXPECT_EQ(member(kernels[0], "metrics")->at("gpu__time_duration.sum").get<double>(), 5344.5);
+  EXPECT_EQ(member(kernels[0], "metrics")->at("launch__registers_per_thread").get<double>(), 16);
+  EXPECT_EQ(member(kernels[1], "launch")->get<int64_t>(), 1);
+  EXPECT_EQ(member(v, "kernels_not_profiled")->get<int64_t>(), 3);
+  EXPECT_EQ(member(v, "max_kernels")->get<int64_t>(), 256);
+  EXPECT_EQ(member(v, "replay_passes")->get<int64_t>(), 7);
 }
 
 TEST(CountersDocument, NonFiniteValuesAreLeftOutAndNamed) {
-  json::Value v = json::parse(writeCountersJson(sampleDocument()));
-  const json::Value &metrics = *v.get("kernels")->asArray()[1].get("metrics");
-  EXPECT_EQ(metrics.get("dram__bytes_read.sum"), nullptr);
-  ASSERT_NE(metrics.get("dram__bytes_write.sum"), nullptr);
-  EXPECT_EQ(metrics.get("dram__bytes_write.sum")->asNumber(), 0);
+  Json v = parseJson(writeCountersJson(sampleDocument()));
+  const Json &metrics = v.at("kernels").at(1).at("metrics");
+  EXPECT_EQ(member(metrics, "dram__bytes_read.sum"), nullptr);
+  ASSERT_NE(member(metrics, "dram__bytes_write.sum"), nullptr);
+  EXPECT_EQ(member(metrics, "dram__bytes_write.sum")->get<double>(), 0);
   bool named = false;
-  for (const json::Value &n : v.get("notes")->asArray())
-    named = named || n.asString().find("launch 1: dram__bytes_read.sum") != std::string::npos;
+  for (const Json &n : v.at("notes"))
+    named = named || n.get<std::string>().find("launch 1: dram__bytes_read.sum") != std::string::npos;
   EXPECT_TRUE(named);
 }
 
@@ -91,12 +94,12 @@ TEST(CountersDocument, UnavailableDocumentCarriesTheReason) {
   doc.available = false;
   doc.reason = "profiling not permitted (NVreg_RestrictProfilingToAdminUsers=1?): cuptiRangeProfilerEnable returned "
                "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
-  json::Value v = json::parse(writeCountersJson(doc));
-  EXPECT_FALSE(v.get("available")->asBool());
-  EXPECT_EQ(v.get("reason")->asString(), doc.reason);
-  EXPECT_TRUE(v.get("kernels")->asArray().empty());
-  EXPECT_TRUE(v.get("dropped_metrics")->asObject().items().empty());
-  EXPECT_EQ(v.get("gpu")->get("name")->asString(), "");
+  Json v = parseJson(writeCountersJson(doc));
+  EXPECT_FALSE(member(v, "available")->get<bool>());
+  EXPECT_EQ(member(v, "reason")->get<std::string>(), doc.reason);
+  EXPECT_TRUE(v.at("kernels").empty());
+  EXPECT_TRUE(member(v, "dropped_metrics")->empty());
+  EXPECT_EQ(member(v, "gpu")->at("name").get<std::string>(), "");
 }
 
 TEST(CountersDocument, RoundTripsThroughTheParser) {

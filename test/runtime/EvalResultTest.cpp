@@ -6,6 +6,9 @@
 
 using namespace cudaperf;
 using namespace cudaperf::runtime;
+using cudaperf::support::Json;
+using cudaperf::support::member;
+using cudaperf::support::parseJson;
 
 namespace {
 
@@ -37,8 +40,8 @@ struct ResultFixture : testing::Test {
 {"event":"verdict","impl":"baseline","outcome":"ok"}
 )";
   }
-  std::string outcome(const json::Value &v) { return v.get("outcome")->asString(); }
-  std::string detail(const json::Value &v) { return v.get("detail")->asString(); }
+  std::string outcome(const Json &v) { return member(v, "outcome")->get<std::string>(); }
+  std::string detail(const Json &v) { return member(v, "detail")->get<std::string>(); }
 };
 
 } // namespace
@@ -51,35 +54,35 @@ TEST_F(ResultFixture, OkWithSpeedups) {
 {"event":"timing","impl":"candidate","config":"large","median_ms":0.045,"runs":20}
 {"event":"verdict","impl":"candidate","outcome":"ok"}
 {"event":"done"})";
-  json::Value r = assembleResult(rec);
+  Json r = assembleResult(rec);
   EXPECT_EQ(outcome(r), "ok");
-  const json::Array &cfgs = r.get("configs")->asArray();
+  const Json &cfgs = r.at("configs");
   ASSERT_EQ(cfgs.size(), 3u);
-  EXPECT_DOUBLE_EQ(cfgs[0].get("speedup")->asNumber(), 2.0);
-  EXPECT_DOUBLE_EQ(cfgs[0].get("reference_ms")->asNumber(), 0.6); // median of the sets
-  EXPECT_EQ(cfgs[0].get("params")->get("n")->asInteger(), 1000);
-  EXPECT_TRUE(cfgs[0].get("correctness")->get("pass")->asBool());
-  EXPECT_NEAR(r.get("speedup")->asNumber(), std::cbrt(2.0 * 1.0 * 2.0), 1e-12); // geometric mean
-  EXPECT_EQ(r.get("gpu")->get("name")->asString(), "NVIDIA H200");
-  EXPECT_EQ(r.get("schema")->asString(), kResultSchema);
+  EXPECT_DOUBLE_EQ(member(cfgs[0], "speedup")->get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(member(cfgs[0], "reference_ms")->get<double>(), 0.6); // median of the sets
+  EXPECT_EQ(member(cfgs[0], "params")->at("n").get<int64_t>(), 1000);
+  EXPECT_TRUE(member(cfgs[0], "correctness")->at("pass").get<bool>());
+  EXPECT_NEAR(member(r, "speedup")->get<double>(), std::cbrt(2.0 * 1.0 * 2.0), 1e-12); // geometric mean
+  EXPECT_EQ(member(r, "gpu")->at("name").get<std::string>(), "NVIDIA H200");
+  EXPECT_EQ(member(r, "schema")->get<std::string>(), kResultSchema);
 }
 
 TEST_F(ResultFixture, WorkerVerdictIsTheOutcome) {
   rec.events = okBaseline() + R"({"event":"check","impl":"candidate","config":"medium","set":1,"seed":22,"pass":false,"argument":"c","index":7,"got":"nan","expected":1.5}
 {"event":"verdict","impl":"candidate","outcome":"wrong_answer","detail":"c[7] = nan, expected 1.5","config":"medium"}
 {"event":"done"})";
-  json::Value r = assembleResult(rec);
+  Json r = assembleResult(rec);
   EXPECT_EQ(outcome(r), "wrong_answer");
   EXPECT_EQ(detail(r), "c[7] = nan, expected 1.5");
-  EXPECT_TRUE(r.get("speedup")->isNull());
-  EXPECT_FALSE(r.get("configs")->asArray()[1].get("correctness")->get("pass")->asBool());
+  EXPECT_TRUE(member(r, "speedup")->is_null());
+  EXPECT_FALSE(member(r, "configs")->at(1).at("correctness").at("pass").get<bool>());
 }
 
 TEST_F(ResultFixture, CrashDuringCandidateIsRuntimeFault) {
   rec.events = okBaseline() + R"({"event":"phase","impl":"candidate","config":"small","step":"correctness","set":0})";
   rec.worker.exited = false;
   rec.worker.signal = SIGABRT;
-  json::Value r = assembleResult(rec);
+  Json r = assembleResult(rec);
   EXPECT_EQ(outcome(r), "runtime_fault");
   EXPECT_NE(detail(r).find("signal 6"), std::string::npos) << detail(r);
   EXPECT_NE(detail(r).find("correctness of the candidate, config small, input set 0"), std::string::npos) << detail(r);
@@ -87,7 +90,7 @@ TEST_F(ResultFixture, CrashDuringCandidateIsRuntimeFault) {
 
 TEST_F(ResultFixture, ExitWithoutVerdictIsRuntimeFault) {
   rec.events = okBaseline() + R"({"event":"phase","impl":"candidate","config":"small","step":"correctness","set":0})";
-  json::Value r = assembleResult(rec);
+  Json r = assembleResult(rec);
   EXPECT_EQ(outcome(r), "runtime_fault");
   EXPECT_NE(detail(r).find("exit status 0"), std::string::npos);
 }
@@ -107,7 +110,7 @@ TEST_F(ResultFixture, StallIsTimeout) {
   rec.worker.timedOut = true;
   rec.worker.stalled = true;
   rec.worker.signal = SIGKILL;
-  json::Value r = assembleResult(rec);
+  Json r = assembleResult(rec);
   EXPECT_EQ(outcome(r), "timeout");
   EXPECT_NE(detail(r).find("no progress for 10 s"), std::string::npos) << detail(r);
 }
@@ -119,7 +122,7 @@ TEST_F(ResultFixture, BaselineOrSetUpFailureIsInternalError) {
   rec.events = R"({"event":"phase","impl":"baseline","config":"small","step":"correctness","set":0})";
   rec.worker.exited = false;
   rec.worker.signal = SIGSEGV;
-  json::Value r = assembleResult(rec);
+  Json r = assembleResult(rec);
   EXPECT_EQ(outcome(r), "internal_error");
   EXPECT_NE(detail(r).find("before the candidate ran"), std::string::npos);
 }
@@ -127,14 +130,14 @@ TEST_F(ResultFixture, BaselineOrSetUpFailureIsInternalError) {
 TEST_F(ResultFixture, CompileErrorAndCompileOnly) {
   rec.candidateBuild.ok = false;
   rec.candidateBuild.log = "candidate.cu(3): error: expected a \";\"\n";
-  json::Value r = assembleResult(rec);
+  Json r = assembleResult(rec);
   EXPECT_EQ(outcome(r), "compile_error");
   EXPECT_EQ(detail(r), "candidate.cu(3): error: expected a \";\"");
   rec.candidateBuild.ok = true;
   rec.compileOnly = true;
   r = assembleResult(rec);
   EXPECT_EQ(outcome(r), "ok");
-  EXPECT_TRUE(r.get("compile_only")->asBool());
+  EXPECT_TRUE(member(r, "compile_only")->get<bool>());
   EXPECT_EQ(resultOutcome(r), Outcome::Ok);
 }
 
@@ -144,20 +147,20 @@ TEST_F(ResultFixture, CountersPerConfiguration) {
 {"event":"counters","impl":"candidate","config":"small","available":true,"reason":"","kernels":[{"name":"_Z3addPf","demangled":"add(float*)","launch":0,"metrics":{"dram__bytes_read.sum":8000}}]}
 {"event":"counters","impl":"candidate","config":"medium","available":false,"reason":"profiling not permitted"}
 {"event":"done"})ev";
-  json::Value r = assembleResult(rec);
+  Json r = assembleResult(rec);
   EXPECT_EQ(outcome(r), "ok");
-  const json::Array &cfgs = r.get("configs")->asArray();
-  const json::Value *c0 = cfgs[0].get("counters");
+  const Json &cfgs = r.at("configs");
+  const Json *c0 = member(cfgs[0], "counters");
   ASSERT_NE(c0, nullptr);
-  EXPECT_TRUE(c0->get("available")->asBool());
-  EXPECT_DOUBLE_EQ(c0->get("kernels")->asArray()[0].get("metrics")->get("dram__bytes_read.sum")->asNumber(), 8000);
-  EXPECT_EQ(c0->get("config"), nullptr); // the event's routing keys are not copied
-  EXPECT_EQ(cfgs[1].get("counters")->get("reason")->asString(), "profiling not permitted");
-  EXPECT_EQ(cfgs[2].get("counters"), nullptr);
+  EXPECT_TRUE(member(*c0, "available")->get<bool>());
+  EXPECT_DOUBLE_EQ(member(*c0, "kernels")->at(0).at("metrics").at("dram__bytes_read.sum").get<double>(), 8000);
+  EXPECT_EQ(member(*c0, "config"), nullptr); // the event's routing keys are not copied
+  EXPECT_EQ(member(cfgs[1], "counters")->at("reason").get<std::string>(), "profiling not permitted");
+  EXPECT_EQ(member(cfgs[2], "counters"), nullptr);
 }
 
 TEST_F(ResultFixture, PyTorchEagerIsWhatTheSpeedupIsAgainst) {
-  json::Value eager = json::parse(R"({"configs": {"small": {"median_ms": 0.05, "runs": 30},
+  Json eager = parseJson(R"({"configs": {"small": {"median_ms": 0.05, "runs": 30},
                                                    "medium": {"median_ms": 0.08, "runs": 30},
                                                    "large": {"median_ms": 0.18, "runs": 30}}})");
   rec.pytorchEager = &eager;
@@ -166,13 +169,13 @@ TEST_F(ResultFixture, PyTorchEagerIsWhatTheSpeedupIsAgainst) {
 {"event":"timing","impl":"candidate","config":"large","median_ms":0.09,"runs":20}
 {"event":"verdict","impl":"candidate","outcome":"ok"}
 {"event":"done"})";
-  json::Value r = assembleResult(rec);
-  const json::Array &cfgs = r.get("configs")->asArray();
-  EXPECT_DOUBLE_EQ(cfgs[0].get("speedup")->asNumber(), 5.0);             // eager 0.05 / 0.01
-  EXPECT_DOUBLE_EQ(cfgs[0].get("speedup_vs_baseline")->asNumber(), 2.0); // baseline 0.02 / 0.01
-  EXPECT_DOUBLE_EQ(cfgs[0].get("reference_ms")->asNumber(), 0.05);
-  EXPECT_DOUBLE_EQ(cfgs[2].get("speedup")->asNumber(), 2.0);
-  EXPECT_NEAR(r.get("speedup")->asNumber(), std::cbrt(5.0 * 2.0 * 2.0), 1e-9);
+  Json r = assembleResult(rec);
+  const Json &cfgs = r.at("configs");
+  EXPECT_DOUBLE_EQ(member(cfgs[0], "speedup")->get<double>(), 5.0);             // eager 0.05 / 0.01
+  EXPECT_DOUBLE_EQ(member(cfgs[0], "speedup_vs_baseline")->get<double>(), 2.0); // baseline 0.02 / 0.01
+  EXPECT_DOUBLE_EQ(member(cfgs[0], "reference_ms")->get<double>(), 0.05);
+  EXPECT_DOUBLE_EQ(member(cfgs[2], "speedup")->get<double>(), 2.0);
+  EXPECT_NEAR(member(r, "speedup")->get<double>(), std::cbrt(5.0 * 2.0 * 2.0), 1e-9);
 }
 
 TEST(Outcome, NamesRoundTrip) {

@@ -1,13 +1,13 @@
 // The cudaperf-eval command line: exit codes and compile-only output everywhere; a real
 // evaluation where a CUDA driver is present (skipped otherwise).
-#include "cudaperf/Runtime/Json.h"
-#include "cudaperf/Runtime/Subprocess.h"
+#include "cudaperf/Support/Json.h"
+#include "cudaperf/Support/Subprocess.h"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
 using namespace cudaperf;
-using namespace cudaperf::runtime;
+using namespace cudaperf::support;
 
 namespace {
 std::string src(const std::string &rel) { return std::string(CUDAPERF_SOURCE_DIR) + "/" + rel; }
@@ -41,12 +41,12 @@ TEST(EvalTool, CompileOnlyWritesAResultDocument) {
   ProcessResult r = evalTool({src("data/tasks/saxpy"), src("data/tasks/saxpy/impls/vectorized.cu"), "--compile-only",
                               "--arch", "sm_90"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  json::Value doc = json::parse(r.output);
-  EXPECT_EQ(doc.get("outcome")->asString(), "ok");
-  EXPECT_TRUE(doc.get("compile")->get("ok")->asBool());
-  EXPECT_EQ(doc.get("compile")->get("arch")->asString(), "sm_90");
-  EXPECT_EQ(doc.get("task")->asString(), "saxpy");
-  EXPECT_EQ(doc.get("candidate_sha256")->asString().size(), 64u);
+  Json doc = parseJson(r.output);
+  EXPECT_EQ(member(doc, "outcome")->get<std::string>(), "ok");
+  EXPECT_TRUE(member(doc, "compile")->at("ok").get<bool>());
+  EXPECT_EQ(member(doc, "compile")->at("arch").get<std::string>(), "sm_90");
+  EXPECT_EQ(member(doc, "task")->get<std::string>(), "saxpy");
+  EXPECT_EQ(member(doc, "candidate_sha256")->get<std::string>().size(), 64u);
 }
 
 TEST(EvalToolGpu, EvaluatesAGoodCandidate) {
@@ -54,14 +54,14 @@ TEST(EvalToolGpu, EvaluatesAGoodCandidate) {
     GTEST_SKIP() << "no CUDA driver (libcuda.so.1) on this machine";
   ProcessResult r = evalTool({src("data/tasks/vector_add"), src("data/tasks/vector_add/impls/vectorized.cu")});
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  json::Value doc = json::parse(r.output);
-  EXPECT_EQ(doc.get("outcome")->asString(), "ok") << r.output;
-  ASSERT_TRUE(doc.get("speedup")->isNumber());
-  EXPECT_GT(doc.get("speedup")->asNumber(), 0.0);
-  for (const json::Value &c : doc.get("configs")->asArray()) {
-    EXPECT_TRUE(c.get("correctness")->get("pass")->asBool());
-    EXPECT_GE(c.get("candidate")->get("runs")->asInteger(), 20);
-    EXPECT_GE(c.get("correctness")->get("checks")->asArray().size(), 3u);
+  Json doc = parseJson(r.output);
+  EXPECT_EQ(member(doc, "outcome")->get<std::string>(), "ok") << r.output;
+  ASSERT_TRUE(member(doc, "speedup")->is_number());
+  EXPECT_GT(member(doc, "speedup")->get<double>(), 0.0);
+  for (const Json &c : doc.at("configs")) {
+    EXPECT_TRUE(member(c, "correctness")->at("pass").get<bool>());
+    EXPECT_GE(member(c, "candidate")->at("runs").get<int64_t>(), 20);
+    EXPECT_GE(member(c, "correctness")->at("checks").size(), 3u);
   }
 }
 
@@ -70,5 +70,5 @@ TEST(EvalToolGpu, HalfWrittenOutputIsAWrongAnswer) {
     GTEST_SKIP() << "no CUDA driver (libcuda.so.1) on this machine";
   ProcessResult r = evalTool({src("data/tasks/vector_add"), src("test/runtime/bad/half_output.cu")});
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  EXPECT_EQ(json::parse(r.output).get("outcome")->asString(), "wrong_answer");
+  EXPECT_EQ(parseJson(r.output).at("outcome").get<std::string>(), "wrong_answer");
 }

@@ -16,20 +16,20 @@ using namespace cudaperf::occupancy;
 TEST(OccupancyVsCudaOccupancyHeader, RandomConfigurationsOnEveryRow) {
   std::mt19937 Rng(20261129);
   const int PerRow = 50000;
-  for (const ArchSpec &A : allArchs()) {
+  for (const ArchSpec &A : cudaperf::support::gpuArchs()) {
     cudaOccDeviceProp P;
-    P.computeMajor = A.Major;
-    P.computeMinor = A.Minor;
-    P.maxThreadsPerBlock = A.MaxThreadsPerBlock;
-    P.maxThreadsPerMultiprocessor = A.MaxThreadsPerSM;
-    P.regsPerBlock = A.RegistersPerBlock;
-    P.regsPerMultiprocessor = A.RegistersPerSM;
-    P.warpSize = A.WarpSize;
-    P.sharedMemPerBlock = A.SharedMemPerBlock;
-    P.sharedMemPerMultiprocessor = A.SharedMemPerSM;
+    P.computeMajor = A.major;
+    P.computeMinor = A.minor;
+    P.maxThreadsPerBlock = A.maxThreadsPerBlock;
+    P.maxThreadsPerMultiprocessor = A.maxThreadsPerSM;
+    P.regsPerBlock = A.registersPerBlock;
+    P.regsPerMultiprocessor = A.registersPerSM;
+    P.warpSize = A.warpSize;
+    P.sharedMemPerBlock = A.sharedMemPerBlock;
+    P.sharedMemPerMultiprocessor = A.sharedMemPerSM;
     P.numSms = 100;
-    P.sharedMemPerBlockOptin = A.SharedMemPerBlockOptin;
-    P.reservedSharedMemPerBlock = A.ReservedSharedMemPerBlock;
+    P.sharedMemPerBlockOptin = A.sharedMemPerBlockOptin;
+    P.reservedSharedMemPerBlock = A.reservedSharedMemPerBlock;
     int Differ = 0;
     for (int I = 0; I < PerRow; ++I) {
       cudaOccFuncAttributes F;
@@ -38,7 +38,7 @@ TEST(OccupancyVsCudaOccupancyHeader, RandomConfigurationsOnEveryRow) {
       F.sharedSizeBytes = (Rng() % 3 == 0) ? 0 : Rng() % 49153;
       F.partitionedGCConfig = PARTITIONED_GC_OFF;
       F.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
-      long MaxDyn = (Rng() % 2 ? A.SharedMemPerBlockOptin : A.SharedMemPerBlock) - long(F.sharedSizeBytes);
+      long MaxDyn = (Rng() % 2 ? A.sharedMemPerBlockOptin : A.sharedMemPerBlock) - long(F.sharedSizeBytes);
       F.maxDynamicSharedSizeBytes = size_t(std::max(0L, MaxDyn));
       F.numBlockBarriers = 1 + int(Rng() % 16);
       F.virtualResourceCount = 0;
@@ -46,7 +46,7 @@ TEST(OccupancyVsCudaOccupancyHeader, RandomConfigurationsOnEveryRow) {
       const int Carveouts[] = {-1, 0, 10, 25, 33, 50, 75, 100};
       S.carveoutConfig = Carveouts[Rng() % 8];
       int Block = 1 + int(Rng() % F.maxThreadsPerBlock);
-      size_t Dyn = (Rng() % 2) ? Rng() % (A.SharedMemPerBlockOptin + 2000) : Rng() % 8192;
+      size_t Dyn = (Rng() % 2) ? Rng() % (A.sharedMemPerBlockOptin + 2000) : Rng() % 8192;
       cudaOccResult R;
       int Expected = cudaOccMaxActiveBlocksPerMultiprocessor(&R, &P, &F, &S, Block, Dyn) == CUDA_OCC_SUCCESS
                          ? R.activeBlocksPerMultiprocessor

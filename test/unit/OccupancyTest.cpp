@@ -1,6 +1,6 @@
 //===- OccupancyTest.cpp - The occupancy calculator against known answers ----------===//
 //
-// Hand-derived cases for each limit, the table, waves and suggestions, and a replay of the sweep
+// Hand-derived cases for each limit, waves and suggestions (the table: test/support/GpuTableTest.cpp), and a replay of the sweep
 // measured on the H200 (data/measured/occupancy-sweep-h200.csv), which must match exactly.
 //
 //===----------------------------------------------------------------------===//
@@ -15,7 +15,7 @@ using namespace cudaperf::occupancy;
 namespace {
 
 const ArchSpec &sm90() {
-  const ArchSpec *A = findArch("sm_90");
+  const ArchSpec *A = cudaperf::support::findGpuArch("sm_90");
   EXPECT_NE(A, nullptr);
   return *A;
 }
@@ -29,47 +29,6 @@ OccupancyResult occ(const ArchSpec &A, int Regs, int Threads, int StaticSmem = 0
 }
 
 } // namespace
-
-TEST(OccupancyTable, ParsesArchNames) {
-  EXPECT_EQ(findArch("sm_90"), findArch(9, 0));
-  EXPECT_EQ(findArch("sm_90a"), findArch(9, 0));
-  EXPECT_EQ(findArch("compute_80"), findArch(8, 0));
-  EXPECT_EQ(findArch("8.6"), findArch(8, 6));
-  EXPECT_EQ(findArch("sm_100a"), findArch(10, 0));
-  EXPECT_EQ(findArch("120"), findArch(12, 0));
-  EXPECT_EQ(findArch("sm_52"), nullptr);
-  EXPECT_EQ(findArch("sm_9x"), nullptr);
-  EXPECT_EQ(findArch(""), nullptr);
-}
-
-TEST(OccupancyTable, EveryIssueCapabilityHasASourcedRow) {
-  for (auto [Major, Minor] : {std::pair{7, 0}, {7, 5}, {8, 0}, {8, 6}, {8, 7}, {8, 9}, {9, 0},
-                              {10, 0}, {12, 0}}) {
-    const ArchSpec *A = findArch(Major, Minor);
-    ASSERT_NE(A, nullptr) << Major << "." << Minor;
-    EXPECT_GT(std::string(A->Source).size(), 20u);
-    EXPECT_FALSE(A->CarveoutStepsKiB.empty());
-    EXPECT_EQ(A->CarveoutStepsKiB.back() * 1024, A->SharedMemPerSM) << A->smName();
-    EXPECT_LE(A->SharedMemPerBlockOptin, A->SharedMemPerSM);
-  }
-}
-
-TEST(OccupancyTable, H200MatchesMeasuredProperties) {
-  const ArchSpec &A = sm90();
-  EXPECT_EQ(A.RegistersPerSM, 65536);
-  EXPECT_EQ(A.SharedMemPerSM, 233472);
-  EXPECT_EQ(A.SharedMemPerBlockOptin, 232448);
-  EXPECT_EQ(A.MaxThreadsPerSM, 2048);
-  EXPECT_EQ(A.MaxBlocksPerSM, 32);
-  EXPECT_EQ(A.ReservedSharedMemPerBlock, 1024);
-  const DeviceSpec *D = findDevice("h200");
-  ASSERT_NE(D, nullptr);
-  EXPECT_EQ(D->SMs, 132);
-  EXPECT_EQ(defaultDevice(9, 0), D);
-  EXPECT_EQ(findDevice("H100 SXM")->SMs, 132);
-  EXPECT_EQ(findDevice("a100")->SMs, 108);
-  EXPECT_EQ(findDevice("no-such-gpu"), nullptr);
-}
 
 TEST(Occupancy, RegisterLimitFromTheIssueExample) {
   // 72 registers: 2304 per warp; 16384 / 2304 = 7 warps per sub-partition, 28 per SM: 3 blocks of 8.
@@ -125,7 +84,7 @@ TEST(Occupancy, SharedMemoryAllocationAndReservation) {
   EXPECT_EQ(R.ActiveBlocksPerSM, 20);
   EXPECT_EQ(R.Limit, Limiter::SharedMemory);
   // Volta: no reservation, 256 B unit: 10,000 -> 10,240; 98,304 / 10,240 = 9.
-  EXPECT_EQ(occ(*findArch(7, 0), 16, 64, 10000).BlocksBySharedMem, 9);
+  EXPECT_EQ(occ(*cudaperf::support::findGpuArch(7, 0), 16, 64, 10000).BlocksBySharedMem, 9);
   // Dynamic shared memory beyond 48 KB without opt-in does not launch.
   EXPECT_EQ(occ(sm90(), 16, 128, 0, 50000).ActiveBlocksPerSM, 0);
   KernelResources K;
@@ -144,7 +103,7 @@ TEST(Occupancy, CarveoutPreference) {
   // Preference 0%: the SM takes the smallest step that holds one block (16 KB): 1 block.
   EXPECT_EQ(occ(sm90(), 16, 64, 8192, 0, 0).ActiveBlocksPerSM, 1);
   // Turing has no 0 KB configuration: the smallest is 32 KB.
-  EXPECT_EQ(occ(*findArch(7, 5), 16, 64, 8192, 0, 0).ActiveBlocksPerSM, 4);
+  EXPECT_EQ(occ(*cudaperf::support::findGpuArch(7, 5), 16, 64, 8192, 0, 0).ActiveBlocksPerSM, 4);
 }
 
 TEST(Occupancy, WarpAndBlockSlotLimits) {
@@ -156,7 +115,7 @@ TEST(Occupancy, WarpAndBlockSlotLimits) {
   EXPECT_EQ(Big.ActiveBlocksPerSM, 2);
   EXPECT_EQ(Big.Limit, Limiter::Warps);
   EXPECT_DOUBLE_EQ(Big.Theoretical, 0.75);
-  EXPECT_EQ(occ(*findArch(8, 6), 16, 1024).ActiveWarpsPerSM, 32); // 48 warp slots on GA10x
+  EXPECT_EQ(occ(*cudaperf::support::findGpuArch(8, 6), 16, 1024).ActiveWarpsPerSM, 32); // 48 warp slots on GA10x
   EXPECT_EQ(occ(sm90(), 16, 1025).ActiveBlocksPerSM, 0);
   EXPECT_EQ(occ(sm90(), 16, 1025).Limit, Limiter::BlockSize);
 
@@ -188,7 +147,7 @@ TEST(Occupancy, BarrierLimitFromHopperOn) {
   EXPECT_EQ(R.ActiveBlocksPerSM, 4);
   EXPECT_EQ(R.Limit, Limiter::Barriers);
   // Ampere has no barrier limit in the calculator.
-  EXPECT_EQ(computeOccupancy(*findArch(8, 0), K, {64, 0, -1}).ActiveBlocksPerSM, 32);
+  EXPECT_EQ(computeOccupancy(*cudaperf::support::findGpuArch(8, 0), K, {64, 0, -1}).ActiveBlocksPerSM, 32);
   K.Barriers = 0;
   EXPECT_EQ(computeOccupancy(sm90(), K, {64, 0, -1}).BlocksByBarriers, INT_MAX);
 }
@@ -255,7 +214,7 @@ TEST(OccupancySweep, ReplaysH200MeasurementsExactly) {
     ASSERT_GE(F.size(), Col.size()) << Line;
     if (F[Col["status"]] != "0")
       continue; // the driver refused: nothing to compare
-    const ArchSpec *A = findArch(F[Col["cc"]]);
+    const ArchSpec *A = cudaperf::support::findGpuArch(F[Col["cc"]]);
     ASSERT_NE(A, nullptr) << Line;
     KernelResources K;
     K.RegistersPerThread = std::stoi(F[Col["registers"]]);

@@ -1,7 +1,6 @@
 // Pure pieces of the work analysis: sector footprints of address ranges, the lattice of sampled
-// block indices, and the roofline bound from the device table.
+// block indices (the roofline bound: test/support/GpuTableTest.cpp).
 #include "cudaperf/Analysis/Footprint.h"
-#include "cudaperf/Analysis/Roofline.h"
 #include "cudaperf/Analysis/ThreadExecution.h"
 #include <gtest/gtest.h>
 
@@ -38,36 +37,3 @@ TEST(LatticeSamples, WeightsAddUpToTheSize) {
   EXPECT_EQ(latticeSamples(64, 5).size(), 5u);
 }
 
-TEST(Roofline, DeviceTableHasSourcesAndDefaults) {
-  ASSERT_FALSE(allRooflineDevices().empty());
-  EXPECT_STREQ(allRooflineDevices().front().Name, "H200");
-  for (const RooflineDevice &D : allRooflineDevices()) {
-    EXPECT_GT(std::string(D.Source).size(), 20u) << D.Name;
-    EXPECT_GT(D.DramBytesPerSecond, 0) << D.Name;
-    EXPECT_GT(D.Peak[2], 0) << D.Name;
-  }
-  EXPECT_STREQ(rooflineDeviceForArch(9, 0)->Name, "H200");
-  EXPECT_STREQ(rooflineDeviceForArch(8, 0)->Name, "A100");
-  EXPECT_STREQ(rooflineDeviceForArch(8, 9)->Name, "L40S");
-  EXPECT_EQ(rooflineDeviceForArch(7, 0), nullptr);
-  EXPECT_STREQ(findRooflineDevice("h100 sxm")->Name, "H100-SXM");
-}
-
-TEST(Roofline, BoundIsTheLargerTime) {
-  const RooflineDevice &H200 = *findRooflineDevice("H200");
-  RooflineInput Copy; // 16 MB in, 16 MB out, 4M FLOP
-  Copy.Flops[2] = 4e6;
-  Copy.DramBytes = 32e6;
-  RooflineResult R = rooflineTime(H200, Copy);
-  EXPECT_STREQ(R.bound(), "memory");
-  EXPECT_NEAR(R.seconds(), 32e6 / 4.3e12, 1e-12); // the measured copy bandwidth
-  RooflineInput Gemm; // 2 GFLOP fp32 over 12 MB
-  Gemm.Flops[2] = 2.147e9;
-  Gemm.DramBytes = 12.6e6;
-  R = rooflineTime(H200, Gemm);
-  EXPECT_STREQ(R.bound(), "compute");
-  EXPECT_NEAR(R.seconds(), 2.147e9 / 67e12, 1e-12);
-  RooflineInput Fp64 = Gemm; // fp64 runs at half the fp32 rate
-  Fp64.Flops = {0, 0, 0, 2.147e9};
-  EXPECT_NEAR(rooflineTime(H200, Fp64).seconds(), 2.147e9 / 34e12, 1e-12);
-}

@@ -1,7 +1,8 @@
 // cudaperf-eval: builds CUDA candidates for a task, runs each in a fresh sandboxed worker
 // process, and writes one result document per candidate (docs/eval-result.md).
 #include "cudaperf/Runtime/Evaluator.h"
-#include "cudaperf/Runtime/Json.h"
+#include "cudaperf/Support/ArgParser.h"
+#include "cudaperf/Support/Json.h"
 
 #include <algorithm>
 #include <chrono>
@@ -26,107 +27,114 @@ constexpr int kExitUsage = 2;        // bad command line
 constexpr int kExitInvalidTask = 3;  // the task does not load (problems on stderr)
 constexpr int kExitBadCandidate = 4; // a candidate file cannot be read
 
-const char *kUsage =
-    "usage: cudaperf-eval TASK_DIR CANDIDATE.cu [CANDIDATE.cu ...] [options]\n"
-    "       cudaperf-eval --batch FILE [options]   (lines \"TASK_DIR CANDIDATE.cu\"; '#' comments)\n"
-    "       cudaperf-eval --validate TASK_DIR...\n"
-    "\n"
-    "Builds each candidate with nvcc (cached), runs it against the task's reference and times it\n"
-    "against impls/baseline.cu in a fresh worker process, and prints one JSON result per candidate\n"
-    "(pretty for one candidate, JSON Lines otherwise).\n"
-    "\n"
-    "options:\n"
-    "  --compile-only        build only (works without a GPU)\n"
-    "  --arch sm_XX          target (default: the GPU's; sm_90 when compiling without one)\n"
-    "  --jobs N              parallel builds (default 1); runs are always one at a time\n"
-    "  --seed N              base seed of the input sets (default 1)\n"
-    "  --sets N              input sets per configuration (default 3, at least 3 recommended)\n"
-    "  --no-timing           correctness only\n"
-    "  --configs A,B         only these input configurations of each task (quick screening)\n"
-    "  --warmup N --min-runs N --max-runs N --budget-ms X   timing loop (3, 20, 1000, 100)\n"
-    "  --timeout S           kill a worker after S seconds in all (default 120)\n"
-    "  --stall-timeout S     kill a worker that makes no progress for S seconds (default 10)\n"
-    "  --compile-timeout S   per build (default 60)\n"
-    "  --output-limit BYTES  worker stdout+stderr limit (default 1048576)\n"
-    "  --cache-dir DIR       build cache (default $CUDAPERF_CACHE_DIR or ~/.cache/cudaperf/build)\n"
-    "  --no-cache            always rebuild\n"
-    "  --worker PATH         cudaperf-eval-worker to use\n"
-    "  --counters            after timing, the candidate's hardware counters per kernel (CUPTI;\n"
-    "                        docs/counters.md), a separate pass\n"
-    "  --torch-reference PATH  cudaperf-torch-reference to use (pytorch-to-cuda tasks)\n"
-    "  --nvcc PATH           nvcc to use\n"
-    "  --output FILE         write results here instead of stdout\n"
-    "  --jsonl               one line per result even for a single candidate\n"
-    "  --summary             one line per candidate on stderr\n";
+struct CommandLine {
+  EvalOptions opt;
+  std::string batchFile, outputPath, nvcc;
+  bool jsonl = false, summary = false, validateOnly = false;
+};
+
+support::ArgParser evalArgs(CommandLine &c) {
+  using support::parseInteger;
+  using support::parseNumber;
+  EvalOptions &o = c.opt;
+  support::ArgParser p(
+      "cudaperf-eval",
+      {"TASK_DIR CANDIDATE.cu [CANDIDATE.cu ...] [options]",
+       "--batch FILE [options]   (lines \"TASK_DIR CANDIDATE.cu\"; '#' comments)", "--validate TASK_DIR..."},
+      "Builds each candidate with nvcc (cached), runs it against the task's reference and times it\n"
+      "against impls/baseline.cu in a fresh worker process, and prints one JSON result per candidate\n"
+      "(pretty for one candidate, JSON Lines otherwise).");
+  p.flag("--compile-only", "build only (works without a GPU)", o.compileOnly)
+      .option("--arch", "sm_XX", "target (default: the GPU's; sm_90 when compiling without one)", o.arch)
+      .option("--jobs,-j", "N", "parallel builds (default 1); runs are always one at a time",
+              [&](const std::string &v) { o.jobs = int(parseInteger(v, 1, 1024)); })
+      .option("--seed", "N", "base seed of the input sets (default 1)",
+              [&](const std::string &v) { o.seed = support::parseUnsigned(v); })
+      .option("--sets", "N", "input sets per configuration (default 3, at least 3 recommended)",
+              [&](const std::string &v) { o.sets = int(parseInteger(v, 1, 1000000)); })
+      .flag("--no-timing", "correctness only", [&] { o.timing = false; })
+      .option("--configs", "A,B", "only these input configurations of each task (quick screening)",
+              [&](const std::string &v) { o.configs = parseConfigList(v); })
+      .option("--warmup", "N", "untimed calls before timing (default 3)",
+              [&](const std::string &v) { o.warmup = int(parseInteger(v, 0, 1000000)); })
+      .option("--min-runs", "N", "timed calls, at least (default 20)",
+              [&](const std::string &v) { o.minRuns = int(parseInteger(v, 1, 100000000)); })
+      .option("--max-runs", "N", "timed calls, at most (default 1000)",
+              [&](const std::string &v) { o.maxRuns = int(parseInteger(v, 1, 100000000)); })
+      .option("--budget-ms", "X", "time budget of the timing loop (default 100)",
+              [&](const std::string &v) { o.budgetMs = parseNumber(v, 0); })
+      .option("--timeout", "S", "kill a worker after S seconds in all (default 120)",
+              [&](const std::string &v) { o.timeoutSeconds = parseNumber(v, 0); })
+      .option("--stall-timeout", "S", "kill a worker that makes no progress for S seconds (default 10)",
+              [&](const std::string &v) { o.stallSeconds = parseNumber(v, 0); })
+      .option("--compile-timeout", "S", "per build (default 60)",
+              [&](const std::string &v) { o.build.timeoutSeconds = parseNumber(v, 0); })
+      .option("--output-limit", "BYTES", "worker stdout+stderr limit (default 1048576)",
+              [&](const std::string &v) { o.outputLimitBytes = parseInteger(v, 0); })
+      .option("--cache-dir", "DIR", "build cache (default $CUDAPERF_CACHE_DIR or ~/.cache/cudaperf/build)",
+              o.build.cacheDir)
+      .flag("--no-cache", "always rebuild", [&] { o.build.useCache = false; })
+      .option("--worker", "PATH", "cudaperf-eval-worker to use", o.workerPath)
+      .flag("--counters",
+            "after timing, the candidate's hardware counters per kernel (CUPTI;\n"
+            "docs/counters.md), a separate pass",
+            o.counters)
+      .option("--torch-reference", "PATH", "cudaperf-torch-reference to use (pytorch-to-cuda tasks)",
+              o.torchReferencePath)
+      .option("--nvcc", "PATH", "nvcc to use", c.nvcc)
+      .option("--batch", "FILE", "evaluate the \"TASK_DIR CANDIDATE.cu\" lines of FILE", c.batchFile)
+      .option("--output,-o", "FILE", "write results here instead of stdout", c.outputPath)
+      .flag("--jsonl", "one line per result even for a single candidate", c.jsonl)
+      .flag("--summary", "one line per candidate on stderr", c.summary)
+      .flag("--validate", "only load and check the task directories", c.validateOnly)
+      .epilog("exit codes: 0 every result written, 1 a result is internal_error or the environment is\n"
+              "unusable, 2 bad usage, 3 the task does not load, 4 a candidate cannot be read");
+  return p;
+}
+
+const support::ArgParser *gArgs = nullptr; // for usageError
 
 [[noreturn]] void usageError(const std::string &msg) {
-  std::cerr << "cudaperf-eval: " << msg << "\n\n" << kUsage;
+  std::cerr << "cudaperf-eval: " << msg << "\n" << (gArgs ? gArgs->usageHint() : "");
   std::exit(kExitUsage);
 }
 
-std::string summaryLine(const json::Value &r) {
+std::string stringMember(const support::Json &r, const char *key) {
+  const support::Json *v = support::member(r, key);
+  return v && v->is_string() ? v->get<std::string>() : "";
+}
+
+std::string summaryLine(const support::Json &r) {
   char speed[32] = "-";
-  if (const json::Value *s = r.get("speedup"); s && s->isNumber())
-    snprintf(speed, sizeof speed, "%.2fx", s->asNumber());
-  std::string detail = r.get("detail") && r.get("detail")->isString() ? r.get("detail")->asString() : "";
+  if (const support::Json *s = support::member(r, "speedup"); s && s->is_number())
+    snprintf(speed, sizeof speed, "%.2fx", s->get<double>());
+  std::string detail = stringMember(r, "detail");
   if (size_t nl = detail.find('\n'); nl != std::string::npos)
     detail = detail.substr(0, nl);
-  return r.get("candidate")->asString() + ": " + r.get("outcome")->asString() + " speedup " + speed +
+  return stringMember(r, "candidate") + ": " + stringMember(r, "outcome") + " speedup " + speed +
          (detail.empty() ? "" : " (" + detail + ")");
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  EvalOptions opt;
+  CommandLine cl;
+  support::ArgParser args = evalArgs(cl);
+  gArgs = &args;
   std::vector<std::string> positional;
-  std::string batchFile, outputPath, nvcc;
-  bool jsonl = false, summary = false, validateOnly = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc)
-        usageError("missing value for " + a);
-      return argv[++i];
-    };
-    auto number = [&]() -> double {
-      std::string v = value();
-      char *end = nullptr;
-      double d = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end || d < 0)
-        usageError("bad number for " + a + ": " + v);
-      return d;
-    };
-    if (a == "-h" || a == "--help") { std::cout << kUsage; return kExitOk; }
-    else if (a == "--compile-only") opt.compileOnly = true;
-    else if (a == "--arch") opt.arch = value();
-    else if (a == "--jobs" || a == "-j") opt.jobs = int(number());
-    else if (a == "--seed") opt.seed = uint64_t(number());
-    else if (a == "--sets") opt.sets = std::max(1, int(number()));
-    else if (a == "--no-timing") opt.timing = false;
-    else if (a == "--warmup") opt.warmup = int(number());
-    else if (a == "--min-runs") opt.minRuns = std::max(1, int(number()));
-    else if (a == "--max-runs") opt.maxRuns = std::max(1, int(number()));
-    else if (a == "--budget-ms") opt.budgetMs = number();
-    else if (a == "--timeout") opt.timeoutSeconds = number();
-    else if (a == "--stall-timeout") opt.stallSeconds = number();
-    else if (a == "--compile-timeout") opt.build.timeoutSeconds = number();
-    else if (a == "--output-limit") opt.outputLimitBytes = int64_t(number());
-    else if (a == "--cache-dir") opt.build.cacheDir = value();
-    else if (a == "--no-cache") opt.build.useCache = false;
-    else if (a == "--worker") opt.workerPath = value();
-    else if (a == "--counters") opt.counters = true;
-    else if (a == "--configs") opt.configs = parseConfigList(value());
-    else if (a == "--torch-reference") opt.torchReferencePath = value();
-    else if (a == "--nvcc") nvcc = value();
-    else if (a == "--batch") batchFile = value();
-    else if (a == "--output" || a == "-o") outputPath = value();
-    else if (a == "--jsonl") jsonl = true;
-    else if (a == "--summary") summary = true;
-    else if (a == "--validate") validateOnly = true;
-    else if (a.size() > 1 && a[0] == '-') usageError("unknown option " + a);
-    else positional.push_back(a);
+  try {
+    support::ParsedArgs parsed = args.parse(argc, argv);
+    if (parsed.helpRequested) {
+      std::cout << args.help();
+      return kExitOk;
+    }
+    positional = parsed.positional;
+  } catch (const support::SupportError &e) {
+    usageError(e.what());
   }
+  EvalOptions &opt = cl.opt;
+  const std::string &batchFile = cl.batchFile, &outputPath = cl.outputPath, &nvcc = cl.nvcc;
+  bool jsonl = cl.jsonl, summary = cl.summary, validateOnly = cl.validateOnly;
 
   if (validateOnly) {
     if (positional.empty())
@@ -209,8 +217,8 @@ int main(int argc, char **argv) {
   std::ostream &out = outputPath.empty() ? std::cout : file;
   bool pretty = jobs.size() == 1 && !jsonl;
   int rc = kExitOk;
-  evaluator.run(jobs, [&](size_t, const json::Value &r) {
-    out << json::write(r, pretty ? 2 : -1) << "\n";
+  evaluator.run(jobs, [&](size_t, const support::Json &r) {
+    out << support::writeJson(r, pretty ? 2 : -1) << "\n";
     out.flush();
     if (summary)
       std::cerr << summaryLine(r) << "\n";

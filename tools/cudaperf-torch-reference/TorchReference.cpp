@@ -7,10 +7,11 @@
 // task's own reference), but a separate process all the same: LibTorch stays out of the evaluator
 // and the worker, and a failure here cannot take them down.
 #include "cudaperf/Runtime/Inputs.h"
-#include "cudaperf/Runtime/Json.h"
 #include "cudaperf/Runtime/Reference.h"
 #include "cudaperf/Runtime/Task.h"
 #include "cudaperf/Runtime/TimingStats.h"
+#include "cudaperf/Support/ArgParser.h"
+#include "cudaperf/Support/Json.h"
 
 #include <ATen/Context.h>
 // A LibTorch built with CUDA (the GPU host's) has its CUDA headers; a CPU-only one (Debian's, used
@@ -34,6 +35,7 @@
 
 using namespace cudaperf;
 using namespace cudaperf::runtime;
+using cudaperf::support::Json;
 
 namespace {
 
@@ -49,11 +51,34 @@ struct Options {
   std::vector<std::string> configs;
 };
 
-[[noreturn]] void usage(const std::string &msg) {
-  std::cerr << "cudaperf-torch-reference: " << msg << "\n"
-            << "usage: cudaperf-torch-reference --task DIR --out DIR [--seed N] [--sets N] [--warmup N]\n"
-               "       [--min-runs N] [--max-runs N] [--budget-ms X] [--no-timing] [--configs A,B]\n"
-               "Started by cudaperf-eval for pytorch-to-cuda tasks (docs/pytorch-tasks.md).\n";
+support::ArgParser referenceArgs(Options &opt) {
+  using support::parseInteger;
+  using support::parseNumber;
+  support::ArgParser p("cudaperf-torch-reference", {"--task DIR --out DIR [options]"},
+                       "Started by cudaperf-eval for pytorch-to-cuda tasks (docs/pytorch-tasks.md): writes the\n"
+                       "expected outputs of every input set and the eager timings (timing.json) to --out.");
+  p.option("--task", "DIR", "the pytorch-to-cuda task (required)", opt.taskDir)
+      .option("--out", "DIR", "where the sets and timing.json go (required)", opt.outDir)
+      .option("--seed", "N", "base seed of the input sets (default 1)",
+              [&](const std::string &v) { opt.seed = support::parseUnsigned(v); })
+      .option("--sets", "N", "input sets per configuration (default 3)",
+              [&](const std::string &v) { opt.sets = int(parseInteger(v, 1, 1000000)); })
+      .option("--warmup", "N", "untimed calls before timing (default 3)",
+              [&](const std::string &v) { opt.warmup = int(parseInteger(v, 0, 1000000)); })
+      .option("--min-runs", "N", "timed calls, at least (default 20)",
+              [&](const std::string &v) { opt.minRuns = int(parseInteger(v, 1, 100000000)); })
+      .option("--max-runs", "N", "timed calls, at most (default 1000)",
+              [&](const std::string &v) { opt.maxRuns = int(parseInteger(v, 1, 100000000)); })
+      .option("--budget-ms", "X", "time budget of the timing loop (default 100)",
+              [&](const std::string &v) { opt.budgetMs = parseNumber(v, 0); })
+      .flag("--no-timing", "expected outputs only", [&] { opt.timing = false; })
+      .option("--configs", "A,B", "only these configurations",
+              [&](const std::string &v) { opt.configs = parseConfigList(v); });
+  return p;
+}
+
+[[noreturn]] void usage(const support::ArgParser &p, const std::string &msg) {
+  std::cerr << "cudaperf-torch-reference: " << msg << "\n" << p.usageHint();
   std::exit(kExitUsage);
 }
 
@@ -124,7 +149,7 @@ std::vector<torch::Tensor> outputsOf(const torch::jit::IValue &result, const Tas
 }
 
 // Eager time of one call: flush L2 (write a buffer twice its size), then events around forward.
-json::Value timeModule(torch::jit::script::Module &module, std::vector<torch::jit::IValue> &inputs,
+Json timeModule(torch::jit::script::Module &module, std::vector<torch::jit::IValue> &inputs,
                        const Options &opt) {
 #ifndef CUDAPERF_TORCH_CUDA
   fail("built against a LibTorch without CUDA: no CUDA events to time with");
@@ -150,8 +175,7 @@ json::Value timeModule(torch::jit::script::Module &module, std::vector<torch::ji
     after.synchronize();
     ms.push_back(double(before.elapsed_time(after)));
   }
-  json::Object t = timingJson(summarizeTimes(ms));
-  return json::Value(std::move(t));
+  return timingJson(summarizeTimes(ms));
 #endif
 }
 
@@ -167,34 +191,20 @@ std::string deviceName() {
 
 int main(int argc, char **argv) {
   Options opt;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc)
-        usage("missing value for " + a);
-      return argv[++i];
-    };
-    try {
-      if (a == "--task") opt.taskDir = next();
-      else if (a == "--out") opt.outDir = next();
-      else if (a == "--seed") opt.seed = std::stoull(next());
-      else if (a == "--sets") opt.sets = std::max(1, std::stoi(next()));
-      else if (a == "--warmup") opt.warmup = std::max(0, std::stoi(next()));
-      else if (a == "--min-runs") opt.minRuns = std::max(1, std::stoi(next()));
-      else if (a == "--max-runs") opt.maxRuns = std::max(1, std::stoi(next()));
-      else if (a == "--budget-ms") opt.budgetMs = std::stod(next());
-      else if (a == "--no-timing") opt.timing = false;
-      else if (a == "--configs") opt.configs = parseConfigList(next());
-      else if (a == "-h" || a == "--help") usage("help");
-      else usage("unknown argument " + a);
-    } catch (const std::invalid_argument &) {
-      usage("bad number for " + a);
-    } catch (const std::out_of_range &) {
-      usage("bad number for " + a);
+  support::ArgParser args = referenceArgs(opt);
+  try {
+    support::ParsedArgs parsed = args.parse(argc, argv);
+    if (parsed.helpRequested) {
+      std::cout << args.help();
+      return kExitOk;
     }
+    if (!parsed.positional.empty())
+      usage(args, "unexpected argument '" + parsed.positional[0] + "'");
+  } catch (const support::SupportError &e) {
+    usage(args, e.what());
   }
   if (opt.taskDir.empty() || opt.outDir.empty())
-    usage("--task and --out are required");
+    usage(args, "--task and --out are required");
   opt.maxRuns = std::max(opt.maxRuns, opt.minRuns);
 
   Task task;
@@ -223,7 +233,7 @@ int main(int argc, char **argv) {
   torch::jit::setGraphExecutorOptimize(false);
   torch::NoGradGuard noGrad;
 
-  json::Object timings;
+  Json timings = Json::object();
   try {
     for (size_t c = 0; c < task.configs.size(); ++c) {
       const Config &cfg = task.configs[c];
@@ -265,10 +275,10 @@ int main(int argc, char **argv) {
           firstInputs = std::move(inputs);
       }
       if (opt.timing) {
-        json::Value t = timeModule(module, firstInputs, opt);
+        Json t = timeModule(module, firstInputs, opt);
         timings[cfg.name] = t;
         std::fprintf(stderr, "%s %s: eager median %.4f ms\n", task.name.c_str(), cfg.name.c_str(),
-                     t.get("median_ms")->asNumber());
+                     t["median_ms"].get<double>());
       }
     }
   } catch (const c10::Error &e) {
@@ -277,7 +287,7 @@ int main(int argc, char **argv) {
     fail(e.what());
   }
 
-  json::Object doc;
+  Json doc = Json::object();
   doc["schema"] = "cudaperf-torch-reference/1";
   doc["task"] = task.name;
   doc["torch_version"] = TORCH_VERSION;
@@ -285,9 +295,9 @@ int main(int argc, char **argv) {
   doc["tf32"] = false;
   doc["seed"] = (long long)opt.seed;
   doc["sets"] = opt.sets;
-  doc["configs"] = json::Value(std::move(timings));
+  doc["configs"] = std::move(timings);
   std::ofstream out(opt.outDir + "/timing.json");
-  out << json::write(json::Value(std::move(doc))) << "\n";
+  out << support::writeJson(doc) << "\n";
   if (!out)
     fail("cannot write " + opt.outDir + "/timing.json");
   return kExitOk;

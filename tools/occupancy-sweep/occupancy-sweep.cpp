@@ -45,7 +45,7 @@ int main(int Argc, char **Argv) {
   cudaDeviceProp P;
   if (!check(cudaGetDeviceProperties(&P, 0), "cudaGetDeviceProperties"))
     return 1;
-  const ArchSpec *A = findArch(P.major, P.minor);
+  const ArchSpec *A = cudaperf::support::findGpuArch(P.major, P.minor);
   std::printf("device: %s, compute capability %d.%d, %d SMs\n", P.name, P.major, P.minor,
               P.multiProcessorCount);
   if (!A) {
@@ -53,18 +53,18 @@ int main(int Argc, char **Argv) {
     return 1;
   }
   int PropertyDiffs = 0;
-  PropertyDiffs += compareProperty("regsPerMultiprocessor", P.regsPerMultiprocessor, A->RegistersPerSM);
-  PropertyDiffs += compareProperty("regsPerBlock", P.regsPerBlock, A->RegistersPerBlock);
-  PropertyDiffs += compareProperty("maxThreadsPerMultiProcessor", P.maxThreadsPerMultiProcessor, A->MaxThreadsPerSM);
-  PropertyDiffs += compareProperty("maxThreadsPerBlock", P.maxThreadsPerBlock, A->MaxThreadsPerBlock);
-  PropertyDiffs += compareProperty("maxBlocksPerMultiProcessor", P.maxBlocksPerMultiProcessor, A->MaxBlocksPerSM);
-  PropertyDiffs += compareProperty("sharedMemPerMultiprocessor", P.sharedMemPerMultiprocessor, A->SharedMemPerSM);
-  PropertyDiffs += compareProperty("sharedMemPerBlock", P.sharedMemPerBlock, A->SharedMemPerBlock);
-  PropertyDiffs += compareProperty("sharedMemPerBlockOptin", P.sharedMemPerBlockOptin, A->SharedMemPerBlockOptin);
-  PropertyDiffs += compareProperty("reservedSharedMemPerBlock", P.reservedSharedMemPerBlock, A->ReservedSharedMemPerBlock);
-  PropertyDiffs += compareProperty("warpSize", P.warpSize, A->WarpSize);
-  if (const DeviceSpec *D = defaultDevice(P.major, P.minor))
-    PropertyDiffs += compareProperty("multiProcessorCount (default device)", P.multiProcessorCount, D->SMs);
+  PropertyDiffs += compareProperty("regsPerMultiprocessor", P.regsPerMultiprocessor, A->registersPerSM);
+  PropertyDiffs += compareProperty("regsPerBlock", P.regsPerBlock, A->registersPerBlock);
+  PropertyDiffs += compareProperty("maxThreadsPerMultiProcessor", P.maxThreadsPerMultiProcessor, A->maxThreadsPerSM);
+  PropertyDiffs += compareProperty("maxThreadsPerBlock", P.maxThreadsPerBlock, A->maxThreadsPerBlock);
+  PropertyDiffs += compareProperty("maxBlocksPerMultiProcessor", P.maxBlocksPerMultiProcessor, A->maxBlocksPerSM);
+  PropertyDiffs += compareProperty("sharedMemPerMultiprocessor", P.sharedMemPerMultiprocessor, A->sharedMemPerSM);
+  PropertyDiffs += compareProperty("sharedMemPerBlock", P.sharedMemPerBlock, A->sharedMemPerBlock);
+  PropertyDiffs += compareProperty("sharedMemPerBlockOptin", P.sharedMemPerBlockOptin, A->sharedMemPerBlockOptin);
+  PropertyDiffs += compareProperty("reservedSharedMemPerBlock", P.reservedSharedMemPerBlock, A->reservedSharedMemPerBlock);
+  PropertyDiffs += compareProperty("warpSize", P.warpSize, A->warpSize);
+  if (const DeviceSpec *D = cudaperf::support::defaultGpuDevice(P.major, P.minor))
+    PropertyDiffs += compareProperty("multiProcessorCount (default device)", P.multiProcessorCount, D->sms);
 
   std::vector<SweepKernel> Kernels;
   SWEEP_VARIANTS(SWEEP_REGISTER)

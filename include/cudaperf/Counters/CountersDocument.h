@@ -2,7 +2,7 @@
 // Pure C++ (no CUDA): the collector fills it, the injection library and the tests write it.
 #pragma once
 
-#include "cudaperf/Runtime/Json.h"
+#include "cudaperf/Support/Json.h"
 
 #include <cstddef>
 #include <map>
@@ -33,10 +33,10 @@ struct CountersDocument {
   std::vector<std::string> notes; // anything that limits the numbers (range count mismatches, dropped ranges)
 };
 
-json::Value countersToJson(const CountersDocument &doc);
+support::Json countersToJson(const CountersDocument &doc);
 // Pretty (indent 2) by default; non-finite metric values are left out and named in "notes".
 std::string writeCountersJson(const CountersDocument &doc, int indent = 2);
-// Reads a document written by writeCountersJson (throws json::ParseError or std::runtime_error).
+// Reads a document written by writeCountersJson (throws support::SupportError or std::runtime_error).
 CountersDocument parseCountersJson(const std::string &text);
 
 // Itanium demangling; returns the input when it is not a mangled name.

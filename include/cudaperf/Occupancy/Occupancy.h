@@ -4,8 +4,9 @@
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor: the minimum of the limits set by warp slots,
 // resident blocks, registers (allocated per warp in 256-register units, per sub-partition),
 // shared memory (allocation unit, per-block reservation, carveout steps) and, from compute
-// capability 9.0 on, hardware barriers. The per-architecture numbers live in ArchSpec rows
-// (ArchTable.cpp), each with its source; the rules are documented in docs/occupancy.md.
+// capability 9.0 on, hardware barriers. The per-architecture numbers live in the GPU table of
+// lib/Support (support::gpuArchs()), each row with its source; the rules are documented in
+// docs/occupancy.md.
 //
 // Plain C++17 with no LLVM or CUDA dependency: the analyzer, the GPU-side accuracy sweep
 // (tools/occupancy-sweep) and the runtime all link it.
@@ -13,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 #ifndef CUDAPERF_OCCUPANCY_OCCUPANCY_H
 #define CUDAPERF_OCCUPANCY_OCCUPANCY_H
+
+#include "cudaperf/Support/GpuTable.h"
 
 #include <climits>
 #include <optional>
@@ -22,54 +25,10 @@
 
 namespace cudaperf::occupancy {
 
-/// What one compute capability offers a kernel, per SM and per block.
-struct ArchSpec {
-  int Major = 0, Minor = 0;
-  const char *Family = "";        // "Hopper"
-  int WarpSize = 32;
-  int MaxThreadsPerBlock = 1024;
-  int MaxThreadsPerSM = 0;        // resident threads (warp slots × 32)
-  int MaxBlocksPerSM = 0;         // resident blocks
-  int RegistersPerSM = 0;
-  int RegistersPerBlock = 0;
-  int MaxRegistersPerThread = 255;
-  int RegisterAllocUnit = 256;    // registers are given to a warp in units of this many
-  int SubPartitions = 4;          // a warp's registers come from one of these quarters of the file
-  int SharedMemPerSM = 0;         // the largest carveout, bytes
-  int SharedMemPerBlock = 49152;  // without opt-in
-  int SharedMemPerBlockOptin = 0; // with cudaFuncAttributeMaxDynamicSharedMemorySize
-  int ReservedSharedMemPerBlock = 0; // taken by the driver for each resident block
-  int SharedMemAllocUnit = 0;
-  std::vector<int> CarveoutStepsKiB; // the shared-memory sizes an SM can be configured to
-  /// Hardware barriers available per resident-block slot when the barrier limit applies
-  /// (computed as slots × this / barriers used); 0: no barrier limit on this architecture.
-  int BarriersPerBlockSlot = 0;
-  const char *Source = ""; // where these numbers come from
-
-  int maxWarpsPerSM() const { return MaxThreadsPerSM / WarpSize; }
-  std::string smName() const; // "sm_90"
-};
-
-/// The table row for compute capability Major.Minor, or null when cudaperf has none.
-const ArchSpec *findArch(int Major, int Minor);
-/// Accepts "sm_90", "sm_90a", "compute_90", "90", "9.0", "sm_100f".
-const ArchSpec *findArch(std::string_view Arch);
-/// Every row, oldest first.
-const std::vector<ArchSpec> &allArchs();
-
-/// A GPU model: which compute capability and how many SMs (for waves of a grid).
-struct DeviceSpec {
-  const char *Name;  // "H200"
-  int Major, Minor;
-  int SMs;
-  const char *Source;
-};
-const std::vector<DeviceSpec> &allDevices();
-/// Case-insensitive match on the name ("h100-sxm", "H100 SXM" and "H100_SXM" are the same).
-const DeviceSpec *findDevice(std::string_view Name);
-/// The device cudaperf assumes for an architecture when none is named: the project's H200 for 9.0,
-/// otherwise the first device of that compute capability in the table.
-const DeviceSpec *defaultDevice(int Major, int Minor);
+/// The per-architecture limits and the devices come from the GPU table of lib/Support, each row
+/// with its sources.
+using ArchSpec = support::GpuArch;
+using DeviceSpec = support::GpuDevice;
 
 /// What the compiler and the program decided about a kernel (cudaFuncGetAttributes' fields).
 struct KernelResources {

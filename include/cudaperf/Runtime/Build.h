@@ -23,8 +23,9 @@ struct Toolchain {
   std::string hostCompilerVersionText;
 };
 
-// Finds nvcc ($CUDAPERF_NVCC, $CUDA_HOME/bin, /usr/local/cuda/bin, PATH) and the host compiler
-// ($CC, cc). Throws std::runtime_error if nvcc is missing.
+// Finds nvcc (support::findNvcc: the override, $CUDAPERF_NVCC, $CUDA_PATH/bin, $CUDA_HOME/bin,
+// /usr/local/cuda/bin, PATH) and the host compiler ($CC, cc). Throws std::runtime_error if nvcc
+// is missing.
 Toolchain findToolchain(const std::string &nvccOverride = "");
 
 struct BuildOptions {

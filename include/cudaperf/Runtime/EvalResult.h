@@ -4,10 +4,10 @@
 #pragma once
 
 #include "cudaperf/Runtime/Build.h"
-#include "cudaperf/Runtime/Json.h"
 #include "cudaperf/Runtime/Outcome.h"
-#include "cudaperf/Runtime/Subprocess.h"
 #include "cudaperf/Runtime/Task.h"
+#include "cudaperf/Support/Json.h"
+#include "cudaperf/Support/Subprocess.h"
 
 #include <string>
 #include <vector>
@@ -25,7 +25,7 @@ struct EvalRecord {
   BuildResult candidateBuild;
   bool compileOnly = false;
   bool workerRan = false;
-  ProcessResult worker;           // when workerRan
+  support::ProcessResult worker;  // when workerRan
   std::string events;             // the worker's event file, JSON lines
   uint64_t seed = 0;
   int sets = 0;
@@ -33,13 +33,13 @@ struct EvalRecord {
   const Toolchain *toolchain = nullptr;
   // pytorch-to-cuda: cudaperf-torch-reference's timing document (docs/pytorch-tasks.md); the
   // speedup is then PyTorch eager's median over the candidate's.
-  const json::Value *pytorchEager = nullptr;
+  const support::Json *pytorchEager = nullptr;
   double evaluationSeconds = 0;
 };
 
-json::Value assembleResult(const EvalRecord &record);
+support::Json assembleResult(const EvalRecord &record);
 
 // The outcome a result document carries (InternalError if it has none).
-Outcome resultOutcome(const json::Value &result);
+Outcome resultOutcome(const support::Json &result);
 
 } // namespace cudaperf::runtime

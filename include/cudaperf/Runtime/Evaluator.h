@@ -46,22 +46,22 @@ public:
   // Probes the GPU through the worker unless an arch is given or only compiling. Returns "" or
   // why evaluation cannot proceed.
   std::string prepare();
-  const json::Value &device() const { return device_; }
+  const support::Json &device() const { return device_; }
   const std::string &arch() const { return options_.arch; }
 
   // Results in job order; onResult is called as each finishes (for streaming output).
-  std::vector<json::Value> run(const std::vector<EvalJob> &jobs,
-                               const std::function<void(size_t, const json::Value &)> &onResult = {});
+  std::vector<support::Json> run(const std::vector<EvalJob> &jobs,
+                               const std::function<void(size_t, const support::Json &)> &onResult = {});
 
 private:
   struct TaskEntry;
   EvalOptions options_;
   Toolchain toolchain_;
-  json::Value device_;
+  support::Json device_;
   std::vector<std::shared_ptr<TaskEntry>> tasks_;
   std::shared_ptr<TaskEntry> taskFor(const std::string &dir, std::string &error);
-  json::Value runWorker(const TaskEntry &task, const EvalJob &job, const BuildResult &build, size_t index);
-  json::Value taskFailure(const EvalJob &job, Outcome outcome, const std::string &detail);
+  support::Json runWorker(const TaskEntry &task, const EvalJob &job, const BuildResult &build, size_t index);
+  support::Json taskFailure(const EvalJob &job, Outcome outcome, const std::string &detail);
   // A pytorch-to-cuda task's expected outputs and eager timings, from cudaperf-torch-reference
   // (run once per task and cached on disk); "" or why they are not available.
   std::string preparePyTorchReference(TaskEntry &task);

@@ -2,7 +2,7 @@
 // cudaperf-torch-reference (PyTorch eager), so every time in a result is summarized the same way.
 #pragma once
 
-#include "cudaperf/Runtime/Json.h"
+#include "cudaperf/Support/Json.h"
 
 #include <vector>
 
@@ -23,6 +23,6 @@ TimingStats summarizeTimes(std::vector<double> samplesMs);
 
 // runs, median_ms, min_ms, max_ms, mean_ms, p10_ms, p90_ms, spread (not stable: callers that
 // decide it add it).
-json::Object timingJson(const TimingStats &stats);
+support::Json timingJson(const TimingStats &stats);
 
 } // namespace cudaperf::runtime

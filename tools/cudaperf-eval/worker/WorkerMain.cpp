@@ -8,11 +8,12 @@
 
 #include "cudaperf/Runtime/Build.h"
 #include "cudaperf/Runtime/Inputs.h"
-#include "cudaperf/Runtime/Json.h"
 #include "cudaperf/Runtime/Outcome.h"
 #include "cudaperf/Runtime/Reference.h"
-#include "cudaperf/Runtime/Sha256.h"
 #include "cudaperf/Runtime/Task.h"
+#include "cudaperf/Support/ArgParser.h"
+#include "cudaperf/Support/Json.h"
+#include "cudaperf/Support/Sha256.h"
 
 #ifdef CUDAPERF_HAVE_COUNTERS
 #include "cudaperf/Counters/KernelProfiler.h"
@@ -34,15 +35,16 @@
 using namespace cudaperf;
 using namespace cudaperf::runtime;
 using namespace cudaperf::worker;
+using cudaperf::support::Json;
 
 namespace {
 
 int gEventsFd = -1;
 auto gStart = std::chrono::steady_clock::now();
 
-void emit(json::Object o) {
+void emit(Json o) {
   o["t"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - gStart).count();
-  std::string line = json::write(json::Value(std::move(o))) + "\n";
+  std::string line = support::writeJson(o) + "\n";
   const char *p = line.data();
   size_t left = line.size();
   while (left > 0) {
@@ -54,14 +56,14 @@ void emit(json::Object o) {
   }
 }
 
-json::Object event(const char *type) {
-  json::Object o;
+Json event(const char *type) {
+  Json o = Json::object();
   o["event"] = type;
   return o;
 }
 
 void phase(const std::string &impl, const std::string &config, const std::string &step, int set = -1) {
-  json::Object o = event("phase");
+  Json o = event("phase");
   o["impl"] = impl;
   if (!config.empty())
     o["config"] = config;
@@ -78,7 +80,7 @@ void phase(const std::string &impl, const std::string &config, const std::string
 }
 
 [[noreturn]] void setupError(const std::string &detail) {
-  json::Object o = event("error");
+  Json o = event("error");
   o["detail"] = detail;
   emit(std::move(o));
   finish(3);
@@ -143,7 +145,7 @@ public:
     cudaRuntimeGetVersion(&runtimeVersion);
     size_t freeB = 0, totalB = 0;
     cudaMemGetInfo(&freeB, &totalB);
-    json::Object o = event("device");
+    Json o = event("device");
     o["name"] = prop.name;
     o["compute_capability"] = std::to_string(prop.major) + "." + std::to_string(prop.minor);
     o["arch"] = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
@@ -176,7 +178,7 @@ public:
         if (set.seed != inputSeed(opt_.seed, c, size_t(s)))
           setupError(path + ": made with another seed");
         expected_[c].push_back(std::move(set));
-        json::Object o = event("reference");
+        Json o = event("reference");
         o["cached"] = true;
         o["config"] = task_.configs[c].name;
         o["set"] = s;
@@ -203,7 +205,7 @@ public:
         std::string cachePath;
         if (!opt_.dataCache.empty())
           cachePath = opt_.dataCache + "/" +
-                      Sha256().field(opt_.referenceSo).field(taskText).field(task_.configs[c].name)
+                      support::Sha256().field(opt_.referenceSo).field(taskText).field(task_.configs[c].name)
                           .field(std::to_string(seed)).hex() + ".set";
         ExpectedSet set;
         bool cached = !cachePath.empty() && loadExpected(cachePath, task_, task_.configs[c], set) && set.seed == seed;
@@ -216,7 +218,7 @@ public:
             saveExpected(cachePath, task_, set);
         }
         expected_[c].push_back(std::move(set));
-        json::Object o = event("reference");
+        Json o = event("reference");
         o["cached"] = cached;
         o["config"] = task_.configs[c].name;
         o["set"] = s;
@@ -259,17 +261,17 @@ public:
     for (size_t c = 0; c < task_.configs.size(); ++c) {
       const std::string &cfg = task_.configs[c].name;
       phase(impl, cfg, "counters");
-      json::Object o = event("counters");
+      Json o = event("counters");
       o["impl"] = impl;
       o["config"] = cfg;
       bool available = false;
 #ifdef CUDAPERF_HAVE_COUNTERS
       counters::CountersDocument doc = profileConfig(c, fn);
       available = doc.available;
-      json::Value v = counters::countersToJson(doc);
-      for (const auto &kv : v.asObject().items())
-        if (kv.first != "schema" && kv.first != "program")
-          o[kv.first] = kv.second;
+      Json v = counters::countersToJson(doc);
+      for (const auto &kv : v.items())
+        if (kv.key() != "schema" && kv.key() != "program")
+          o[kv.key()] = kv.value();
 #else
       (void)fn;
       o["reason"] = "this cudaperf-eval-worker was built without CUPTI";
@@ -424,7 +426,7 @@ private:
       return fromCudaError(err, false, cfg, "reading outputs");
     Mismatch m = compareOutputs(task_, got, set.expected);
 
-    json::Object o = event("check");
+    Json o = event("check");
     o["impl"] = impl;
     o["config"] = cfg;
     o["set"] = setIndex;
@@ -518,7 +520,7 @@ private:
       AuditResult audit;
       if (cudaError_t e = auditCall(fn, packed.pointers.data(), stream_, audit))
         return fromCudaError(e, false, cfg, "audit call");
-      json::Object a = event("audit");
+      Json a = event("audit");
       a["impl"] = impl;
       a["config"] = cfg;
       a["stream_span_ms"] = audit.streamSpanMs;
@@ -545,7 +547,7 @@ private:
       TimingStats st;
       if (cudaError_t e = timeEntry(fn, packed.pointers.data(), stream_, flusher_, opt_.timingOptions, st))
         return fromCudaError(e, true, cfg, "timed calls");
-      json::Object t = timingJson(st);
+      Json t = timingJson(st);
       t["event"] = "timing";
       t["impl"] = impl;
       t["config"] = cfg;
@@ -563,7 +565,7 @@ private:
 };
 
 void emitVerdict(const std::string &impl, const Verdict &v) {
-  json::Object o = event("verdict");
+  Json o = event("verdict");
   o["impl"] = impl;
   o["outcome"] = outcomeName(v.outcome);
   if (!v.detail.empty())
@@ -573,15 +575,44 @@ void emitVerdict(const std::string &impl, const Verdict &v) {
   emit(std::move(o));
 }
 
-[[noreturn]] void usage(const char *msg) {
-  fprintf(stderr,
-          "cudaperf-eval-worker: %s\n"
-          "usage: cudaperf-eval-worker --events FILE (--probe | --task DIR --reference SO --baseline SO\n"
-          "       [--candidate SO] [--seed N] [--sets N] [--warmup N] [--min-runs N] [--max-runs N]\n"
-          "       [--budget-ms X] [--leak-limit-mib X] [--data-cache DIR] [--expected-dir DIR]\n"
-          "       [--no-timing] [--counters] [--configs A,B])\n"
-          "Started by cudaperf-eval for each candidate; not meant to be run by hand.\n",
-          msg);
+support::ArgParser workerArgs(Options &opt) {
+  using support::parseInteger;
+  using support::parseNumber;
+  support::ArgParser p("cudaperf-eval-worker",
+                       {"--events FILE (--probe | --task DIR --reference SO --baseline SO [options])"},
+                       "Started by cudaperf-eval for each candidate; not meant to be run by hand.");
+  p.option("--events", "FILE", "append the event lines here (required)", opt.eventsPath)
+      .flag("--probe", "report the device and exit", opt.probe)
+      .option("--task", "DIR", "the task", opt.taskDir)
+      .option("--reference", "SO", "the task's reference, built as a shared object", opt.referenceSo)
+      .option("--expected-dir", "DIR", "expected outputs from cudaperf-torch-reference instead of --reference",
+              opt.expectedDir)
+      .option("--baseline", "SO", "impls/baseline.cu, built", opt.baselineSo)
+      .option("--candidate", "SO", "the candidate, built", opt.candidateSo)
+      .option("--data-cache", "DIR", "cache of generated inputs and reference outputs", opt.dataCache)
+      .option("--seed", "N", "base seed of the input sets",
+              [&](const std::string &v) { opt.seed = support::parseUnsigned(v); })
+      .option("--sets", "N", "input sets per configuration",
+              [&](const std::string &v) { opt.sets = int(parseInteger(v, 1, 1000000)); })
+      .option("--warmup", "N", "untimed calls before timing",
+              [&](const std::string &v) { opt.timingOptions.warmup = int(parseInteger(v, 0, 1000000)); })
+      .option("--min-runs", "N", "timed calls, at least",
+              [&](const std::string &v) { opt.timingOptions.minRuns = int(parseInteger(v, 1, 100000000)); })
+      .option("--max-runs", "N", "timed calls, at most",
+              [&](const std::string &v) { opt.timingOptions.maxRuns = int(parseInteger(v, 1, 100000000)); })
+      .option("--budget-ms", "X", "time budget of the timing loop",
+              [&](const std::string &v) { opt.timingOptions.budgetMs = parseNumber(v, 0); })
+      .option("--leak-limit-mib", "X", "device memory a candidate may leave allocated",
+              [&](const std::string &v) { opt.leakLimitMiB = parseNumber(v, 0); })
+      .flag("--no-timing", "correctness only", [&] { opt.timing = false; })
+      .flag("--counters", "hardware counters of the candidate after timing", opt.counters)
+      .option("--configs", "A,B", "only these configurations",
+              [&](const std::string &v) { opt.configs = parseConfigList(v); });
+  return p;
+}
+
+[[noreturn]] void usage(const support::ArgParser &p, const std::string &msg) {
+  fprintf(stderr, "cudaperf-eval-worker: %s\n%s", msg.c_str(), p.usageHint().c_str());
   exit(2);
 }
 
@@ -589,35 +620,20 @@ void emitVerdict(const std::string &impl, const Verdict &v) {
 
 int main(int argc, char **argv) {
   Options opt;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc)
-        usage(("missing value for " + a).c_str());
-      return argv[++i];
-    };
-    if (a == "--task") opt.taskDir = next();
-    else if (a == "--reference") opt.referenceSo = next();
-    else if (a == "--data-cache") opt.dataCache = next();
-    else if (a == "--expected-dir") opt.expectedDir = next();
-    else if (a == "--counters") opt.counters = true;
-    else if (a == "--configs") opt.configs = parseConfigList(next());
-    else if (a == "--baseline") opt.baselineSo = next();
-    else if (a == "--candidate") opt.candidateSo = next();
-    else if (a == "--events") opt.eventsPath = next();
-    else if (a == "--seed") opt.seed = std::stoull(next());
-    else if (a == "--sets") opt.sets = std::max(1, std::stoi(next()));
-    else if (a == "--warmup") opt.timingOptions.warmup = std::stoi(next());
-    else if (a == "--min-runs") opt.timingOptions.minRuns = std::max(1, std::stoi(next()));
-    else if (a == "--max-runs") opt.timingOptions.maxRuns = std::max(1, std::stoi(next()));
-    else if (a == "--budget-ms") opt.timingOptions.budgetMs = std::stod(next());
-    else if (a == "--leak-limit-mib") opt.leakLimitMiB = std::stod(next());
-    else if (a == "--no-timing") opt.timing = false;
-    else if (a == "--probe") opt.probe = true;
-    else usage(("unknown argument " + a).c_str());
+  support::ArgParser args = workerArgs(opt);
+  try {
+    support::ParsedArgs parsed = args.parse(argc, argv);
+    if (parsed.helpRequested) {
+      fputs(args.help().c_str(), stdout);
+      return 0;
+    }
+    if (!parsed.positional.empty())
+      usage(args, "unexpected argument '" + parsed.positional[0] + "'");
+  } catch (const support::SupportError &e) {
+    usage(args, e.what());
   }
   if (opt.eventsPath.empty())
-    usage("--events is required");
+    usage(args, "--events is required");
   gEventsFd = open(opt.eventsPath.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (gEventsFd < 0) {
     perror(opt.eventsPath.c_str());
@@ -630,7 +646,7 @@ int main(int argc, char **argv) {
     w.setUp();
   }
   if (opt.taskDir.empty() || (opt.referenceSo.empty() && opt.expectedDir.empty()) || opt.baselineSo.empty())
-    usage("--task, --reference (or --expected-dir) and --baseline are required");
+    usage(args, "--task, --reference (or --expected-dir) and --baseline are required");
 
   Task task;
   try {

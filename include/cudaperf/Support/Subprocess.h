@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace cudaperf::runtime {
+namespace cudaperf::support {
 
 struct ProcessOptions {
   double timeoutSeconds = 60;
@@ -47,4 +47,4 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOpti
 // Directory of the running executable (to find the worker beside cudaperf-eval).
 std::string executableDir();
 
-} // namespace cudaperf::runtime
+} // namespace cudaperf::support

@@ -1,4 +1,4 @@
-#include "cudaperf/Runtime/Subprocess.h"
+#include "cudaperf/Support/Subprocess.h"
 
 #include <chrono>
 #include <csignal>
@@ -13,7 +13,7 @@
 
 extern char **environ;
 
-namespace cudaperf::runtime {
+namespace cudaperf::support {
 
 std::string ProcessResult::describe() const {
   if (!started)
@@ -204,4 +204,4 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOpti
   return result;
 }
 
-} // namespace cudaperf::runtime
+} // namespace cudaperf::support

@@ -1,11 +1,11 @@
-#include "cudaperf/Runtime/Subprocess.h"
+#include "cudaperf/Support/Subprocess.h"
 
 #include <csignal>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-using namespace cudaperf::runtime;
+using namespace cudaperf::support;
 
 TEST(Subprocess, ExitStatusAndOutput) {
   ProcessOptions o;

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-namespace cudaperf::runtime {
+namespace cudaperf::support {
 
 class Sha256 {
 public:
@@ -26,4 +26,4 @@ private:
 
 std::string sha256Hex(const std::string &data);
 
-} // namespace cudaperf::runtime
+} // namespace cudaperf::support

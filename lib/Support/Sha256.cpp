@@ -1,9 +1,9 @@
-#include "cudaperf/Runtime/Sha256.h"
+#include "cudaperf/Support/Sha256.h"
 
 #include <algorithm>
 #include <cstring>
 
-namespace cudaperf::runtime {
+namespace cudaperf::support {
 
 namespace {
 const uint32_t K[64] = {
@@ -83,4 +83,4 @@ std::string Sha256::hex() {
 
 std::string sha256Hex(const std::string &data) { return Sha256().update(data).hex(); }
 
-} // namespace cudaperf::runtime
+} // namespace cudaperf::support
