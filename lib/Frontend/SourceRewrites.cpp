@@ -155,20 +155,154 @@ size_t rewriteSharedObject(llvm::StringRef T, size_t I, std::string &Out) {
   return Semi + 1;
 }
 
+/// Does the declaration head before a '{' name a __global__ or __device__ function?
+bool opensDeviceFunction(llvm::StringRef Head) {
+  if (!Head.contains('('))
+    return false;
+  for (size_t I = 0; I < Head.size(); ++I)
+    if (wordAt(Head, I, "__global__") || wordAt(Head, I, "__device__"))
+      return true;
+  return false;
+}
+
+/// A kernel launch in device code (dynamic parallelism): `callee<<<config>>>(args)` at \p I (the
+/// "<<<"), the callee already copied to the end of \p Out. Clang rejects device-side launches; the
+/// launch becomes `__cudaperf_device_launch(config, args)`, which evaluates the same expressions
+/// and launches nothing (the child kernel is analysed on its own). Returns the index after the
+/// launch, or \p I when the text does not have that shape.
+size_t rewriteDeviceLaunch(llvm::StringRef T, size_t I, std::string &Out) {
+  // The callee at the end of Out: an identifier, qualified (a::b) and with template arguments.
+  size_t E = Out.size();
+  while (E > 0 && llvm::isSpace(Out[E - 1]))
+    --E;
+  size_t B = E;
+  while (B > 0) {
+    char C = Out[B - 1];
+    if (isIdentChar(C) || C == ':') {
+      --B;
+    } else if (C == '>') {
+      int Angle = 0;
+      size_t K = B;
+      while (K > 0) {
+        char D = Out[--K];
+        Angle += D == '>' ? 1 : D == '<' ? -1 : 0;
+        if (Angle == 0)
+          break;
+        if (D == ';' || D == '{' || D == '}')
+          return I;
+      }
+      if (Angle != 0)
+        return I;
+      B = K;
+    } else {
+      break;
+    }
+  }
+  if (B == E || !(llvm::isAlpha(Out[B]) || Out[B] == '_' || Out[B] == ':'))
+    return I;
+  // The configuration up to the matching ">>>", then the argument list.
+  size_t J = I + 3;
+  int Depth = 0;
+  std::string Config;
+  while (J < T.size()) {
+    if (size_t After = skipNonCode(T, J); After != J) {
+      Config += T.slice(J, After).str();
+      J = After;
+      continue;
+    }
+    if (Depth == 0 && T.substr(J).starts_with(">>>"))
+      break;
+    char C = T[J++];
+    if (C == ';' || C == '{' || C == '}')
+      return I;
+    Depth += (C == '(' || C == '[') ? 1 : (C == ')' || C == ']') ? -1 : 0;
+    Config += C;
+  }
+  size_t Open = skipSpace(T, J + 3);
+  if (J >= T.size() || Open >= T.size() || T[Open] != '(')
+    return I;
+  size_t K = Open + 1;
+  Depth = 1;
+  std::string Args;
+  while (K < T.size() && Depth > 0) {
+    if (size_t After = skipNonCode(T, K); After != K) {
+      Args += T.slice(K, After).str();
+      K = After;
+      continue;
+    }
+    char C = T[K++];
+    Depth += C == '(' ? 1 : C == ')' ? -1 : 0;
+    if (Depth > 0)
+      Args += C;
+  }
+  if (Depth != 0)
+    return I;
+  Out.resize(B);
+  Out += "__cudaperf_device_launch(" + Config;
+  if (!llvm::StringRef(Args).trim().empty())
+    Out += ", " + Args;
+  Out += ")";
+  return K;
+}
+
 } // namespace
 
 std::optional<std::string> rewriteNvccOnlySyntax(llvm::StringRef T) {
-  if (!T.contains("alignas") && !T.contains("asm") && !T.contains("cuda::"))
+  if (!T.contains("alignas") && !T.contains("asm") && !T.contains("cuda::") && !T.contains("<<<"))
     return std::nullopt;
   std::string Out;
   Out.reserve(T.size() + 16);
   bool Any = false;
   size_t I = 0;
-  int BraceDepth = 0; // inside a function body (or a namespace) when above 0
+  // Braces are matched as if each #if took its first branch (alternative branches often open the
+  // same brace twice); braces in directives (#define X {) do not count.
+  struct BraceState {
+    int Depth = 0;              // inside a function body (or a namespace) when above 0
+    std::vector<bool> InDevice; // per open brace: inside a __global__/__device__ function
+  };
+  BraceState State{0, {false}};
+  struct Conditional {
+    BraceState AtIf;
+    std::optional<BraceState> AfterFirstBranch;
+  };
+  std::vector<Conditional> Conditionals;
+  int &BraceDepth = State.Depth;
+  std::vector<bool> &InDevice = State.InDevice;
+  size_t HeadStart = 0; // where the declaration before the next '{' begins
+  auto atLineStart = [&](size_t P) {
+    while (P > 0 && (T[P - 1] == ' ' || T[P - 1] == '\t'))
+      --P;
+    return P == 0 || T[P - 1] == '\n';
+  };
   while (I < T.size()) {
     if (size_t After = skipNonCode(T, I); After != I) {
       Out += T.slice(I, After).str();
       I = After;
+      continue;
+    }
+    if (T[I] == '#' && atLineStart(I)) {
+      size_t W = skipSpace(T, I + 1), WEnd = W;
+      while (WEnd < T.size() && isIdentChar(T[WEnd]))
+        ++WEnd;
+      llvm::StringRef Directive = T.slice(W, WEnd);
+      if (Directive.starts_with("if")) {
+        Conditionals.push_back({State, std::nullopt});
+      } else if ((Directive == "else" || Directive.starts_with("elif")) && !Conditionals.empty()) {
+        if (!Conditionals.back().AfterFirstBranch)
+          Conditionals.back().AfterFirstBranch = State;
+        State = Conditionals.back().AtIf;
+      } else if (Directive == "endif" && !Conditionals.empty()) {
+        if (Conditionals.back().AfterFirstBranch)
+          State = *Conditionals.back().AfterFirstBranch;
+        Conditionals.pop_back();
+      }
+      // The directive line, with its continuations, is copied as it is.
+      size_t End = I;
+      while (End < T.size() && T[End] != '\n')
+        End += (T[End] == '\\' && End + 1 < T.size()) ? 2 : 1;
+      Out += T.slice(I, End).str();
+      I = End;
+      HeadStart = I;
       continue;
     }
     if (wordAt(T, I, "__shared__")) {
@@ -210,7 +344,22 @@ std::optional<std::string> rewriteNvccOnlySyntax(llvm::StringRef T) {
       I = J;
       continue;
     }
-    BraceDepth += T[I] == '{' ? 1 : T[I] == '}' ? -1 : 0;
+    if (InDevice.back() && T.substr(I).starts_with("<<<"))
+      if (size_t End = rewriteDeviceLaunch(T, I, Out); End != I) {
+        I = End;
+        Any = true;
+        continue;
+      }
+    if (T[I] == '{') {
+      ++BraceDepth;
+      InDevice.push_back(InDevice.back() || opensDeviceFunction(T.slice(HeadStart, I)));
+    } else if (T[I] == '}') {
+      --BraceDepth;
+      if (InDevice.size() > 1)
+        InDevice.pop_back();
+    }
+    if (T[I] == '{' || T[I] == '}' || T[I] == ';')
+      HeadStart = I + 1;
     Out += T[I++];
   Next:;
   }

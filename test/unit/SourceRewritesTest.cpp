@@ -35,3 +35,30 @@ TEST(SourceRewrites, CommentsStringsAndIdentifiersAreLeftAlone) {
   EXPECT_FALSE(rewriteNvccOnlySyntax("int my__shared__ alignas_x; int basm(\"%g\" : 1);\n"));
   EXPECT_FALSE(rewriteNvccOnlySyntax("alignas(16) __shared__ float t[4];\n"));
 }
+
+TEST(SourceRewrites, DeviceSideLaunchesBecomeCallsAndHostLaunchesStay) {
+  std::string In = "__global__ void child(int *p);\n"
+                   "__global__ void parent(int *p) {\n"
+                   "  if (threadIdx.x == 0) { child<<<dim3(2), 32, 0, s>>>(p + 1); ns::k<float><<<1, 1>>>(); }\n"
+                   "}\n"
+                   "int main() { child<<<1, 32>>>(nullptr); }\n";
+  auto Out = rewriteNvccOnlySyntax(In);
+  ASSERT_TRUE(Out);
+  EXPECT_NE(Out->find("{ __cudaperf_device_launch(dim3(2), 32, 0, s, p + 1); __cudaperf_device_launch(1, 1); }"),
+            std::string::npos)
+      << *Out;
+  EXPECT_NE(Out->find("int main() { child<<<1, 32>>>(nullptr); }"), std::string::npos) << *Out;
+  // A __device__ variable's initializer is no function body.
+  EXPECT_FALSE(rewriteNvccOnlySyntax("__device__ int t[] = {1, 2};\nvoid h() { k<<<1, 1>>>(); }\n"));
+}
+
+TEST(SourceRewrites, BracesOfAlternativePreprocessorBranchesCountOnce) {
+  // Both branches open the loop's brace; taken once, the host function after the kernel is host
+  // code and its launch stays.
+  std::string In = "__global__ void k(int *p) {\n"
+                   "#ifdef LINKED\n  for (int i = 0; i < 2; i = p[i]) {\n#else\n  for (int i = 0; i < 2; ++i) {\n#endif\n"
+                   "    p[i] = 0;\n  }\n}\n"
+                   "#define OPEN {\n"
+                   "void host(int *p) { k<<<1, 1>>>(p); }\n";
+  EXPECT_FALSE(rewriteNvccOnlySyntax(In)) << *rewriteNvccOnlySyntax(In);
+}

@@ -13,6 +13,9 @@
 //    with a warning, clang rejects it; rewritten to uninitialised storage of the same type and a
 //    reference named like the variable (appended on the same line, so later lines keep their
 //    positions).
+//  - a kernel launch inside a __global__ or __device__ function (dynamic parallelism), which
+//    clang does not support: `k<<<g, b>>>(args)` becomes `__cudaperf_device_launch(g, b, args)`,
+//    evaluating the same expressions without a launch.
 // The user's files are rewritten as clang reads them (a virtual file system over the real one);
 // the toolkit's and the system's headers are left alone.
 //

@@ -65,7 +65,17 @@ __global__ void mul24(float *p, int n) {
   p[j + n] = 0.0f;
 }
 
+// Dynamic parallelism (nvcc needs -rdc=true): a launch in device code (not modelled; the host
+// launch of the same kernel stays a launch site).
+__global__ void child(float *p, int n) { p[threadIdx.x] = n; }
+__global__ void parent(float *p) {
+  if (threadIdx.x == 0)
+    child<<<4, 64>>>(p + 1, 7);
+  p[threadIdx.x] += 1.0f;
+}
+
 int main() {
+  child<<<2, 128>>>(nullptr, 1);
   register int n = 1 << 20; // `register` in C++17
   int a = max(n, 4), b = min(n, 4);
   unsigned u = max(3u, 4u);

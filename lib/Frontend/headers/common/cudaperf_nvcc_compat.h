@@ -29,6 +29,11 @@ template <class T> struct __cudaperf_uninitialized {
   __device__ T &get() { return *reinterpret_cast<T *>(bytes); }
 };
 
+/* A kernel launch in device code (dynamic parallelism), which clang rejects: SourceRewrites.cpp
+ * writes `k<<<grid, block>>>(args)` inside __global__/__device__ functions as this call, which
+ * evaluates the same expressions. The child kernel is analysed on its own. */
+template <class... T> static __device__ __forceinline__ void __cudaperf_device_launch(const T &...) {}
+
 /* ---- host min/max ---------------------------------------------------------------------------- */
 #define CUDAPERF_HOST_MINMAX(T)                                                                    \
   static inline __host__ T min(T a, T b) { return a < b ? a : b; }                                 \
