@@ -36,16 +36,32 @@ void fatalErrorHandler(void *, const char *Reason, bool) {
   llvm::errs() << "LLVM ERROR: " << (Reason ? Reason : "") << "\n";
 }
 
+/// The alternate signal stack of a thread that runs isolated code, removed when the thread ends
+/// (the register-compile prefetch runs one thread per file).
+struct AltStack {
+  char *Memory = nullptr;
+  ~AltStack() {
+    if (!Memory)
+      return;
+    stack_t Off{};
+    Off.ss_flags = SS_DISABLE;
+    sigaltstack(&Off, nullptr);
+    delete[] Memory;
+  }
+};
+
 void ensureAltStack() {
   thread_local bool Done = false;
+  thread_local AltStack Mine;
   if (Done)
     return;
   Done = true;
   stack_t Old;
   if (sigaltstack(nullptr, &Old) == 0 && !(Old.ss_flags & SS_DISABLE) && Old.ss_size >= AltStackBytes)
     return;
+  Mine.Memory = new char[AltStackBytes];
   stack_t New;
-  New.ss_sp = new char[AltStackBytes]; // lives as long as the thread may fault: never freed
+  New.ss_sp = Mine.Memory;
   New.ss_size = AltStackBytes;
   New.ss_flags = 0;
   sigaltstack(&New, nullptr);

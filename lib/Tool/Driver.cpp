@@ -8,6 +8,7 @@
 #include "cudaperf/Tool/Driver.h"
 #include "cudaperf/Analysis/FaultIsolation.h"
 #include "cudaperf/Analysis/OccupancyFacts.h"
+#include "cudaperf/Analysis/Resources.h"
 #include "cudaperf/Checks/Check.h"
 #include "cudaperf/Frontend/Frontend.h"
 #include "cudaperf/Report/Writers.h"
@@ -116,6 +117,8 @@ std::string checkInputFile(const std::string &File) {
     return "'" + File + "' contains binary data; expected CUDA or C++ source";
   return "";
 }
+
+constexpr uint64_t PrefetchMaxBytes = 2 << 20;
 
 } // namespace
 
@@ -252,6 +255,23 @@ int runAnalyzeTool(int Argc, const char **Argv) {
       Reports.push_back(std::move(R));
       continue;
     }
+    AnalyzerOptions FileAO = AO;
+    FileAO.CompileArgs = sourceMeaningFlags(*DB, File);
+    FileAO.CompileArgs.insert(FileAO.CompileArgs.end(), CodeGenerationFlags.begin(),
+                              CodeGenerationFlags.end());
+    llvm::SmallString<256> MainFile(File);
+    llvm::sys::fs::make_absolute(MainFile);
+    FileAO.MainFile = std::string(MainFile);
+    // NVIDIA's compiler runs for registers while clang parses (the file's cost is then the longer
+    // of the two, not their sum); an unused prefetch is cancelled when the file is done. Generated
+    // files of megabytes, which mostly end up over --max-kernels, only when asked for.
+    struct CancelPrefetchAtEnd {
+      ~CancelPrefetchAtEnd() { cancelResourcePrefetches(); }
+    } CancelPrefetch;
+    uint64_t Size = 0;
+    if (!llvm::sys::fs::file_size(File, Size) && Size <= PrefetchMaxBytes)
+      if (std::optional<ResourceRequest> Req = fileResourceRequest(FileAO))
+        prefetchResources(*Req);
     std::vector<ParsedFile> Parsed;
     if (std::optional<Fault> F = runIsolated([&] {
           Parsed = parseFiles(*DB, {File}, FO);
@@ -281,13 +301,6 @@ int runAnalyzeTool(int Argc, const char **Argv) {
     ParsedFile &PF = Parsed.front();
     R.Analysed = true;
     R.Kernels = std::move(PF.Kernels);
-    AnalyzerOptions FileAO = AO;
-    FileAO.CompileArgs = sourceMeaningFlags(*DB, File);
-    FileAO.CompileArgs.insert(FileAO.CompileArgs.end(), CodeGenerationFlags.begin(),
-                              CodeGenerationFlags.end());
-    llvm::SmallString<256> MainFile(File);
-    llvm::sys::fs::make_absolute(MainFile);
-    FileAO.MainFile = std::string(MainFile);
     if (O.DumpIR && PF.DeviceModule)
       PF.DeviceModule->print(llvm::errs(), nullptr);
     analyzeModule(PF.DeviceModule.get(), R.Kernels, FileAO);
