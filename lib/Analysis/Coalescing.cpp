@@ -219,13 +219,7 @@ private:
   /// addressed by a handle and coordinates: listed with their executions, sectors not predicted.
   MemoryAccess textureAccess(const MemoryInstruction &M, const KernelReport &K, LaneEvaluator &E,
                              ScalarEvolution &SE, LoopInfo &LI) {
-    MemoryAccess A;
-    A.Loc = M.Loc;
-    if (A.Loc.File.empty())
-      A.Loc.File = K.Loc.File;
-    A.Space = toString(M.Space);
-    A.Op = toString(M.Kind);
-    A.Bytes = M.Bytes;
+    MemoryAccess A = accessOf(M, K);
     A.Pattern = "not-modelled";
     std::string ExecExpr;
     std::optional<int64_t> Exec = executionsPerThread(E, SE, LI, M.inst()->getParent(), &ExecExpr);
@@ -237,8 +231,8 @@ private:
     return A;
   }
 
-  MemoryAccess analyseAccess(const MemoryInstruction &M, const KernelReport &K, LaneEvaluator &E,
-                             ScalarEvolution &SE, LoopInfo &LI) {
+  /// Where and what \p M is, as the report lists it.
+  static MemoryAccess accessOf(const MemoryInstruction &M, const KernelReport &K) {
     MemoryAccess A;
     A.Loc = M.Loc;
     if (A.Loc.File.empty())
@@ -246,6 +240,12 @@ private:
     A.Space = toString(M.Space);
     A.Op = toString(M.Kind);
     A.Bytes = M.Bytes;
+    return A;
+  }
+
+  MemoryAccess analyseAccess(const MemoryInstruction &M, const KernelReport &K, LaneEvaluator &E,
+                             ScalarEvolution &SE, LoopInfo &LI) {
+    MemoryAccess A = accessOf(M, K);
     json::Array Notes;
     if (!M.Note.empty())
       Notes.push_back(M.Note);

@@ -43,6 +43,16 @@ Object accessToJSON(const MemoryAccess &A, const ReportOptions &Opts) {
 }
 } // namespace
 
+void addFindingCoverage(const Diagnostic &D, Object &Out) {
+  if (D.Occurrences <= 1)
+    return;
+  Array Ks;
+  for (const std::string &K : D.Kernels)
+    Ks.push_back(K);
+  Out["kernels"] = std::move(Ks);
+  Out["occurrences"] = static_cast<int64_t>(D.Occurrences);
+}
+
 Value kernelToJSON(const KernelReport &K, const ReportOptions &Opts) {
   Object Launch{{"grid", dimToJSON(K.Launch.Grid)},
                 {"block", dimToJSON(K.Launch.Block)},
@@ -143,13 +153,7 @@ Value reportToJSON(const std::vector<FileReport> &Reports, const ReportOptions &
                {"file", displayPath(D.Loc.File, Opts.SourceRoot)},
                {"line", D.Loc.Line},
                {"column", D.Loc.Column}};
-      if (D.Occurrences > 1) {
-        Array Ks;
-        for (const std::string &K : D.Kernels)
-          Ks.push_back(K);
-        O["kernels"] = std::move(Ks);
-        O["occurrences"] = static_cast<int64_t>(D.Occurrences);
-      }
+      addFindingCoverage(D, O);
       Diags.push_back(std::move(O));
     }
   }

@@ -98,13 +98,7 @@ Value reportToSARIF(const std::vector<FileReport> &Reports, const std::vector<co
         Result["ruleIndex"] = static_cast<int64_t>(RI->second);
       if (!D.Kernel.empty() || D.Occurrences > 1) {
         Object Props{{"kernel", D.Kernel}};
-        if (D.Occurrences > 1) {
-          Array Ks;
-          for (const std::string &K : D.Kernels)
-            Ks.push_back(K);
-          Props["kernels"] = std::move(Ks);
-          Props["occurrences"] = static_cast<int64_t>(D.Occurrences);
-        }
+        addFindingCoverage(D, Props);
         Result["properties"] = std::move(Props);
       }
       Results.push_back(std::move(Result));
