@@ -22,6 +22,7 @@ help:
 	@echo "make deps                 install missing Debian packages (apt)"
 	@echo "make validate             GPU host only: predictions against CUPTI counters (scripts/gpu/validate.sh)"
 	@echo "make tasks                PyTorch problems: task.json and exported/ per data/tasks/pytorch/* (GPU, PyTorch)"
+	@echo "make dataset              generate the training dataset into $(BUILD_DIR)/dataset/ (docs/dataset.md)"
 
 deps:
 	@scripts/install-deps.sh
@@ -59,3 +60,11 @@ clean:
 .PHONY: validate
 validate:
 	bash scripts/gpu/validate.sh $(OUT)
+
+# The generated training dataset (docs/dataset.md): C->CUDA and PyTorch->CUDA tasks with labeled
+# implementations, manifest.jsonl and dataset.json. SEED= picks another dataset.
+.PHONY: dataset
+SEED ?= 1
+dataset: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target cudaperf-dataset
+	$(BUILD_DIR)/bin/cudaperf-dataset generate --out $(BUILD_DIR)/dataset --seed $(SEED)

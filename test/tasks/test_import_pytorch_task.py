@@ -3,9 +3,11 @@
 
     python3 test/tasks/test_import_pytorch_task.py
 """
+import ast
 import importlib.util
 import os
 import sys
+import textwrap
 import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -288,6 +290,127 @@ class BuildTask(unittest.TestCase):
         self.assertIn('\n    {"name": "x", "type": "pointer", "dtype": "f32", "access": "in", "count": "batch_size * dim"},\n',
                       text)
         self.assertEqual(text, imp.format_task_json(json.loads(text)))
+
+
+class KernelBenchFailureClasses(unittest.TestCase):
+    """Each way KernelBench's problems failed to import on the H200 (issue 19), without torch."""
+
+    def test_sizes_written_as_expressions_and_tuples(self):
+        source = textwrap.dedent("""\
+            M = 1024 * 2
+            N = 2048 * 2
+            K = (M + 7) // 8 - -1
+            P = 2 ** 10
+            depth, height, width = 16, 64, 64
+            dims = (N,)
+            bad = N / 2
+            flag = True
+            Q = N * unknown
+            R = 5
+            R = int("5")
+        """)
+        self.assertEqual(imp.module_size_globals(source), {"M": 2048, "N": 4096, "K": 257, "P": 1024, "depth": 16,
+                                                            "height": 64, "width": 64})
+        self.assertEqual(imp.problem_configs(None, imp.module_size_globals("N = 2048 * 2\n")), [("default", {"N": 4096})])
+        self.assertIsNone(imp.constant_int(ast.parse("2 ** 100").body[0].value, {}))
+        self.assertIsNone(imp.constant_int(ast.parse("4 // 0").body[0].value, {}))
+
+    def test_trace_tolerance_is_relative_to_the_output_scale(self):
+        # cuDNN's other algorithm: 5e-3 on outputs of magnitude ~3 passes; a baked parameter does not.
+        self.assertTrue(imp.within_trace_tolerance(5e-3, 3.0))
+        self.assertTrue(imp.within_trace_tolerance(4e-6, 0.5))
+        self.assertFalse(imp.within_trace_tolerance(0.5, 3.0))
+        self.assertTrue(imp.within_trace_tolerance(0.0, 0.0))
+        self.assertFalse(imp.within_trace_tolerance(1e-3, 0.0))
+
+    def test_forward_defaults_not_returned_by_get_inputs(self):
+        lstm = [("x", False, False), ("h0", True, False), ("c0", True, False)]
+        self.assertEqual(imp.forward_inputs_used(lstm, 1), ["x"])
+        self.assertEqual(imp.forward_inputs_used(lstm, 3), ["x", "h0", "c0"])
+        with self.assertRaisesRegex(imp.TaskImportError, "forward's y have no default"):
+            imp.forward_inputs_used([("x", False, False), ("y", False, False), ("mask", True, False)], 1)
+        with self.assertRaisesRegex(imp.TaskImportError, "returns 3 values; forward takes 2"):
+            imp.forward_inputs_used([("x", False, False), ("y", True, False)], 3)
+        self.assertEqual(imp.forward_inputs_used([("x", False, False), ("rest", False, True)], 1), ["x"])
+
+    def test_a_parameter_named_like_a_size_global(self):
+        # KernelBench level 2, 48: a parameter scaling_factor beside `scaling_factor = 2` (passed to __init__).
+        obs = observation("default", {"batch_size": 4, "dim": 10, "scaling_factor": 2}, 4, 10)
+        obs["weights"].append({"name": "scaling_factor", "dtype": "f32", "shape": [8], "min": -1.0, "max": 1.0})
+        extras = dict(BuildTask.EXTRAS, sizes_from_globals=True)
+        task = imp.build_task("lvl2_48", "", [obs], extras)
+        names = [a["name"] for a in task["args"]]
+        self.assertEqual(names.count("scaling_factor"), 1)
+        self.assertEqual(task["configs"], [{"name": "default", "batch_size": 4, "dim": 10}])
+        # With CONFIGS the user chose the sizes: the clash is theirs to resolve.
+        obs = observation("default", {"batch_size": 4, "dim": 10, "scaling_factor": 2}, 4, 10)
+        obs["weights"].append({"name": "scaling_factor", "dtype": "f32", "shape": [8], "min": -1.0, "max": 1.0})
+        with self.assertRaisesRegex(imp.TaskImportError, "used twice"):
+            imp.build_task("lvl2_48", "", [obs], BuildTask.EXTRAS)
+        self.assertEqual(imp.size_globals_free_of({"a": 1, "b": 2}, {"b"}), ({"a": 1}, ["b"]))
+
+    def test_training_mode_and_inputs_on_the_device(self):
+        self.assertEqual(imp.model_mode({}), "eval")
+        self.assertEqual(imp.model_mode({"MODE": "train"}), "train")
+        with self.assertRaisesRegex(imp.TaskImportError, "MODE must be one of eval, train"):
+            imp.model_mode({"MODE": "training"})
+        self.assertFalse(imp.inputs_on_device({}))
+        self.assertTrue(imp.inputs_on_device({"INPUTS_ON_DEVICE": True}))
+        with self.assertRaises(imp.TaskImportError):
+            imp.inputs_on_device({"INPUTS_ON_DEVICE": 1})
+        source = 'import torch\nclass Model:\n    def forward(self, x):\n        return x\n' \
+                 'def get_inputs():\n    return []\ndef get_init_inputs():\n    return []\nn = 4\nMODE = "inference"\n'
+        self.assertIn("MODE must be one of", imp.check_model_source(source)[0])
+
+    def test_dimensions_named_by_the_factory_call(self):
+        # One configuration: depth 16 equals out_channels 16, and only the call says which it is.
+        source = textwrap.dedent("""\
+            import torch
+            def get_inputs():
+                x = torch.rand(batch_size, in_channels, depth, height, width)
+                return [x, torch.randint(0, 10, (batch_size,)), torch.rand(batch_size, *shape), torch.rand(4, n)]
+        """)
+        self.assertEqual(imp.input_dimension_names(source), [
+            ["batch_size", "in_channels", "depth", "height", "width"], ["batch_size"], None, [None, "n"]])
+        config = [{"batch_size": 128, "in_channels": 3, "out_channels": 16, "depth": 16, "height": 64, "width": 64}]
+        shape = [[128, 3, 16, 64, 64]]
+        self.assertEqual(imp.shape_exprs(shape, config), ["batch_size", "in_channels", "out_channels", "height", "height"])
+        self.assertEqual(imp.shape_exprs(shape, config, ["batch_size", "in_channels", "depth", "height", "width"]),
+                         ["batch_size", "in_channels", "depth", "height", "width"])
+        # Only without CONFIGS (one configuration) do the factory's names decide.
+        configs_source = source + 'CONFIGS = {"a": {"n": 2}, "b": {"n": 3}}\nn = 2\n'
+        self.assertIsNone(imp.build_extras(configs_source)["input_dim_names"])
+        self.assertEqual(imp.build_extras(source + "n = 4\n")["input_dim_names"][3], [None, "n"])
+        # A name that does not give the dimension is not taken.
+        self.assertEqual(imp.shape_exprs([[128, 5]], [{"batch_size": 128, "n": 4}], ["batch_size", "n"]),
+                         ["batch_size", "5"])
+
+    def test_random_forward_is_named(self):
+        source = textwrap.dedent("""\
+            import torch
+            import torch.nn.functional as F
+            class Model(torch.nn.Module):
+                def forward(self, x, h0=None):
+                    if h0 is None:
+                        h0 = torch.randn(3, 4, device=x.device)
+                    return F.dropout(x, 0.5) + h0.sum()
+            def get_inputs():
+                return [torch.rand(3)]
+        """)
+        self.assertEqual(imp.random_calls(source), ["dropout", "randn"])
+        self.assertEqual(imp.random_calls("import torch\nclass Model:\n    def forward(self, x):\n        return x\n"), [])
+
+    def test_fresh_inputs_follow_the_task_distributions(self):
+        # BatchNorm's running_var is constant 1 in the task: the fresh-input check must not draw it
+        # from a standard normal (negative variances gave NaN).
+        obs = observation("default", {"batch_size": 4, "dim": 10}, 4, 10)
+        obs["weights"].append({"name": "bn_running_var", "dtype": "f32", "shape": [8], "min": 1.0, "max": 1.0})
+        task = imp.build_task("bn", "", [obs], BuildTask.EXTRAS)
+        self.assertEqual(task["inputs"]["bn_running_var"], {"dist": "constant", "value": 1})
+        self.assertEqual(imp.argument_distribution("w", "f32", (-0.5, 0.5), {}, None),
+                         {"dist": "uniform", "min": -0.5, "max": 0.5})
+        self.assertEqual(imp.argument_distribution("w", "f32", (-0.5, 0.5), {"w": {"normal": [0, 2]}}, None),
+                         {"dist": "normal", "mean": 0, "std": 2})
 
 
 class CheckScript(unittest.TestCase):

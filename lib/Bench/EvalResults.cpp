@@ -1,0 +1,212 @@
+#include "cudaperf/Bench/EvalResults.h"
+#include "cudaperf/Bench/BenchError.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace cudaperf::bench {
+
+using support::Json;
+
+namespace {
+
+constexpr const char *kResultSchema = "cudaperf-eval-result/1";
+constexpr const char *kTorchTimingSchema = "cudaperf-torch-timing/1";
+
+[[noreturn]] void resultError(const std::string &message) { throw BenchError(BenchError::Kind::Results, message); }
+
+std::string optionalString(const Json &obj, const char *key, const std::string &where) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null())
+    return "";
+  if (!it->is_string())
+    resultError(where + "." + key + ": expected a string, got " + support::jsonSnippet(*it));
+  return it->get<std::string>();
+}
+
+std::string requiredString(const Json &obj, const char *key, const std::string &where) {
+  if (!obj.contains(key))
+    resultError(where + ": missing \"" + key + "\"");
+  return optionalString(obj, key, where);
+}
+
+double number(const Json &obj, const char *key, const std::string &where) {
+  auto it = obj.find(key);
+  if (it == obj.end())
+    resultError(where + ": missing \"" + key + "\"");
+  if (!it->is_number())
+    resultError(where + "." + key + ": expected a number, got " + support::jsonSnippet(*it));
+  return it->get<double>();
+}
+
+std::optional<Timing> timingAt(const Json &obj, const char *key, const std::string &where) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null())
+    return std::nullopt;
+  std::string at = where + "." + key;
+  if (!it->is_object())
+    resultError(at + ": expected a timing object, got " + support::jsonSnippet(*it));
+  Timing t;
+  t.medianMs = number(*it, "median_ms", at);
+  t.p10Ms = it->contains("p10_ms") ? number(*it, "p10_ms", at) : t.medianMs;
+  t.p90Ms = it->contains("p90_ms") ? number(*it, "p90_ms", at) : t.medianMs;
+  if (!(t.medianMs > 0))
+    resultError(at + ".median_ms: " + std::to_string(t.medianMs) + " is not a positive time");
+  return t;
+}
+
+// One JSON value; `where` is FILE or FILE:LINE. A syntax error reads "FILE:LINE:COLUMN: not JSON: ...".
+Json parseLine(const std::string &text, const std::string &where, bool oneLine) {
+  try {
+    return support::parseJson(text, where);
+  } catch (const support::SupportError &e) {
+    std::string msg = e.what();
+    if (oneLine && msg.rfind(where + ":1:", 0) == 0)
+      msg = where + ":" + msg.substr(where.size() + 3);
+    size_t colon = msg.find(": ", where.size());
+    if (colon != std::string::npos)
+      msg.insert(colon + 2, "not JSON: ");
+    resultError(msg);
+  }
+}
+
+// An object whose "schema" is `schema`.
+void requireDocument(const Json &doc, const char *schema, const std::string &where) {
+  if (!doc.is_object())
+    resultError(where + ": expected an object (" + schema + ")");
+  std::string found = requiredString(doc, "schema", where);
+  if (found != schema)
+    resultError(where + ".schema: \"" + found + "\" is not " + schema);
+}
+
+} // namespace
+
+EvalResult parseEvalResult(const Json &doc, const std::string &where) {
+  requireDocument(doc, kResultSchema, where);
+  EvalResult r;
+  r.where = where;
+  r.candidate = requiredString(doc, "candidate", where);
+  r.outcome = requiredString(doc, "outcome", where);
+  r.task = optionalString(doc, "task", where);
+  r.taskDir = optionalString(doc, "task_dir", where);
+  if (r.task.empty() && r.taskDir.empty())
+    resultError(where + ": neither \"task\" nor \"task_dir\" says which task " + r.candidate + " was for");
+  r.detail = optionalString(doc, "detail", where);
+  if (auto gpu = doc.find("gpu"); gpu != doc.end() && gpu->is_object())
+    r.gpu = optionalString(*gpu, "name", where + ".gpu");
+  if (auto tools = doc.find("tools"); tools != doc.end() && tools->is_object())
+    r.evaluatorVersion = optionalString(*tools, "cudaperf_eval", where + ".tools");
+  if (auto shared = doc.find("gpu_shared"); shared != doc.end() && shared->is_boolean())
+    r.gpuShared = shared->get<bool>();
+  if (auto cached = doc.find("baseline_cached"); cached != doc.end() && cached->is_boolean())
+    r.baselineCached = cached->get<bool>();
+  if (auto configs = doc.find("configs"); configs != doc.end() && !configs->is_null()) {
+    if (!configs->is_array())
+      resultError(where + ".configs: expected an array");
+    for (size_t i = 0; i < configs->size(); ++i) {
+      const Json &c = (*configs)[i];
+      std::string at = where + ".configs[" + std::to_string(i) + "]";
+      if (!c.is_object())
+        resultError(at + ": expected an object");
+      ConfigResult cr;
+      cr.name = requiredString(c, "name", at);
+      cr.candidate = timingAt(c, "candidate", at);
+      cr.baseline = timingAt(c, "baseline", at);
+      cr.eager = timingAt(c, "pytorch_eager", at);
+      cr.audited = c.contains("audit") && c["audit"].is_object();
+      if (auto launches = c.find("launches"); launches != c.end() && launches->is_array())
+        for (const Json &l : *launches)
+          if (l.is_object() && l.contains("kernel") && l["kernel"].is_string())
+            cr.launchedKernels.push_back(l["kernel"].get<std::string>());
+      r.configs.push_back(std::move(cr));
+    }
+  }
+  return r;
+}
+
+std::vector<EvalResult> readEvalResults(const std::string &path) {
+  std::ifstream in(path);
+  if (!in)
+    resultError(path + ": cannot be read");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  std::vector<EvalResult> results;
+  // One pretty-printed document (cudaperf-eval with a single candidate) or JSON Lines.
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos)
+    resultError(path + ": empty (no results)");
+  if (text.find("\n", first) != std::string::npos && text.compare(first, 2, "{\n") == 0) {
+    results.push_back(parseEvalResult(parseLine(text, path, false), path));
+    return results;
+  }
+  std::stringstream lines(text);
+  std::string line;
+  for (int lineNo = 1; std::getline(lines, line); ++lineNo) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos)
+      continue;
+    std::string where = path + ":" + std::to_string(lineNo);
+    results.push_back(parseEvalResult(parseLine(line, where, true), where));
+  }
+  return results;
+}
+
+std::string torchTimingsPath(const std::string &taskDir) {
+  return (std::filesystem::path(taskDir) / "exported" / "torch-timing.json").string();
+}
+
+TorchTimings parseTorchTimings(const Json &doc, const std::string &path) {
+  requireDocument(doc, kTorchTimingSchema, path);
+  TorchTimings t;
+  t.path = path;
+  t.task = optionalString(doc, "task", path);
+  t.torchVersion = optionalString(doc, "torch_version", path);
+  t.device = optionalString(doc, "device", path);
+  auto configs = doc.find("configs");
+  if (configs == doc.end() || !configs->is_object())
+    resultError(path + ".configs: expected an object {config: {eager, compile}}");
+  for (const auto &item : configs->items()) {
+    std::string at = path + ".configs." + item.key();
+    if (!item.value().is_object())
+      resultError(at + ": expected an object");
+    if (auto e = timingAt(item.value(), "eager", at))
+      t.eager[item.key()] = *e;
+    auto compiled = item.value().find("compile");
+    if (compiled != item.value().end() && compiled->is_object() && compiled->contains("error"))
+      t.compileErrors[item.key()] = optionalString(*compiled, "error", at + ".compile");
+    else if (auto c = timingAt(item.value(), "compile", at))
+      t.compiled[item.key()] = *c;
+  }
+  return t;
+}
+
+std::optional<TorchTimings> readTorchTimings(const std::string &taskDir) {
+  std::string path = torchTimingsPath(taskDir);
+  std::ifstream in(path);
+  if (!in)
+    return std::nullopt;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parseTorchTimings(parseLine(ss.str(), path, false), path);
+}
+
+std::map<std::string, TorchTimings> readTorchTimingsFile(const std::string &path) {
+  std::ifstream in(path);
+  if (!in)
+    resultError(path + ": cannot be read");
+  std::map<std::string, TorchTimings> byTask;
+  std::string line;
+  for (int lineNo = 1; std::getline(in, line); ++lineNo) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos)
+      continue;
+    std::string where = path + ":" + std::to_string(lineNo);
+    TorchTimings t = parseTorchTimings(parseLine(line, where, true), where);
+    if (t.task.empty())
+      resultError(where + ": missing \"task\"");
+    byTask[t.task] = std::move(t);
+  }
+  return byTask;
+}
+
+} // namespace cudaperf::bench

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""The measured side of docs/dataset.md, made from the stored H200 results.
+
+    scripts/dataset-report.py [--results FILE.jsonl.zst ...] [--manifest DIR/manifest.jsonl] [--summary | --write-doc]
+
+Results default to data/measured/dataset-h200/*.jsonl.zst (cudaperf-eval results with "dataset_task" and
+"dataset_impl"); the manifest to a fresh `cudaperf-dataset generate` (--dataset-tool, default
+build/bin/cudaperf-dataset). Prints, or with --write-doc replaces the part of docs/dataset.md between
+the report markers: counts per family and split, outcome counts, the spread of speedups within tasks
+(best over worst implementation, median per family), and how often each implementation labeled
+"fast" beats the baseline, per family. --summary prints outcome counts only (the GPU script's last lines).
+"""
+import argparse
+import glob
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+BEGIN, END = "<!-- BEGIN dataset-report (scripts/dataset-report.py --write-doc) -->", "<!-- END dataset-report -->"
+
+
+def read_results(paths):
+    results = []
+    for p in paths:
+        text = subprocess.run(["zstd", "-dc", p], capture_output=True, text=True, check=True).stdout if p.endswith(".zst") \
+            else open(p).read()
+        results += [json.loads(line) for line in text.splitlines() if line.strip()]
+    return results
+
+
+def read_manifest(path, tool):
+    if path is None:
+        out = tempfile.mkdtemp(prefix="dataset-report-")
+        subprocess.run([tool, "generate", "--out", out, "--quiet"], check=True)
+        path = os.path.join(out, "manifest.jsonl")
+    return [json.loads(line) for line in open(path)]
+
+
+def relative_speed(r):
+    """The implementation's speed over the baseline's (geometric mean over configurations)."""
+    values = []
+    for c in r.get("configs", []):
+        v = c.get("speedup_vs_baseline", c.get("speedup"))
+        if isinstance(v, (int, float)) and v > 0:
+            values.append(v)
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else None
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    lines += ["| " + " | ".join(str(x) for x in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def report(manifest, results):
+    out = []
+    families = {}
+    for e in manifest:
+        f = families.setdefault(e["family"], {"kind": e["kind"], "train": 0, "val": 0, "test": 0, "impls": 0})
+        f[e["split"]] += 1
+        f["impls"] += len(e["implementations"])
+    total = {s: sum(f[s] for f in families.values()) for s in ("train", "val", "test")}
+    out.append(f"### Counts\n\n{len(manifest)} tasks ({sum(1 for e in manifest if e['kind'] == 'c')} C->CUDA, "
+               f"{sum(1 for e in manifest if e['kind'] == 'pytorch')} PyTorch->CUDA) in {len(families)} families, "
+               f"{sum(f['impls'] for f in families.values())} implementations; splits: train {total['train']}, "
+               f"val {total['val']}, test {total['test']}.\n")
+    out.append(table(["family", "kind", "train", "val", "test", "implementations"],
+                     [[n, f["kind"], f["train"], f["val"], f["test"], f["impls"]] for n, f in families.items()]))
+    by_task = {}
+    for r in results:
+        by_task.setdefault(r.get("dataset_task"), []).append(r)
+    entries = {e["task"]: e for e in manifest}
+    outcomes = {}
+    for r in results:
+        outcomes[r.get("outcome")] = outcomes.get(r.get("outcome"), 0) + 1
+    out.append(f"\n### Measurements (H200)\n\n{len(by_task)} tasks measured, {len(results)} implementations; outcomes: " +
+               (", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())) or "none yet") + ".\n")
+    spread, wins = {}, {}
+    for task, rs in by_task.items():
+        e = entries.get(task)
+        if not e:
+            continue
+        labels = {os.path.basename(i["file"]): i for i in e["implementations"]}
+        speeds = [1.0]
+        for r in rs:
+            s = relative_speed(r) if r.get("outcome") == "ok" else None
+            impl = labels.get(r.get("dataset_impl"), {})
+            if s is not None and not impl.get("baseline"):
+                speeds.append(s)
+                if impl.get("expected") == "fast":
+                    w = wins.setdefault((e["family"], tuple(impl["strategies"])), [0, 0])
+                    w[0] += s > 1.0
+                    w[1] += 1
+        if len(speeds) > 1:
+            spread.setdefault(e["family"], []).append(max(speeds) / min(speeds))
+    if spread:
+        every = [x for v in spread.values() for x in v]
+        out.append(f"Best over worst implementation within a task: median {statistics.median(every):.2f}x over "
+                   f"{len(every)} tasks (target: at least 2x).\n")
+        out.append(table(["family", "tasks", "median best/worst"],
+                         [[f, len(v), f"{statistics.median(v):.2f}x"] for f, v in sorted(spread.items())]))
+    if wins:
+        out.append("\nImplementations labeled `fast`: how often they beat the baseline.\n")
+        out.append(table(["family", "strategies", "faster / measured"],
+                         [[f, ", ".join(s), f"{w[0]} / {w[1]}"] for (f, s), w in sorted(wins.items())]))
+    return "\n".join(out) + "\n"
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--results", nargs="*")
+    ap.add_argument("--manifest")
+    ap.add_argument("--dataset-tool", default=os.path.join(ROOT, "build", "bin", "cudaperf-dataset"))
+    ap.add_argument("--summary", action="store_true")
+    ap.add_argument("--write-doc", action="store_true")
+    args = ap.parse_args(argv)
+    paths = args.results if args.results is not None else sorted(glob.glob(os.path.join(ROOT, "data", "measured",
+                                                                                         "dataset-h200", "*.jsonl.zst")))
+    results = read_results(paths)
+    if args.summary:
+        fams = {}
+        for r in results:
+            fam = r.get("dataset_task", "?").rsplit("_", 1)[0]
+            fams.setdefault(fam, {}).setdefault(r.get("outcome"), 0)
+            fams[fam][r.get("outcome")] += 1
+        for fam, o in sorted(fams.items()):
+            print(f"{fam:<26} " + " ".join(f"{k}={v}" for k, v in sorted(o.items())))
+        bad = sum(v for o in fams.values() for k, v in o.items() if k != "ok")
+        print(f"{len(results)} implementations, {bad} not ok")
+        return 0
+    text = report(read_manifest(args.manifest, args.dataset_tool), results)
+    if not args.write_doc:
+        print(text)
+        return 0
+    doc_path = os.path.join(ROOT, "docs", "dataset.md")
+    doc = open(doc_path).read()
+    if BEGIN not in doc or END not in doc:
+        print(f"{doc_path}: no report markers", file=sys.stderr)
+        return 1
+    head, rest = doc.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    open(doc_path, "w").write(head + BEGIN + "\n" + text + END + tail)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
