@@ -129,6 +129,21 @@ def measure(entry, args):
     return row
 
 
+def sample_per_suite(manifest, n):
+    """At most n entries of each suite, evenly spaced; interleaved suite by suite."""
+    suites = {}
+    for m in manifest:
+        suites.setdefault(m["suite"], []).append(m)
+    picked = []
+    for entries in suites.values():
+        step = max(1.0, len(entries) / n)
+        picked.append([entries[int(i * step)] for i in range(min(n, len(entries)))])
+    out = []
+    for i in range(max((len(p) for p in picked), default=0)):
+        out.extend(p[i] for p in picked if i < len(p))
+    return out
+
+
 def load_results(path):
     rows = {}
     if os.path.exists(path):
@@ -238,6 +253,9 @@ def main():
                     help="measure again: files the analyzer failed, or everything (default: only new files)")
     ap.add_argument("--filter", help="only paths matching this regular expression")
     ap.add_argument("--limit", type=int, help="at most this many files (in manifest order)")
+    ap.add_argument("--per-suite", type=int, metavar="N",
+                    help="a sample: at most N files of each suite, evenly spaced in manifest order, "
+                         "measured round-robin across suites (so a stopped run still covers every suite)")
     ap.add_argument("--summary", action="store_true", help="only print the statistics of --results")
     ap.add_argument("--markdown", action="store_true", help="statistics as a markdown table")
     ap.add_argument("--summary-json", help="also write the statistics to this file")
@@ -254,6 +272,8 @@ def main():
         manifest = [json.loads(l) for l in open(args.manifest) if l.strip()]
         if args.filter:
             manifest = [m for m in manifest if re.search(args.filter, m["path"])]
+        if args.per_suite:
+            manifest = sample_per_suite(manifest, args.per_suite)
         todo = []
         for m in manifest:
             old = results.get(key_of(m))

@@ -251,8 +251,10 @@ std::vector<ParsedFile> parseFiles(const tooling::CompilationDatabase &DB,
       std::string("-target-sdk-version=") + AssumedSdkVersion,
       "-Wno-unknown-cuda-version",
       "-w", // clang's own warnings are not cudaperf's findings; errors still show
-      // What nvcc accepts and clang makes an error by default: `register` in C++17.
+      // What nvcc accepts (with a warning at most) and clang makes an error by default: `register`
+      // in C++17, narrowing conversions in braced initializers (`int v[2] = {0.0, y};`).
       "-Wno-register",
+      "-Wno-c++11-narrowing",
       Opts.OptLevel,
       "-gline-tables-only",
       "-resource-dir=" + ResourceDir,

@@ -82,6 +82,8 @@ int main() {
   long long l = min(3ll, 4ll);
   float f = max(1.0f, 2.0f);
   double d = min(1.0, 2.0f);
+  int narrowed[2] = {0.0, f}; // narrowing in a braced initializer (nvcc warns)
+  (void)narrowed;
 #pragma omp parallel for
   for (int i = 0; i < 4; ++i)
     printf("%d %d %d %u %lld %f %f\n", omp_get_thread_num(), a, b, u, l, f, d);
