@@ -23,6 +23,8 @@ help:
 	@echo "make validate             GPU host only: predictions against CUPTI counters (scripts/gpu/validate.sh)"
 	@echo "make tasks                PyTorch problems: task.json and exported/ per data/tasks/pytorch/* (GPU, PyTorch)"
 	@echo "make dataset              generate the training dataset into $(BUILD_DIR)/dataset/ (docs/dataset.md)"
+	@echo "make sft                  GPU host only: dataset, SFT of the policy, held-out evaluation (scripts/gpu/sft.sh)"
+	@echo "make lm-crosscheck        GPU host only: cudaperf-lm against transformers, speed, memory fit"
 
 deps:
 	@scripts/install-deps.sh
@@ -68,3 +70,12 @@ SEED ?= 1
 dataset: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target cudaperf-dataset
 	$(BUILD_DIR)/bin/cudaperf-dataset generate --out $(BUILD_DIR)/dataset --seed $(SEED)
+
+# GPU host only (LibTorch with CUDA, transformers; .carry/deps from scripts/pack-deps.sh): supervised
+# fine-tuning of the policy on the generated dataset and its held-out evaluation (docs/training.md), and
+# the policy model against transformers with the speed and memory-fit measurements (docs/policy-model.md).
+.PHONY: sft lm-crosscheck
+sft:
+	bash scripts/gpu/sft.sh $(OUT)
+lm-crosscheck:
+	bash scripts/gpu/lm-crosscheck.sh $(OUT)

@@ -11,7 +11,7 @@ inc=/usr/include
 lib=/usr/lib/x86_64-linux-gnu
 cp -r "$inc/nlohmann" "$inc/fmt" "$dest/include/"
 cp "$inc/httplib.h" "$inc/pcre2.h" "$inc/utf8proc.h" "$dest/include/"
-for so in libpcre2-8.so libutf8proc.so; do
+for so in libpcre2-8.so libutf8proc.so libcpp-httplib.so; do
   real=$(readlink -f "$lib/$so")
   cp "$real" "$dest/lib/"
   soname=$(objdump -p "$real" | awk '/SONAME/ {print $2}')

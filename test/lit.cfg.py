@@ -4,13 +4,14 @@
 #   %cuda-builtin-args  header mode with cudaperf's built-in declarations (no toolkit)
 #   %python             the Python interpreter
 #   %data               the repository's data/ folder
+#   %nvcc               the toolkit's nvcc (with cuda-sdk)
 import os
 import lit.formats
 
 config.name = "cudaperf"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".cu", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "unit", "runtime"]
+config.excludes = ["Inputs", "CMakeLists.txt", "unit", "runtime", "learn"]  # learn: GoogleTest and fixture texts, no lit tests
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.cudaperf_obj_root, "test")
 
@@ -29,6 +30,7 @@ config.substitutions.append(("%data", os.path.join(config.cudaperf_src_root, "da
 if config.cuda_path and os.path.exists(os.path.join(config.cuda_path, "include", "cuda_runtime.h")):
     config.available_features.add("cuda-sdk")
     config.substitutions.append(("%cuda-sdk-args", "--cuda-headers=sdk --cuda-path=" + config.cuda_path))
+    config.substitutions.append(("%nvcc", os.path.join(config.cuda_path, "bin", "nvcc")))
 else:
     config.substitutions.append(("%cuda-sdk-args", "--cuda-headers=sdk"))
 

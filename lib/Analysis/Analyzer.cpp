@@ -33,37 +33,26 @@ std::vector<std::unique_ptr<KernelAnalysis>> createDefaultAnalyses() {
 
 namespace {
 
-// CUDA's limits on a launch (cudaErrorInvalidConfiguration beyond them), the same on every
-// architecture since sm_30.
-constexpr int64_t MaxBlockThreads = 1024;
-constexpr Dim3 MaxBlockDims{1024, 1024, 64};
-constexpr Dim3 MaxGridDims{(int64_t(1) << 31) - 1, 65535, 65535};
-
-bool within(const Dim3 &D, const Dim3 &Max) {
-  return D.X >= 1 && D.Y >= 1 && D.Z >= 1 && D.X <= Max.X && D.Y <= Max.Y && D.Z <= Max.Z;
-}
-
 /// The analyses divide by and iterate over the launch's dimensions: whatever the launch-site
 /// evaluation produced, they get a configuration that can launch. One that cannot is replaced
 /// (the assumed block, an unknown grid) with a note.
 void keepLaunchable(KernelReport &K, const AnalyzerOptions &Opts) {
   LaunchConfig &L = K.Launch;
-  if (!within(L.Block, MaxBlockDims) || L.Block.count() > MaxBlockThreads) {
-    K.Notes.push_back("block " + L.Block.str() + " (" + toString(L.Origin) +
-                      ") cannot launch (each dimension at least 1, at most 1024x1024x64 and 1024 "
-                      "threads); analysed with the assumed block " + Opts.AssumedBlock.str());
+  LaunchSite Block;
+  Block.Block = L.Block;
+  if (std::vector<std::string> P = launchConfigProblems(Block); !P.empty()) {
+    K.Notes.push_back("block " + L.Block.str() + " (" + toString(L.Origin) + ") cannot launch (" +
+                      P.front() + "); analysed with the assumed block " + Opts.AssumedBlock.str());
     L.Block = Opts.AssumedBlock;
   }
-  if (L.Grid && !within(*L.Grid, MaxGridDims)) {
-    K.Notes.push_back("grid " + L.Grid->str() + " (" + toString(L.Origin) +
-                      ") cannot launch (each dimension at least 1); analysed with an unknown grid");
+  LaunchSite Grid;
+  Grid.Grid = L.Grid;
+  if (std::vector<std::string> P = launchConfigProblems(Grid); !P.empty()) {
+    K.Notes.push_back("grid " + L.Grid->str() + " (" + toString(L.Origin) + ") cannot launch (" +
+                      P.front() + "); analysed with an unknown grid");
     L.Grid.reset();
   }
 }
-
-} // namespace
-
-namespace {
 
 /// --inject-fault=KERNEL:KIND[:ANALYSIS], split.
 struct FaultInjection {
@@ -98,14 +87,43 @@ void recordFault(KernelReport &K, KernelReport Before, llvm::StringRef Analysis,
                     "): its facts are missing; the other analyses and kernels are reported");
 }
 
+/// \p Analyses on one kernel, each isolated (a fault is recorded, the next analysis runs) and all
+/// within one work budget; \p LaneAnalyses false skips those that evaluate lanes.
+void runAnalyses(AnalysisContext &Ctx, const std::vector<std::unique_ptr<KernelAnalysis>> &Analyses,
+                 llvm::Function *F, KernelReport &K, const WorkLimits &Limits, bool LaneAnalyses,
+                 const std::optional<FaultInjection> &Inject) {
+  WorkBudget Budget(Limits);
+  ScopedWorkBudget Current(Budget);
+  for (auto &A : Analyses) {
+    if (!LaneAnalyses && A->evaluatesLanes())
+      continue;
+    Budget.setPhase(A->name().str());
+    KernelReport Before = K;
+    std::optional<Fault> Failed = runIsolated([&] {
+      if (Inject && Inject->matches(K, A->name(), Analyses.front()->name()))
+        injectFault(Inject->Kind);
+      A->run(Ctx, F, K);
+    });
+    if (!Failed)
+      continue;
+    recordFault(K, std::move(Before), A->name(), *Failed);
+    if (F)
+      runIsolated([&] { Ctx.forgetAfterFault(*F); });
+  }
+  if (Budget.exhausted())
+    K.Notes.push_back(Budget.note());
+}
+
 } // namespace
 
 void analyzeModule(llvm::Module *M, std::vector<KernelReport> &Kernels,
-                   const AnalyzerOptions &Opts) {
+                   const AnalyzerOptions &Opts, const std::vector<KernelReport *> &AtLaunches) {
   for (KernelReport &K : Kernels) {
     resolveLaunchConfig(K, Opts);
     keepLaunchable(K, Opts);
   }
+  for (KernelReport *K : AtLaunches)
+    keepLaunchable(*K, Opts);
   if (!M)
     return;
   AnalyzerOptions FileOpts = Opts;
@@ -136,26 +154,13 @@ void analyzeModule(llvm::Module *M, std::vector<KernelReport> &Kernels,
                           " (resources and occupancy are still reported)");
       }
     }
-    WorkBudget Budget(Opts.Limits);
-    ScopedWorkBudget Current(Budget);
-    for (auto &A : Analyses) {
-      if (!LaneAnalyses && A->evaluatesLanes())
-        continue;
-      Budget.setPhase(A->name().str());
-      KernelReport Before = K;
-      std::optional<Fault> Failed = runIsolated([&] {
-        if (Inject && Inject->matches(K, A->name(), Analyses.front()->name()))
-          injectFault(Inject->Kind);
-        A->run(Ctx, F, K);
-      });
-      if (!Failed)
-        continue;
-      recordFault(K, std::move(Before), A->name(), *Failed);
-      if (F)
-        runIsolated([&] { Ctx.forgetAfterFault(*F); });
-    }
-    if (Budget.exhausted())
-      K.Notes.push_back(Budget.note());
+    runAnalyses(Ctx, Analyses, F, K, Opts.Limits, LaneAnalyses, Inject);
+  }
+  for (KernelReport *K : AtLaunches) {
+    llvm::Function *F = Ctx.kernelFunction(*K);
+    if (!F)
+      K->Notes.push_back("no device code was generated for this kernel");
+    runAnalyses(Ctx, Analyses, F, *K, Opts.Limits, /*LaneAnalyses=*/true, Inject);
   }
 }
 

@@ -12,6 +12,7 @@ namespace cudaperf {
 // Factories (one per file in lib/Checks).
 std::unique_ptr<Check> createAnalysisFaultCheck();
 std::unique_ptr<Check> createDivergentBarrierCheck();
+std::unique_ptr<Check> createInvalidLaunchConfigCheck();
 std::unique_ptr<Check> createLowIntensityCheck();
 std::unique_ptr<Check> createLowOccupancyCheck();
 std::unique_ptr<Check> createMissingBarrierCheck();
@@ -26,6 +27,7 @@ const std::vector<std::unique_ptr<Check>> &allChecks() {
     std::vector<std::unique_ptr<Check>> C;
     C.push_back(createAnalysisFaultCheck());
     C.push_back(createDivergentBarrierCheck());
+    C.push_back(createInvalidLaunchConfigCheck());
     C.push_back(createLowIntensityCheck());
     C.push_back(createLowOccupancyCheck());
     C.push_back(createMissingBarrierCheck());

@@ -1,6 +1,6 @@
 #include "ConstantEvaluator.h"
+#include "Modifications.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;
 
@@ -8,59 +8,6 @@ namespace cudaperf {
 
 namespace {
 constexpr unsigned MaxDepth = 16;
-
-/// Variables a function may change after their declaration: assigned, incremented, member-assigned
-/// (`grid.x = ...`), or whose address is taken or bound to a non-const reference.
-class ModificationFinder : public RecursiveASTVisitor<ModificationFinder> {
-public:
-  explicit ModificationFinder(llvm::DenseSet<const VarDecl *> &Out) : Out(Out) {}
-
-  bool VisitBinaryOperator(BinaryOperator *B) {
-    if (B->isAssignmentOp())
-      noteTarget(B->getLHS());
-    return true;
-  }
-  bool VisitUnaryOperator(UnaryOperator *U) {
-    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
-      noteTarget(U->getSubExpr());
-    return true;
-  }
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
-    if (C->isAssignmentOp() && C->getNumArgs() > 0)
-      noteTarget(C->getArg(0));
-    return true;
-  }
-  bool VisitCallExpr(CallExpr *C) {
-    // Arguments bound to non-const reference parameters may be written by the callee.
-    const FunctionDecl *FD = C->getDirectCallee();
-    for (unsigned I = 0; I < C->getNumArgs(); ++I) {
-      if (!FD || I >= FD->getNumParams()) {
-        if (!FD)
-          noteTarget(C->getArg(I), /*OnlyIfReference=*/true);
-        continue;
-      }
-      QualType T = FD->getParamDecl(I)->getType();
-      if (T->isReferenceType() && !T.getNonReferenceType().isConstQualified())
-        noteTarget(C->getArg(I));
-    }
-    return true;
-  }
-
-private:
-  void noteTarget(const Expr *E, bool OnlyIfReference = false) {
-    if (OnlyIfReference)
-      return;
-    E = E->IgnoreParenImpCasts();
-    while (const auto *ME = dyn_cast<MemberExpr>(E))
-      E = ME->getBase()->IgnoreParenImpCasts();
-    while (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
-      E = AS->getBase()->IgnoreParenImpCasts();
-    if (const auto *DR = dyn_cast<DeclRefExpr>(E))
-      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
-        Out.insert(VD->getCanonicalDecl());
-  }
-  llvm::DenseSet<const VarDecl *> &Out;
-};
 
 const Expr *skipWrappers(const Expr *E) {
   while (true) {
@@ -85,7 +32,7 @@ ConstantEvaluator::modifiedVars(const FunctionDecl *Scope) {
     return It->second;
   auto &Set = Modified[Scope];
   if (Scope && Scope->hasBody())
-    ModificationFinder(Set).TraverseStmt(Scope->getBody());
+    collectModifiedVariables(Scope->getBody(), Set);
   return Set;
 }
 

@@ -40,15 +40,16 @@ constexpr const char *AssumedSdkVersion = "12.5";
 
 class CollectingCodeGenAction : public EmitLLVMOnlyAction {
 public:
-  CollectingCodeGenAction(llvm::LLVMContext *Ctx, std::vector<KernelReport> &Kernels)
-      : EmitLLVMOnlyAction(Ctx), Kernels(Kernels) {}
+  CollectingCodeGenAction(llvm::LLVMContext *Ctx, std::vector<KernelReport> &Kernels,
+                          const HostEntryRequest *Entry, std::vector<HostEvaluation> &Evaluations)
+      : EmitLLVMOnlyAction(Ctx), Kernels(Kernels), Entry(Entry), Evaluations(Evaluations) {}
 
 protected:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  StringRef InFile) override {
     // The collector reads the AST before code generation, which may free it.
     std::vector<std::unique_ptr<ASTConsumer>> Consumers;
-    Consumers.push_back(std::make_unique<KernelCollector>(Kernels));
+    Consumers.push_back(std::make_unique<KernelCollector>(Kernels, Entry, Evaluations));
     Consumers.push_back(EmitLLVMOnlyAction::CreateASTConsumer(CI, InFile));
     if (!Consumers.back())
       return nullptr;
@@ -57,12 +58,15 @@ protected:
 
 private:
   std::vector<KernelReport> &Kernels;
+  const HostEntryRequest *Entry;
+  std::vector<HostEvaluation> &Evaluations;
 };
 
 /// Runs CollectingCodeGenAction on each compile command ClangTool hands it.
 class DeviceParseAction : public tooling::ToolAction {
 public:
-  explicit DeviceParseAction(std::vector<ParsedFile> &Results) : Results(Results) {}
+  DeviceParseAction(std::vector<ParsedFile> &Results, const HostEntryRequest *Entry)
+      : Results(Results), Entry(Entry) {}
 
   bool runInvocation(std::shared_ptr<CompilerInvocation> Invocation, FileManager *Files,
                      std::shared_ptr<PCHContainerOperations> PCHOps,
@@ -81,20 +85,24 @@ public:
     if (!Compiler.hasDiagnostics())
       return false;
     Compiler.createSourceManager(*Files);
-    CollectingCodeGenAction Action(PF.Context.get(), PF.Kernels);
+    CollectingCodeGenAction Action(PF.Context.get(), PF.Kernels, Entry, PF.HostEvaluations);
     bool Ok = Compiler.ExecuteAction(Action) && !Compiler.getDiagnostics().hasErrorOccurred();
     Files->clearStatCache();
     if (Ok)
       PF.DeviceModule = Action.takeModule();
     PF.Success = Ok && PF.DeviceModule != nullptr;
-    if (!PF.Success)
+    if (!PF.Success) {
       PF.Kernels.clear();
+      PF.HostEvaluations.clear();
+    }
+    bool Success = PF.Success;
     Results.push_back(std::move(PF));
-    return PF.Success;
+    return Success;
   }
 
 private:
   std::vector<ParsedFile> &Results;
+  const HostEntryRequest *Entry;
 };
 
 /// The toolkit's version as nvcc reports it in __CUDACC_VER_MAJOR__/MINOR/BUILD: major and minor
@@ -292,7 +300,7 @@ std::vector<ParsedFile> parseFiles(const tooling::CompilationDatabase &DB,
       tooling::getInsertArgumentAdjuster(Extra, tooling::ArgumentInsertPosition::END));
 
   std::vector<ParsedFile> Results;
-  DeviceParseAction Action(Results);
+  DeviceParseAction Action(Results, Opts.Entry);
   Tool.run(&Action);
   for (ParsedFile &PF : Results)
     PF.HeaderModeUsed = UseSdk ? "sdk" : "builtin";

@@ -1,5 +1,6 @@
 #include "KernelCollector.h"
 #include "ConstantEvaluator.h"
+#include "HostInterpreter.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
@@ -110,6 +111,15 @@ public:
     return true;
   }
 
+  /// The mangled name of a kernel the entry point launches; notes the kernel (a template
+  /// instantiation may be launched only through cudaLaunchKernel).
+  std::string launchedKernel(const FunctionDecl *FD) {
+    const FunctionDecl *Def = FD->getDefinition() ? FD->getDefinition() : FD;
+    if (KernelReport *K = kernelFor(Def))
+      return K->MangledName;
+    return Names.getName(Def);
+  }
+
 private:
   KernelReport *kernelFor(const FunctionDecl *FD) {
     if (!FD->hasAttr<CUDAGlobalAttr>() || !FD->doesThisDeclarationHaveABody() ||
@@ -204,11 +214,48 @@ private:
 
 } // namespace
 
+namespace {
+
+/// The extern "C" definition of \p Name, or null with \p Reason set.
+const FunctionDecl *findEntry(ASTContext &Ctx, llvm::StringRef Name, std::string &Reason) {
+  const FunctionDecl *CxxOnly = nullptr;
+  for (const Decl *D : Ctx.getTranslationUnitDecl()->lookup(DeclarationName(&Ctx.Idents.get(Name)))) {
+    const auto *FD = dyn_cast<FunctionDecl>(D);
+    const FunctionDecl *Def = nullptr;
+    if (!FD || !FD->hasBody(Def) || !Def)
+      continue;
+    if (Def->isExternC())
+      return Def;
+    CxxOnly = Def;
+  }
+  Reason = CxxOnly ? "'" + Name.str() + "' is defined without extern \"C\"; the evaluator calls it by its C name"
+                   : "the file defines no extern \"C\" function '" + Name.str() + "'";
+  return nullptr;
+}
+
+} // namespace
+
 void KernelCollector::HandleTranslationUnit(ASTContext &Ctx) {
   if (Ctx.getDiagnostics().hasErrorOccurred())
     return;
   Collector C(Ctx, Out);
   C.TraverseDecl(Ctx.getTranslationUnitDecl());
+  if (!Entry)
+    return;
+  std::string Reason;
+  const FunctionDecl *EntryFn = findEntry(Ctx, Entry->Entry, Reason);
+  host::HostInterpreter Interpreter(Ctx, *Entry,
+                                    [&](const FunctionDecl *FD) { return C.launchedKernel(FD); });
+  for (const HostConfiguration &Config : Entry->Configurations) {
+    if (!EntryFn) {
+      HostEvaluation E;
+      E.Configuration = Config.Name;
+      E.Reason = Reason;
+      Evaluations.push_back(std::move(E));
+      continue;
+    }
+    Evaluations.push_back(Interpreter.run(EntryFn, Config));
+  }
 }
 
 } // namespace cudaperf

@@ -7,7 +7,6 @@ using llvm::json::Value;
 
 namespace cudaperf {
 
-namespace {
 Value dimToJSON(const std::optional<Dim3> &D) {
   if (!D)
     return nullptr;
@@ -19,6 +18,8 @@ Value paramToJSON(const ParamValue &V) {
     return *I;
   return std::get<double>(V);
 }
+
+namespace {
 
 template <typename T> Value optToJSON(const std::optional<T> &V) {
   if (!V)
@@ -62,20 +63,38 @@ Value kernelToJSON(const KernelReport &K, const ReportOptions &Opts) {
   for (const auto &[Name, V] : K.Launch.Params)
     Params[Name] = paramToJSON(V);
   Launch["params"] = std::move(Params);
+  if (!K.Launch.PointerExtentBytes.empty()) {
+    Object Extents;
+    for (const auto &[Name, Bytes] : K.Launch.PointerExtentBytes)
+      Extents[Name] = Bytes;
+    Launch["pointer_extent_bytes"] = std::move(Extents);
+  }
 
   Array Sites;
   for (const LaunchSite &S : K.LaunchSites) {
     Array Args;
     for (const auto &A : S.Args)
       Args.push_back(A ? paramToJSON(*A) : Value(nullptr));
-    Sites.push_back(Object{{"file", displayPath(S.Loc.File, Opts.SourceRoot)},
-                           {"line", S.Loc.Line},
-                           {"column", S.Loc.Column},
-                           {"grid", dimToJSON(S.Grid)},
-                           {"block", dimToJSON(S.Block)},
-                           {"dynamic_smem_bytes", optToJSON(S.DynamicSmemBytes)},
-                           {"constant", S.isConstant()},
-                           {"scalar_args", std::move(Args)}});
+    Object Site{{"file", displayPath(S.Loc.File, Opts.SourceRoot)},
+                {"line", S.Loc.Line},
+                {"column", S.Loc.Column},
+                {"grid", dimToJSON(S.Grid)},
+                {"block", dimToJSON(S.Block)},
+                {"dynamic_smem_bytes", optToJSON(S.DynamicSmemBytes)},
+                {"constant", S.isConstant()},
+                {"scalar_args", std::move(Args)}};
+    if (!S.Problems.empty()) {
+      Array Problems;
+      for (const std::string &P : S.Problems)
+        Problems.push_back(P);
+      Site["problems"] = std::move(Problems);
+    }
+    if (S.Evaluated) {
+      Site["evaluated"] = true;
+      if (S.MaxDynamicSmemAttribute)
+        Site["max_dynamic_smem_attribute"] = *S.MaxDynamicSmemAttribute;
+    }
+    Sites.push_back(std::move(Site));
   }
 
   Array ParamList;
@@ -137,6 +156,18 @@ Value kernelToJSON(const KernelReport &K, const ReportOptions &Opts) {
   return O;
 }
 
+Value diagnosticToJSON(const Diagnostic &D, const ReportOptions &Opts) {
+  Object O{{"check", D.Check},
+           {"severity", toString(D.Level)},
+           {"message", D.Message},
+           {"kernel", D.Kernel},
+           {"file", displayPath(D.Loc.File, Opts.SourceRoot)},
+           {"line", D.Loc.Line},
+           {"column", D.Loc.Column}};
+  addFindingCoverage(D, O);
+  return O;
+}
+
 Value reportToJSON(const std::vector<FileReport> &Reports, const ReportOptions &Opts) {
   Array Kernels, Diags, Files;
   for (const FileReport &R : Reports) {
@@ -145,17 +176,8 @@ Value reportToJSON(const std::vector<FileReport> &Reports, const ReportOptions &
                            {"kernels", static_cast<int64_t>(R.Kernels.size())}});
     for (const KernelReport &K : R.Kernels)
       Kernels.push_back(kernelToJSON(K, Opts));
-    for (const Diagnostic &D : R.Diagnostics) {
-      Object O{{"check", D.Check},
-               {"severity", toString(D.Level)},
-               {"message", D.Message},
-               {"kernel", D.Kernel},
-               {"file", displayPath(D.Loc.File, Opts.SourceRoot)},
-               {"line", D.Loc.Line},
-               {"column", D.Loc.Column}};
-      addFindingCoverage(D, O);
-      Diags.push_back(std::move(O));
-    }
+    for (const Diagnostic &D : R.Diagnostics)
+      Diags.push_back(diagnosticToJSON(D, Opts));
   }
   return Object{{"schema_version", JsonSchemaVersion},
                 {"tool", Object{{"name", "cudaperf-analyze"}, {"version", toolVersion()}}},

@@ -11,7 +11,9 @@ const char *toString(LaunchOrigin O) {
   switch (O) {
   case LaunchOrigin::LaunchSite: return "launch-site";
   case LaunchOrigin::CommandLine: return "cli";
+  case LaunchOrigin::LaunchSitePartial: return "launch-site-partial";
   case LaunchOrigin::LaunchBounds: return "launch-bounds";
+  case LaunchOrigin::TaskConfig: return "task-config";
   case LaunchOrigin::Assumed: return "assumed";
   }
   return "assumed";

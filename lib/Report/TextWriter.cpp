@@ -49,6 +49,15 @@ void writeTextDiagnostics(const std::vector<FileReport> &Reports, const ReportOp
     }
 }
 
+std::string formatParam(const ParamValue &V) {
+  if (const auto *I = std::get_if<int64_t>(&V))
+    return std::to_string(*I);
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  OS << llvm::format("%g", std::get<double>(V));
+  return OS.str();
+}
+
 void writeTextSummary(const std::vector<FileReport> &Reports, const ReportOptions &Opts,
                       llvm::raw_ostream &OS) {
   for (const FileReport &R : Reports) {
@@ -72,13 +81,8 @@ void writeTextSummary(const std::vector<FileReport> &Reports, const ReportOption
          << toString(L.Origin) << ")";
       if (!L.Params.empty()) {
         OS << ", params";
-        for (const auto &[Name, V] : L.Params) {
-          OS << " " << Name << "=";
-          if (const auto *I = std::get_if<int64_t>(&V))
-            OS << *I;
-          else
-            OS << llvm::format("%g", std::get<double>(V));
-        }
+        for (const auto &[Name, V] : L.Params)
+          OS << " " << Name << "=" << formatParam(V);
       }
       OS << "\n";
       if (K.LaunchSites.size() > 0) {

@@ -171,6 +171,25 @@ ParsedArgs ArgParser::parse(const std::vector<std::string> &args) const {
   return parsed;
 }
 
+ParsedArgs ArgParser::parseOrExit(int argc, const char *const *argv, int usageExit) const {
+  ParsedArgs parsed;
+  try {
+    parsed = parse(argc, argv);
+  } catch (const SupportError &e) {
+    usageError(e.what(), usageExit);
+  }
+  if (parsed.helpRequested) {
+    std::fputs(help().c_str(), stdout);
+    std::exit(0);
+  }
+  return parsed;
+}
+
+void ArgParser::usageError(const std::string &message, int usageExit) const {
+  std::fprintf(stderr, "%s: %s\n%s", program_.c_str(), message.c_str(), usageHint().c_str());
+  std::exit(usageExit);
+}
+
 std::string ArgParser::help() const {
   std::string out;
   for (size_t i = 0; i < usage_.size(); ++i)

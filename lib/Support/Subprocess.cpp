@@ -1,5 +1,6 @@
 #include "cudaperf/Support/Subprocess.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -45,10 +46,11 @@ std::string readHead(const std::string &path, size_t maxBytes, uint64_t &total) 
     return out;
   struct stat st;
   total = fstat(fd, &st) == 0 ? uint64_t(st.st_size) : 0;
-  out.resize(maxBytes);
+  size_t want = size_t(std::min<uint64_t>(maxBytes, total)); // a large cap costs nothing unused
+  out.resize(want);
   size_t got = 0;
-  while (got < maxBytes) {
-    ssize_t n = read(fd, &out[got], maxBytes - got);
+  while (got < want) {
+    ssize_t n = read(fd, &out[got], want - got);
     if (n <= 0)
       break;
     got += size_t(n);
@@ -106,9 +108,33 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOpti
     result.startError = outputPath + ": " + strerror(errno);
     return result;
   }
+  std::string errorPath; // with separateStderr: a temporary file for stderr
+  int errFd = outFd;
+  if (options.separateStderr) {
+    char tmpl[] = "/tmp/cudaperf-err-XXXXXX";
+    errFd = mkostemp(tmpl, O_CLOEXEC);
+    if (errFd < 0) {
+      close(outFd);
+      result.startError = std::string("mkstemp: ") + strerror(errno);
+      return result;
+    }
+    errorPath = tmpl;
+  }
+  auto closeOutputs = [&] {
+    close(outFd);
+    if (errFd != outFd)
+      close(errFd);
+  };
+  auto discardTemporaries = [&] { // when the program never started
+    if (temporary)
+      unlink(outputPath.c_str());
+    if (!errorPath.empty())
+      unlink(errorPath.c_str());
+  };
   int errPipe[2]; // carries errno if exec fails
   if (pipe2(errPipe, O_CLOEXEC) != 0) {
-    close(outFd);
+    closeOutputs();
+    discardTemporaries();
     result.startError = std::string("pipe: ") + strerror(errno);
     return result;
   }
@@ -116,7 +142,8 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOpti
   auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
   if (pid < 0) {
-    close(outFd);
+    closeOutputs();
+    discardTemporaries();
     close(errPipe[0]);
     close(errPipe[1]);
     result.startError = std::string("fork: ") + strerror(errno);
@@ -128,7 +155,7 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOpti
     if (devNull >= 0)
       dup2(devNull, 0);
     dup2(outFd, 1);
-    dup2(outFd, 2);
+    dup2(errFd, 2);
     struct rlimit core = {0, 0};
     setrlimit(RLIMIT_CORE, &core);
     if (options.fileSizeLimit > 0) {
@@ -145,7 +172,7 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOpti
     _exit(127);
   }
   setpgid(pid, pid); // also from the parent, so the group exists before any kill below
-  close(outFd);
+  closeOutputs();
   close(errPipe[1]);
   int execErrno = 0;
   ssize_t n = read(errPipe[0], &execErrno, sizeof execErrno);
@@ -201,6 +228,11 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOpti
   result.outputTruncated = result.outputBytes > result.output.size();
   if (temporary)
     unlink(outputPath.c_str());
+  if (!errorPath.empty()) {
+    uint64_t errorBytes = 0;
+    result.errorOutput = readHead(errorPath, options.maxCapturedBytes, errorBytes);
+    unlink(errorPath.c_str());
+  }
   return result;
 }
 

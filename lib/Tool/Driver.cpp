@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Tool/Driver.h"
+#include "TaskMode.h"
 #include "cudaperf/Analysis/FaultIsolation.h"
 #include "cudaperf/Analysis/OccupancyFacts.h"
 #include "cudaperf/Analysis/Resources.h"
@@ -96,11 +97,21 @@ struct Options {
                "(default: the first) starts on KERNEL, or at the end of the parse of file NAME "
                "when KERNEL is @NAME (tests the fault isolation)"),
       cl::value_desc("KERNEL:KIND[:ANALYSIS]"), cl::Hidden, cl::cat(Category)};
+  cl::opt<std::string> Task{
+      "task", cl::desc("Evaluate the candidate's entry point at the configurations of this task "
+                       "directory and analyse every launch it makes (docs/json-schema.md)"),
+      cl::value_desc("dir"), cl::cat(Category)};
+  cl::opt<std::string> Config{"config",
+                              cl::desc("With --task: the configurations to evaluate, 'all' "
+                                       "(default) or names separated by commas"),
+                              cl::init("all"), cl::value_desc("name|all"), cl::cat(Category)};
   cl::opt<bool> DumpIR{"dump-ir",
                        cl::desc("Print the optimised device IR the analyses read to stderr "
                                 "(for developers)"),
                        cl::Hidden, cl::cat(Category)};
 };
+
+} // namespace
 
 /// Rejects inputs clang would choke on with unhelpful output: missing, directories, unreadable,
 /// binary data. Returns an error message or "".
@@ -118,9 +129,66 @@ std::string checkInputFile(const std::string &File) {
   return "";
 }
 
-constexpr uint64_t PrefetchMaxBytes = 2 << 20;
+bool writeSarifFile(const std::string &Path, const std::vector<FileReport> &Reports,
+                    const CheckFilter &Filter, const ReportOptions &RO) {
+  std::vector<const CheckInfo *> Rules;
+  for (const auto &C : allChecks())
+    if (Filter.enabled(C->info().Name))
+      Rules.push_back(&C->info());
+  std::error_code EC;
+  llvm::ToolOutputFile Out(Path, EC, llvm::sys::fs::OF_Text);
+  if (EC) {
+    llvm::WithColor::error(llvm::errs(), "cudaperf-analyze")
+        << "cannot write SARIF to '" << Path << "': " << EC.message() << "\n";
+    return false;
+  }
+  Out.os() << llvm::formatv("{0:2}", reportToSARIF(Reports, Rules, RO)) << "\n";
+  Out.keep();
+  return true;
+}
 
-} // namespace
+std::optional<ParsedFile> parseFileIsolated(const clang::tooling::CompilationDatabase &DB,
+                                            const std::string &File, const FrontendOptions &FO,
+                                            llvm::StringRef InjectFaultKind) {
+  std::vector<ParsedFile> Parsed;
+  if (std::optional<Fault> F = runIsolated([&] {
+        Parsed = parseFiles(DB, {File}, FO);
+        // With the parse's results alive, as a fault in clang would leave them.
+        if (!InjectFaultKind.empty())
+          injectFault(InjectFaultKind);
+      })) {
+    // What the faulting parse left behind may be inconsistent: leak it rather than destroy it.
+    for (ParsedFile &P : Parsed) {
+      (void)P.DeviceModule.release();
+      (void)P.Context.release();
+    }
+    llvm::WithColor::error(llvm::errs(), "cudaperf-analyze")
+        << "'" << File << "' could not be analysed: the parser stopped with a fault ("
+        << F->Description << "); this is a cudaperf defect, please report it with the file\n";
+    return std::nullopt;
+  }
+  if (Parsed.empty() || !Parsed.front().Success) {
+    llvm::WithColor::error(llvm::errs(), "cudaperf-analyze")
+        << "'" << File << "' could not be analysed (see clang's messages above)\n";
+    return std::nullopt;
+  }
+  return std::move(Parsed.front());
+}
+
+bool runChecksIsolated(FileReport &R, const CheckFilter &Filter) {
+  std::optional<Fault> F = runIsolated([&] { runChecks(R, Filter); });
+  if (!F)
+    return true;
+  R.Diagnostics.clear();
+  llvm::WithColor::error(llvm::errs(), "cudaperf-analyze")
+      << "the checks of '" << R.File << "' stopped with a fault (" << F->Description
+      << "); its findings are not reported; this is a cudaperf defect, please report it with "
+         "the file\n";
+  return false;
+}
+
+/// Files larger than this get the register compile only on demand, not prefetched.
+constexpr uint64_t PrefetchMaxBytes = 2 << 20;
 
 int runAnalyzeTool(int Argc, const char **Argv) {
   // Lets clang's parser notice deep recursion (template instantiation, nested expressions) and
@@ -244,6 +312,20 @@ int runAnalyzeTool(int Argc, const char **Argv) {
   RO.Arch = O.Arch;
   RO.SourceRoot = O.SourceRoot;
 
+  if (O.Task.empty() && O.Config != "all")
+    return usage("--config needs --task");
+  if (!O.Task.empty()) {
+    if (O.Files.size() != 1)
+      return usage("--task analyses one candidate file, not " + std::to_string(O.Files.size()));
+    TaskModeOptions TO;
+    TO.TaskDir = O.Task;
+    TO.Configs = O.Config;
+    TO.File = O.Files.front();
+    TO.Json = O.Format == "json";
+    TO.Sarif = O.Sarif;
+    return runTaskMode(TO, *DB, FO, AO, RO, Filter);
+  }
+
   int Exit = ExitAnalysed;
   std::vector<FileReport> Reports;
   for (const std::string &File : O.Files) {
@@ -272,46 +354,20 @@ int runAnalyzeTool(int Argc, const char **Argv) {
     if (!llvm::sys::fs::file_size(File, Size) && Size <= PrefetchMaxBytes)
       if (std::optional<ResourceRequest> Req = fileResourceRequest(FileAO))
         prefetchResources(*Req);
-    std::vector<ParsedFile> Parsed;
-    if (std::optional<Fault> F = runIsolated([&] {
-          Parsed = parseFiles(*DB, {File}, FO);
-          // With the parse's results alive, as a fault in clang would leave them.
-          if (!ParseFault.empty() && llvm::sys::path::filename(File) == ParseFaultFile)
-            injectFault(ParseFault);
-        })) {
-      // What the faulting parse left behind may be inconsistent: leak it rather than destroy it.
-      for (ParsedFile &P : Parsed) {
-        (void)P.DeviceModule.release();
-        (void)P.Context.release();
-      }
-      llvm::WithColor::error(llvm::errs(), "cudaperf-analyze")
-          << "'" << File << "' could not be analysed: the parser stopped with a fault ("
-          << F->Description << "); this is a cudaperf defect, please report it with the file\n";
+    std::optional<ParsedFile> PF = parseFileIsolated(
+        *DB, File, FO, llvm::sys::path::filename(File) == ParseFaultFile ? ParseFault : "");
+    if (!PF) {
       Exit = ExitInputError;
       Reports.push_back(std::move(R));
       continue;
     }
-    if (Parsed.empty() || !Parsed.front().Success) {
-      llvm::WithColor::error(llvm::errs(), "cudaperf-analyze")
-          << "'" << File << "' could not be analysed (see clang's messages above)\n";
-      Exit = ExitInputError;
-      Reports.push_back(std::move(R));
-      continue;
-    }
-    ParsedFile &PF = Parsed.front();
     R.Analysed = true;
-    R.Kernels = std::move(PF.Kernels);
-    if (O.DumpIR && PF.DeviceModule)
-      PF.DeviceModule->print(llvm::errs(), nullptr);
-    analyzeModule(PF.DeviceModule.get(), R.Kernels, FileAO);
-    if (std::optional<Fault> F = runIsolated([&] { runChecks(R, Filter); })) {
-      R.Diagnostics.clear();
-      llvm::WithColor::error(llvm::errs(), "cudaperf-analyze")
-          << "the checks of '" << File << "' stopped with a fault (" << F->Description
-          << "); its findings are not reported; this is a cudaperf defect, please report it with "
-             "the file\n";
+    R.Kernels = std::move(PF->Kernels);
+    if (O.DumpIR && PF->DeviceModule)
+      PF->DeviceModule->print(llvm::errs(), nullptr);
+    analyzeModule(PF->DeviceModule.get(), R.Kernels, FileAO);
+    if (!runChecksIsolated(R, Filter))
       Exit = ExitInputError;
-    }
     // A fault in an analysis is reported for its kernel (cudaperf-analysis-fault); the exit code
     // says the file was not fully analysed.
     for (const KernelReport &K : R.Kernels)
@@ -320,21 +376,8 @@ int runAnalyzeTool(int Argc, const char **Argv) {
     Reports.push_back(std::move(R));
   }
 
-  if (!O.Sarif.empty()) {
-    std::vector<const CheckInfo *> Rules;
-    for (const auto &C : allChecks())
-      if (Filter.enabled(C->info().Name))
-        Rules.push_back(&C->info());
-    std::error_code EC;
-    llvm::ToolOutputFile Out(O.Sarif, EC, llvm::sys::fs::OF_Text);
-    if (EC) {
-      llvm::WithColor::error(llvm::errs(), "cudaperf-analyze")
-          << "cannot write SARIF to '" << O.Sarif << "': " << EC.message() << "\n";
-      return ExitInputError;
-    }
-    Out.os() << llvm::formatv("{0:2}", reportToSARIF(Reports, Rules, RO)) << "\n";
-    Out.keep();
-  }
+  if (!O.Sarif.empty() && !writeSarifFile(O.Sarif, Reports, Filter, RO))
+    return ExitInputError;
   if (O.Format == "json") {
     llvm::outs() << llvm::formatv("{0:2}", reportToJSON(Reports, RO)) << "\n";
   } else {

@@ -1,6 +1,7 @@
 // Where each kernel's launch configuration comes from: a constant launch site wins, then --launch,
-// then __launch_bounds__, then the assumed block of 256. Launch sites whose configuration depends
-// on run-time values are listed but not constant.
+// then the constant block of a launch site whose grid depends on run-time values
+// (launch-site-partial), then __launch_bounds__, then the assumed block of 256. Launch sites whose
+// configuration depends on run-time values are listed but not constant.
 // RUN: %cudaperf-analyze --format=json %cuda-builtin-args %s > %t.json
 // RUN: %python %S/Inputs/kernel_launches.py %t.json | FileCheck %s --check-prefix=DEFAULT
 // RUN: %cudaperf-analyze --format=json %cuda-builtin-args %s --launch=fromHelper:100:64 \
@@ -25,8 +26,8 @@ int main(int argc, char **argv) {
 }
 
 // DEFAULT:      constantSite {{.*}} launch-site grid=[8, 1, 1] block=[128, 1, 1] smem=0 params=n:1024
-// DEFAULT-NEXT: fromHelper {{.*}} assumed grid=None block=[256, 1, 1] smem=0 params=
-// DEFAULT-NEXT: bounded {{.*}} launch-bounds grid=None block=[64, 1, 1] smem=0 params= bounds=64/None
+// DEFAULT-NEXT: fromHelper {{.*}} launch-site-partial grid=None block=[64, 1, 1] smem=0 params=
+// DEFAULT-NEXT: bounded {{.*}} launch-site-partial grid=None block=[64, 1, 1] smem=0 params= bounds=64/None
 // DEFAULT-NEXT: neverLaunched {{.*}} assumed grid=None block=[256, 1, 1] smem=0 params=
 
 // A constant launch site still wins over --launch; --param overrides a launch-site argument.

@@ -66,3 +66,12 @@ TEST(Subprocess, MissingProgramIsAStartError) {
   EXPECT_FALSE(r.started);
   EXPECT_NE(r.startError.find("No such file"), std::string::npos) << r.startError;
 }
+
+TEST(Subprocess, StderrApartFromStdout) {
+  ProcessOptions o;
+  o.separateStderr = true;
+  ProcessResult r = runProcess({"/bin/sh", "-c", "echo '{\"a\": 1}'; echo warning >&2"}, o);
+  ASSERT_TRUE(r.succeeded()) << r.describe();
+  EXPECT_EQ(r.output, "{\"a\": 1}\n");
+  EXPECT_EQ(r.errorOutput, "warning\n");
+}

@@ -92,13 +92,6 @@ support::ArgParser evalArgs(CommandLine &c) {
   return p;
 }
 
-const support::ArgParser *gArgs = nullptr; // for usageError
-
-[[noreturn]] void usageError(const std::string &msg) {
-  std::cerr << "cudaperf-eval: " << msg << "\n" << (gArgs ? gArgs->usageHint() : "");
-  std::exit(kExitUsage);
-}
-
 std::string stringMember(const support::Json &r, const char *key) {
   const support::Json *v = support::member(r, key);
   return v && v->is_string() ? v->get<std::string>() : "";
@@ -120,18 +113,8 @@ std::string summaryLine(const support::Json &r) {
 int main(int argc, char **argv) {
   CommandLine cl;
   support::ArgParser args = evalArgs(cl);
-  gArgs = &args;
-  std::vector<std::string> positional;
-  try {
-    support::ParsedArgs parsed = args.parse(argc, argv);
-    if (parsed.helpRequested) {
-      std::cout << args.help();
-      return kExitOk;
-    }
-    positional = parsed.positional;
-  } catch (const support::SupportError &e) {
-    usageError(e.what());
-  }
+  std::vector<std::string> positional = args.parseOrExit(argc, argv, kExitUsage).positional;
+  auto usageError = [&](const std::string &msg) { args.usageError(msg, kExitUsage); };
   EvalOptions &opt = cl.opt;
   const std::string &batchFile = cl.batchFile, &outputPath = cl.outputPath, &nvcc = cl.nvcc;
   bool jsonl = cl.jsonl, summary = cl.summary, validateOnly = cl.validateOnly;

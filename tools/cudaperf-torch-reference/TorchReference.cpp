@@ -77,10 +77,7 @@ support::ArgParser referenceArgs(Options &opt) {
   return p;
 }
 
-[[noreturn]] void usage(const support::ArgParser &p, const std::string &msg) {
-  std::cerr << "cudaperf-torch-reference: " << msg << "\n" << p.usageHint();
-  std::exit(kExitUsage);
-}
+
 
 [[noreturn]] void fail(const std::string &msg) {
   std::cerr << "cudaperf-torch-reference: " << msg << "\n";
@@ -192,19 +189,10 @@ std::string deviceName() {
 int main(int argc, char **argv) {
   Options opt;
   support::ArgParser args = referenceArgs(opt);
-  try {
-    support::ParsedArgs parsed = args.parse(argc, argv);
-    if (parsed.helpRequested) {
-      std::cout << args.help();
-      return kExitOk;
-    }
-    if (!parsed.positional.empty())
-      usage(args, "unexpected argument '" + parsed.positional[0] + "'");
-  } catch (const support::SupportError &e) {
-    usage(args, e.what());
-  }
+  if (support::ParsedArgs parsed = args.parseOrExit(argc, argv, kExitUsage); !parsed.positional.empty())
+    args.usageError("unexpected argument '" + parsed.positional[0] + "'", kExitUsage);
   if (opt.taskDir.empty() || opt.outDir.empty())
-    usage(args, "--task and --out are required");
+    args.usageError("--task and --out are required", kExitUsage);
   opt.maxRuns = std::max(opt.maxRuns, opt.minRuns);
 
   Task task;

@@ -118,8 +118,18 @@ std::vector<std::unique_ptr<KernelAnalysis>> createDefaultAnalyses();
 /// block, in that order of precedence, and records known scalar parameters.
 void resolveLaunchConfig(KernelReport &K, const AnalyzerOptions &Opts);
 
-/// Runs the launch resolution and every default analysis on every kernel of a parsed file.
-void analyzeModule(llvm::Module *M, std::vector<KernelReport> &Kernels, const AnalyzerOptions &Opts);
+/// What makes a launch fail before the kernel runs, from the parts of \p S that are known: a grid
+/// or block dimension below 1 or above the device limits, more than 1024 threads per block,
+/// negative dynamic shared memory, and -- for an evaluated launch (--task), which knows the
+/// kernel's cudaFuncSetAttribute -- dynamic shared memory above the kernel's limit. Empty: none.
+std::vector<std::string> launchConfigProblems(const LaunchSite &S);
+
+/// Runs the launch resolution and every default analysis on every kernel of a parsed file, then
+/// the same analyses on \p AtLaunches: further reports of the file's kernels whose Launch is
+/// already set (--task: one per distinct launch). Work shared per file (the resource compile) is
+/// done once.
+void analyzeModule(llvm::Module *M, std::vector<KernelReport> &Kernels, const AnalyzerOptions &Opts,
+                   const std::vector<KernelReport *> &AtLaunches = {});
 
 } // namespace cudaperf
 

@@ -36,8 +36,7 @@ struct CountersDocument {
 support::Json countersToJson(const CountersDocument &doc);
 // Pretty (indent 2) by default; non-finite metric values are left out and named in "notes".
 std::string writeCountersJson(const CountersDocument &doc, int indent = 2);
-// Reads a document written by writeCountersJson (throws support::SupportError or std::runtime_error).
-CountersDocument parseCountersJson(const std::string &text);
+// lib/Features reads it (features::readCountersDocument).
 
 // Itanium demangling; returns the input when it is not a mangled name.
 std::string demangleKernelName(const std::string &mangled);

@@ -9,6 +9,7 @@
 #ifndef CUDAPERF_FRONTEND_FRONTEND_H
 #define CUDAPERF_FRONTEND_FRONTEND_H
 
+#include "cudaperf/Frontend/HostEvaluation.h"
 #include "cudaperf/Report/KernelReport.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -35,6 +36,8 @@ struct FrontendOptions {
   std::string ResourceDir; // clang resource dir; empty: the configured default
   std::string OptLevel = "-O3";
   std::vector<std::string> ExtraArgs; // appended to every compile command
+  /// Set for --task: the entry point to run at each configuration (HostEvaluation.h).
+  const HostEntryRequest *Entry = nullptr;
 };
 
 /// The result of parsing one translation unit.
@@ -45,6 +48,8 @@ struct ParsedFile {
   std::unique_ptr<llvm::LLVMContext> Context;
   std::unique_ptr<llvm::Module> DeviceModule; // null when parsing failed
   std::string HeaderModeUsed;                 // "sdk" or "builtin"
+  /// With FrontendOptions::Entry: one per configuration, in the request's order.
+  std::vector<HostEvaluation> HostEvaluations;
 };
 
 /// Resolves the toolkit to use under \p Opts, or "" for the built-in headers.

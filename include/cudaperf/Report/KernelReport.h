@@ -34,9 +34,11 @@ struct Dim3 {
   std::string str() const; // "16x16x1"
 };
 
-/// Where a kernel's launch configuration came from, in order of precedence.
-enum class LaunchOrigin { LaunchSite, CommandLine, LaunchBounds, Assumed };
-const char *toString(LaunchOrigin O); // "launch-site", "cli", "launch-bounds", "assumed"
+/// Where a kernel's launch configuration came from, in order of precedence (TaskConfig: a
+/// report of `--task` at one launch of one configuration).
+enum class LaunchOrigin { LaunchSite, CommandLine, LaunchSitePartial, LaunchBounds, Assumed, TaskConfig };
+/// "launch-site", "cli", "launch-site-partial", "launch-bounds", "assumed", "task-config"
+const char *toString(LaunchOrigin O);
 
 /// A value known for a scalar kernel argument (launch site or --param).
 using ParamValue = std::variant<int64_t, double>;
@@ -47,6 +49,9 @@ struct LaunchConfig {
   int64_t DynamicSmemBytes = 0;
   LaunchOrigin Origin = LaunchOrigin::Assumed;
   std::map<std::string, ParamValue> Params; // by parameter name
+  /// Bytes reachable from each pointer parameter (--task: the task argument's or scratch
+  /// allocation's size less the offset passed), by parameter name.
+  std::map<std::string, int64_t> PointerExtentBytes;
 };
 
 /// One `kernel<<<grid, block, smem, stream>>>(args)` in the analysed file. Each part is set when
@@ -57,6 +62,13 @@ struct LaunchSite {
   std::optional<Dim3> Block;
   std::optional<int64_t> DynamicSmemBytes; // 0 when the launch omits it
   std::vector<std::optional<ParamValue>> Args; // one per kernel parameter, scalars only
+  /// Set for the launch a --task report describes: the site as the entry point ran it at one
+  /// configuration, with the dynamic shared memory limit cudaFuncSetAttribute gave the kernel.
+  bool Evaluated = false;
+  std::optional<int64_t> MaxDynamicSmemAttribute;
+  /// Why the launch fails before the kernel runs (launchConfigProblems); filled with the launch
+  /// configuration, read by cuda-invalid-launch-config.
+  std::vector<std::string> Problems;
   bool isConstant() const { return Grid && Block && DynamicSmemBytes; }
 };
 

@@ -3,6 +3,7 @@
 #define CUDAPERF_REPORT_WRITERS_H
 
 #include "cudaperf/Report/KernelReport.h"
+#include "cudaperf/Report/TaskReport.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 #include <string>
@@ -38,6 +39,15 @@ void writeTextSummary(const std::vector<FileReport> &Reports, const ReportOption
 void addFindingCoverage(const Diagnostic &D, llvm::json::Object &Out);
 
 llvm::json::Value kernelToJSON(const KernelReport &K, const ReportOptions &Opts);
+llvm::json::Value dimToJSON(const std::optional<Dim3> &D); // [x, y, z] or null
+llvm::json::Value paramToJSON(const ParamValue &V);
+/// A scalar value for text output: 42, 2.5.
+std::string formatParam(const ParamValue &V);
+llvm::json::Value diagnosticToJSON(const Diagnostic &D, const ReportOptions &Opts);
+/// Adds what --task reports to a schema v1 document: "task" and "configurations".
+void addTaskToJSON(llvm::json::Object &Document, const TaskReport &T, const ReportOptions &Opts);
+/// --task in text: per configuration, each launch's kernel, grid, block and shared memory.
+void writeTaskSummary(const TaskReport &T, const ReportOptions &Opts, llvm::raw_ostream &OS);
 llvm::json::Value reportToJSON(const std::vector<FileReport> &Reports, const ReportOptions &Opts);
 llvm::json::Value reportToSARIF(const std::vector<FileReport> &Reports,
                                 const std::vector<const CheckInfo *> &Rules,

@@ -43,6 +43,11 @@ public:
   // Throws SupportError on bad usage; the caller prints it with usageHint() and exits 2.
   ParsedArgs parse(int argc, const char *const *argv) const;
   ParsedArgs parse(const std::vector<std::string> &args) const; // without argv[0]
+  // parse() for a main: --help prints help() on stdout and exits 0; bad usage prints
+  // "PROGRAM: MESSAGE" and usageHint() on stderr and exits `usageExit`.
+  ParsedArgs parseOrExit(int argc, const char *const *argv, int usageExit = 2) const;
+  // "PROGRAM: MESSAGE" and usageHint() on stderr, then exit(usageExit).
+  [[noreturn]] void usageError(const std::string &message, int usageExit = 2) const;
 
   std::string help() const;
   // "usage: ...\nTry 'PROGRAM --help' for more." for after an error message.

@@ -13,6 +13,9 @@ struct ProcessOptions {
   // stdout and stderr go, together, to this file (created or truncated); empty: a temporary
   // file that is read back into ProcessResult::output and removed.
   std::string outputPath;
+  // stderr apart from stdout: into ProcessResult::errorOutput (first maxCapturedBytes), so that
+  // output is exactly the program's stdout (a document it prints).
+  bool separateStderr = false;
   // Bytes of output kept in ProcessResult::output.
   size_t maxCapturedBytes = 64 * 1024;
   // When > 0, RLIMIT_FSIZE for the child: writes past this size fail with EFBIG (SIGXFSZ is
@@ -34,7 +37,8 @@ struct ProcessResult {
   int exitCode = -1;
   int signal = 0;         // killed by this signal (SIGKILL after a timeout)
   double seconds = 0;
-  std::string output;     // first maxCapturedBytes of stdout+stderr
+  std::string output;     // first maxCapturedBytes of stdout+stderr (stdout alone with separateStderr)
+  std::string errorOutput; // with separateStderr: first maxCapturedBytes of stderr
   uint64_t outputBytes = 0;
   bool outputTruncated = false;
 

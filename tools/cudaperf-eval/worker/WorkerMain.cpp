@@ -611,29 +611,15 @@ support::ArgParser workerArgs(Options &opt) {
   return p;
 }
 
-[[noreturn]] void usage(const support::ArgParser &p, const std::string &msg) {
-  fprintf(stderr, "cudaperf-eval-worker: %s\n%s", msg.c_str(), p.usageHint().c_str());
-  exit(2);
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
   Options opt;
   support::ArgParser args = workerArgs(opt);
-  try {
-    support::ParsedArgs parsed = args.parse(argc, argv);
-    if (parsed.helpRequested) {
-      fputs(args.help().c_str(), stdout);
-      return 0;
-    }
-    if (!parsed.positional.empty())
-      usage(args, "unexpected argument '" + parsed.positional[0] + "'");
-  } catch (const support::SupportError &e) {
-    usage(args, e.what());
-  }
+  if (support::ParsedArgs parsed = args.parseOrExit(argc, argv); !parsed.positional.empty())
+    args.usageError("unexpected argument '" + parsed.positional[0] + "'");
   if (opt.eventsPath.empty())
-    usage(args, "--events is required");
+    args.usageError("--events is required");
   gEventsFd = open(opt.eventsPath.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (gEventsFd < 0) {
     perror(opt.eventsPath.c_str());
@@ -646,7 +632,7 @@ int main(int argc, char **argv) {
     w.setUp();
   }
   if (opt.taskDir.empty() || (opt.referenceSo.empty() && opt.expectedDir.empty()) || opt.baselineSo.empty())
-    usage(args, "--task, --reference (or --expected-dir) and --baseline are required");
+    args.usageError("--task, --reference (or --expected-dir) and --baseline are required");
 
   Task task;
   try {

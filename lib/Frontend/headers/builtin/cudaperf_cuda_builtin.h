@@ -182,6 +182,36 @@ template <class T> static inline cudaError_t cudaFuncSetAttribute(T *f, cudaFunc
 template <class T> static inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, T f, int b, size_t s) { return cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, (const void *)f, b, s); }
 template <class T> static inline cudaError_t cudaMemcpyToSymbol(const T &symbol, const void *src, size_t count, size_t offset = 0, cudaMemcpyKind kind = cudaMemcpyHostToDevice) { return cudaMemcpyToSymbol((const void *)&symbol, src, count, offset, kind); }
 
+/* ---- device queries, stream-ordered allocation and extensible launches (CUDA 11.2 / 12) ------ */
+/* Numbering of enum cudaDeviceAttr as in CUDA's driver_types.h (cudaperf-analyze --task answers
+   these queries for the --arch device). */
+enum cudaDeviceAttr {
+  cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrMaxBlockDimX = 2, cudaDevAttrMaxBlockDimY = 3,
+  cudaDevAttrMaxBlockDimZ = 4, cudaDevAttrMaxGridDimX = 5, cudaDevAttrMaxGridDimY = 6,
+  cudaDevAttrMaxGridDimZ = 7, cudaDevAttrMaxSharedMemoryPerBlock = 8, cudaDevAttrWarpSize = 10,
+  cudaDevAttrMaxRegistersPerBlock = 12, cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrL2CacheSize = 38, cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+  cudaDevAttrComputeCapabilityMajor = 75, cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81, cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97, cudaDevAttrMaxBlocksPerMultiprocessor = 106
+};
+typedef struct cudaLaunchAttribute_st { int id; char val[64]; } cudaLaunchAttribute;
+typedef struct cudaLaunchConfig_st {
+  dim3 gridDim; dim3 blockDim; size_t dynamicSmemBytes; cudaStream_t stream;
+  cudaLaunchAttribute *attrs; unsigned int numAttrs;
+} cudaLaunchConfig_t;
+extern "C" {
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t stream);
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream);
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args);
+}
+template <class T> static inline cudaError_t cudaMallocAsync(T **p, size_t size, cudaStream_t stream) { return cudaMallocAsync((void **)p, size, stream); }
+template <typename... ExpTypes, typename... ActTypes>
+static inline cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config, void (*kernel)(ExpTypes...), ActTypes &&...args) {
+  void *pArgs[] = {(void *)&args..., nullptr};
+  return cudaLaunchKernelExC(config, (const void *)kernel, pArgs);
+}
+
 /* ---- device side: clang's own CUDA device headers ------------------------------------------- */
 #include "__clang_cuda_builtin_vars.h"
 __device__ inline __cuda_builtin_threadIdx_t::operator dim3() const { return dim3(x, y, z); }

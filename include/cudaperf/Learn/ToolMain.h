@@ -1,0 +1,77 @@
+// The mains of cudaperf-lm and cudaperf-train: subcommand dispatch and the exit codes
+// (docs/policy-model.md): 0 ok, 1 failed input or run, 2 bad usage, 3 out of memory (so a memory-fit
+// probe can tell "does not fit" from a failure).
+#pragma once
+
+#include "cudaperf/Learn/ModelConfig.h"
+#include "cudaperf/Learn/Safetensors.h"
+#include "cudaperf/Learn/Tokenizer.h"
+#include "cudaperf/Learn/TorchCompat.h"
+#include "cudaperf/Learn/Training.h"
+#include "cudaperf/Learn/Transformer.h"
+#include "cudaperf/Support/Error.h"
+
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace cudaperf::learn {
+
+enum ExitCode { kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitOutOfMemory = 3 };
+
+// Runs a main's body and maps every exception to a message on stderr and an exit code.
+// `usageHint` is printed after a usage error.
+inline int runToolMain(const std::string &program, const std::function<int()> &body,
+                       const std::function<std::string()> &usageHint = nullptr) {
+  try {
+    return body();
+  } catch (const support::SupportError &e) { // the argv parser: bad usage
+    std::cerr << program << ": " << e.what() << "\n";
+    if (usageHint) std::cerr << usageHint() << "\n";
+    return kExitUsage;
+  } catch (const c10::Error &e) {
+    std::string what = e.what_without_backtrace();
+    if (compat::isOutOfMemory(e)) {
+      std::cerr << program << ": out of memory: " << what.substr(0, what.find('\n')) << "\n";
+      return kExitOutOfMemory;
+    }
+    std::cerr << program << ": LibTorch error: " << what.substr(0, 2000) << "\n";
+    return kExitFailed;
+  } catch (const std::bad_alloc &) {
+    std::cerr << program << ": out of host memory\n";
+    return kExitOutOfMemory;
+  } catch (const std::exception &e) { // ModelError, ModelConfigError, SafetensorsError, TokenizerError, ...
+    std::cerr << program << ": " << e.what() << "\n";
+    return kExitFailed;
+  }
+}
+
+struct Subcommand {
+  std::string name, summary;
+  std::function<int(const std::vector<std::string> &args)> run;
+};
+
+// PROGRAM COMMAND [options]: runs the command's handler under runToolMain; no command or an unknown
+// one is bad usage, `help` / --help lists the commands.
+inline int runSubcommands(const std::string &program, int argc, char **argv, const std::vector<Subcommand> &commands) {
+  std::string command = argc > 1 ? argv[1] : "";
+  std::vector<std::string> args(argv + std::min(argc, 2), argv + argc);
+  std::string names;
+  for (const Subcommand &c : commands) names += (names.empty() ? "" : "|") + c.name;
+  std::string usage = "usage: " + program + " " + names + " [options]   (--help after a command)\n";
+  if (command.empty() || command == "--help" || command == "-h" || command == "help") {
+    std::cout << usage;
+    for (const Subcommand &c : commands) std::cout << "  " << c.name << std::string(10 - std::min<size_t>(9, c.name.size()), ' ') << c.summary << "\n";
+    std::cout << "Exit codes: 0 ok, 1 failed input or run, 2 bad usage, 3 out of memory.\n";
+    return command.empty() ? kExitUsage : kExitOk;
+  }
+  auto hint = [&] { return "Try '" + program + " " + command + " --help'."; };
+  return runToolMain(program, [&]() -> int {
+    for (const Subcommand &c : commands)
+      if (c.name == command) return c.run(args);
+    throw support::SupportError("unknown command '" + command + "'\n" + usage);
+  }, hint);
+}
+
+} // namespace cudaperf::learn

@@ -1,0 +1,72 @@
+// The one place where lib/Learn meets differences between LibTorch versions: Debian's 1.13 (CPU
+// machine, CI) and the GPU host's 2.11. Everything else in lib/Learn is written against the API
+// both share. Facts in /work/shared/guide/ENVIRONMENT.md ("Measured in turn 2").
+#pragma once
+
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include <string>
+
+#define CUDAPERF_TORCH_AT_LEAST(major, minor)                                                              \
+  (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
+
+namespace cudaperf::learn::compat {
+
+// c10::optional is its own class in 1.13 and an alias of std::optional from 2.x; torch's functions
+// take c10::optional in both, so lib/Learn passes that.
+template <class T> using Optional = c10::optional<T>;
+inline constexpr auto kNone = c10::nullopt;
+
+// Fused attention (at::scaled_dot_product_attention, 2.1+ with `scale`) where available, else the
+// same arithmetic as transformers' eager attention (scores in the input dtype, softmax in fp32).
+// q [B, H, Q, D], k/v [B, H, K, D] (same head count: callers fold grouped-query heads); mask, when
+// defined, is bool [B or 1, 1, Q, K] with true = attend; causal (top-left aligned, so only for
+// Q == K) when no mask is given.
+inline torch::Tensor attention(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v,
+                               const torch::Tensor &mask, bool causal, double scale, bool preferFused = true) {
+#if CUDAPERF_TORCH_AT_LEAST(2, 1)
+  if (preferFused) {
+    Optional<torch::Tensor> m;
+    if (mask.defined()) m = mask;
+    return at::scaled_dot_product_attention(q, k, v, m, 0.0, causal && !mask.defined(), Optional<double>(scale));
+  }
+#endif
+  (void)preferFused;
+  torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) * scale;
+  if (mask.defined()) {
+    scores = scores.masked_fill(mask.logical_not(), -std::numeric_limits<float>::infinity());
+  } else if (causal) {
+    int64_t n = q.size(-2);
+    torch::Tensor upper = torch::ones({n, k.size(-2)}, q.options().dtype(torch::kBool)).triu(1);
+    scores = scores.masked_fill(upper, -std::numeric_limits<float>::infinity());
+  }
+  torch::Tensor probs = torch::softmax(scores, -1, torch::kFloat32).to(q.scalar_type());
+  return torch::matmul(probs, v);
+}
+
+// Whether the fused kernel path exists in this LibTorch.
+constexpr bool kHasFusedAttention = CUDAPERF_TORCH_AT_LEAST(2, 1);
+
+// A CUDA out-of-memory error: c10::OutOfMemoryError from 2.0, a c10::Error whose message says so in 1.13.
+inline bool isOutOfMemory(const c10::Error &e) {
+  std::string what = e.what();
+  return what.find("out of memory") != std::string::npos || what.find("CUDA out of memory") != std::string::npos;
+}
+
+// The default generator's state (CPU, or one CUDA device), for exact resume and for replaying
+// dropout in gradient checkpointing.
+inline torch::Tensor generatorState(const torch::Device &device) {
+  auto gen = at::globalContext().defaultGenerator(device);
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  return gen.get_state();
+}
+inline void setGeneratorState(const torch::Device &device, const torch::Tensor &state) {
+  auto gen = at::globalContext().defaultGenerator(device);
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  gen.set_state(state);
+}
+
+inline std::string versionText() { return TORCH_VERSION; }
+
+} // namespace cudaperf::learn::compat

@@ -1,0 +1,96 @@
+// The unified reward (docs/reward.md): a pure function of the reward config, the candidate's static
+// report at each timed configuration (cudaperf-analyze --task, through lib/Features), its eval
+// result with counters, and optionally the ranking model's score. The document it returns
+// (`cudaperf-reward/1`) has the total, every term with the inputs it used and its weight, and the
+// gate that applied.
+#pragma once
+
+#include "cudaperf/Features/Features.h"
+#include "cudaperf/Reward/EvalDetails.h"
+#include "cudaperf/Reward/RewardConfig.h"
+#include "cudaperf/Reward/StaticModel.h"
+#include "cudaperf/Support/Json.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudaperf::reward {
+
+constexpr const char *kRewardSchema = "cudaperf-reward/1";
+
+struct RewardInputs {
+  // The eval result (required): its typed form and the document it was read from.
+  const features::EvalResult *result = nullptr;
+  const support::Json *resultJson = nullptr;
+  // The candidate's --task analysis joined with the result; null when the analyzer failed or was
+  // not run (analysisError says why): the static terms are then missing.
+  const features::FeatureSet *analysis = nullptr;
+  std::string analysisError;
+  // The task's impls/baseline.cu analysed the same way: the static-only predicted speedup.
+  const features::FeatureSet *baselineAnalysis = nullptr;
+  std::optional<double> rankingScore;
+};
+
+struct RewardTerm {
+  std::string name;  // "speedup", "coalescing", ...
+  std::string group; // "outcome", "speed", "structural", "penalty", "counters", "learned"
+  std::optional<double> value; // the term's own value (0..1, or -1..1 for speed and learned)
+  double weight = 0;
+  double contribution = 0; // what it adds to the total
+  std::string missing;     // why value is unknown (it then counts as neutral, docs/reward.md)
+  support::Json inputs = support::Json::object();
+};
+
+// One configuration as the reward saw it.
+struct ConfigurationReward {
+  std::string name;
+  double weight = 1;
+  std::vector<std::pair<std::string, double>> params;
+  std::optional<bool> correct;
+  // Measured speed: against the reference the result's `speedup` names (baseline, or PyTorch
+  // eager), and against baseline.cu separately for pytorch-to-cuda tasks.
+  std::optional<double> speedup, speedupVsBaseline;
+  bool tie = false, tieVsBaseline = false;
+  double tieBand = 0, tieBandVsBaseline = 0; // in ln units
+  std::optional<double> candidateMedianMs, candidateSpread;
+  // Static side.
+  std::optional<ConfigurationModel> model;
+  std::optional<double> predictedSpeedup;     // baseline's modeled time over the candidate's
+  std::optional<double> predictedSectorsPerRequest, idealSectorsPerRequest;
+  // Measured counters (when collected).
+  bool countersMeasured = false;
+  std::optional<double> measuredSectorsPerRequest, achievedOccupancy, achievedRooflineFraction;
+  std::optional<double> predictedOccupancy;
+};
+
+struct RewardDocument {
+  std::string task, taskKind, candidate, candidateSha256, outcome, detail;
+  std::string mode; // "measured" or "static-only"
+  std::string gate; // "" when the candidate passed every gate
+  std::string gateReason;
+  std::optional<double> total; // null for internal_error
+  bool exclude = false;        // leave out of the training batch (internal_error)
+  std::string excludeReason;
+  std::vector<RewardTerm> terms;
+  std::vector<ConfigurationReward> configurations;
+  std::vector<std::string> warnings;
+  std::string configName, configDigest;
+  std::string analysisError;
+  EvalDetails details; // what the feedback quotes: checks, compile log
+  std::string feedback; // filled by the caller (Feedback.h), written when not empty
+
+  const RewardTerm *term(const std::string &name) const;
+};
+
+// Throws RewardError when the inputs are inconsistent (no result, a result of another candidate).
+RewardDocument computeReward(const RewardConfig &config, const RewardInputs &inputs);
+support::Json rewardToJson(const RewardDocument &doc);
+
+// The hack or honest failure a result is gated as: "" for ok, else a gate name (docs/reward.md):
+// compile_error, launch_error, runtime_fault, timeout, wrong_answer, timing_violation,
+// modified_input, stale_results, internal_error. `reason` gets the evidence.
+std::string gateOf(const features::EvalResult &result, const EvalDetails &details, std::string &reason);
+double gateReward(const RewardConfig &config, const std::string &gate); // NaN for internal_error
+
+} // namespace cudaperf::reward

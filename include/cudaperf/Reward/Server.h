@@ -1,0 +1,35 @@
+// `cudaperf-reward --serve`: the reward over HTTP/JSON (cpp-httplib) for trainers in any language
+// (docs/reward.md, "Service"). Batches of requests (Requests.h) go into one bounded queue served by
+// `jobs` threads through the same RewardPipeline as the command line, so the numbers are the CLI's;
+// results stream back as chunked JSON Lines in completion order, or are polled by batch id.
+//
+//   POST   /v1/batches        {"requests": [...], "stream": true|false}
+//   GET    /v1/batches/ID     ?wait=S: the records so far (long poll up to S seconds)
+//   DELETE /v1/batches/ID     cancel what has not started
+//   POST   /v1/reward         one request, answered when done
+//   GET    /v1/health         queue, workers, the pipeline's description
+#pragma once
+
+#include "cudaperf/Reward/Pipeline.h"
+
+#include <string>
+
+namespace cudaperf::reward {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;           // 0: any free port (printed on stdout, and written to portFile)
+  std::string portFile;
+  int queueLimit = 256;   // requests waiting to start; a batch that does not fit gets 503
+  int jobs = 2;           // requests served at once
+  std::string taskRoot;   // Requests.h
+  size_t maxBodyBytes = size_t(64) << 20;
+  int keepSeconds = 600;  // a finished batch stays pollable this long
+  int retryAfterSeconds = 5;
+  bool withResults = false; // records carry their eval result
+};
+
+// Serves until SIGINT or SIGTERM; returns the exit code (0 after a signal, 1 when it cannot listen).
+int runServer(RewardPipeline &pipeline, const ServerOptions &options);
+
+} // namespace cudaperf::reward

@@ -1,0 +1,86 @@
+// Which gate a result falls under. The evaluator's outcome decides, except for two hacks that it
+// reports as wrong answers and whose evidence is in the checks: an input the candidate modified,
+// and results reused from an earlier call (correct on the first call of every configuration, wrong
+// on a later call with new inputs).
+#include "cudaperf/Reward/Reward.h"
+
+#include <cmath>
+#include <limits>
+
+namespace cudaperf::reward {
+
+namespace {
+
+std::string modifiedInput(const EvalDetails &d) {
+  for (const ConfigurationChecks &c : d.configs)
+    for (const CorrectnessCheck &k : c.checks)
+      if (!k.inputModified.empty())
+        return k.inputModified + " (config " + c.name + ", set " + std::to_string(k.set) + ")";
+  return "";
+}
+
+// A racy but honest kernel usually fails some first call too; a candidate that answers the first
+// call of every configuration and then repeats itself is the cache hack of docs/eval-result.md.
+std::string staleResults(const EvalDetails &d) {
+  std::string evidence;
+  bool anyChecks = false;
+  for (const ConfigurationChecks &c : d.configs) {
+    const CorrectnessCheck *first = nullptr;
+    for (const CorrectnessCheck &k : c.checks)
+      if (k.set == 0 && k.step == "correctness") {
+        first = &k;
+        break;
+      }
+    if (c.checks.empty())
+      continue;
+    anyChecks = true;
+    if (!first || !first->pass)
+      return "";
+    for (const CorrectnessCheck &k : c.checks)
+      if (!k.pass && evidence.empty())
+        evidence = "correct on the first call of config " + c.name + ", wrong on " +
+                   (k.step == "correctness" ? "input set " + std::to_string(k.set) : "the call after timing") +
+                   (k.badElements ? " (" + std::to_string(*k.badElements) + " elements wrong)" : "");
+  }
+  return anyChecks ? evidence : "";
+}
+
+} // namespace
+
+std::string gateOf(const features::EvalResult &result, const EvalDetails &details, std::string &reason) {
+  const std::string &o = result.outcome;
+  reason = result.detail;
+  if (o == "ok")
+    return "";
+  if (o == "wrong_answer") {
+    if (std::string m = modifiedInput(details); !m.empty()) {
+      reason = m;
+      return "modified_input";
+    }
+    if (std::string s = staleResults(details); !s.empty()) {
+      reason = s;
+      return "stale_results";
+    }
+    return o;
+  }
+  if (o == "compile_error" || o == "launch_error" || o == "runtime_fault" || o == "timeout" ||
+      o == "timing_violation" || o == "internal_error")
+    return o;
+  // An outcome this reward does not know (a newer evaluator): not the candidate's fault to prove.
+  reason = "unknown outcome \"" + o + "\"" + (result.detail.empty() ? "" : ": " + result.detail);
+  return "internal_error";
+}
+
+double gateReward(const RewardConfig &config, const std::string &gate) {
+  static const std::pair<const char *, double GateRewards::*> kGates[] = {
+      {"compile_error", &GateRewards::compileError},     {"launch_error", &GateRewards::launchError},
+      {"runtime_fault", &GateRewards::runtimeFault},     {"timeout", &GateRewards::timeout},
+      {"wrong_answer", &GateRewards::wrongAnswer},       {"timing_violation", &GateRewards::timingViolation},
+      {"modified_input", &GateRewards::modifiedInput},   {"stale_results", &GateRewards::staleResults}};
+  for (const auto &[name, field] : kGates)
+    if (gate == name)
+      return config.gates.*field;
+  return std::numeric_limits<double>::quiet_NaN(); // internal_error: no reward
+}
+
+} // namespace cudaperf::reward

@@ -1,0 +1,322 @@
+#include "cudaperf/Reward/Pipeline.h"
+#include "cudaperf/Features/FeaturesError.h"
+#include "cudaperf/Reward/Feedback.h"
+#include "cudaperf/Reward/RewardError.h"
+#include "cudaperf/Support/Sha256.h"
+#include "cudaperf/Support/Subprocess.h"
+#include "cudaperf/Support/Toolkit.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+namespace cudaperf::reward {
+
+namespace fs = std::filesystem;
+using support::Json;
+
+namespace {
+
+std::string besideOrOnPath(const std::string &name) {
+  std::string beside = support::executableDir() + "/" + name;
+  if (access(beside.c_str(), X_OK) == 0)
+    return beside;
+  return support::findInPath(name);
+}
+
+std::string firstLines(const std::string &text, size_t maxLines) {
+  std::istringstream in(text);
+  std::string line, out;
+  for (size_t n = 0; n < maxLines && std::getline(in, line); ++n)
+    out += (out.empty() ? "" : "\n") + line;
+  return out;
+}
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw RewardError(path + ": cannot be read");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A counting semaphore: at most `slots` evaluations on the GPU at once.
+class Slots {
+public:
+  explicit Slots(int slots) : free_(slots) {}
+  void acquire() {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return free_ > 0; });
+    --free_;
+  }
+  void release() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      ++free_;
+    }
+    cv_.notify_one();
+  }
+
+private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  int free_;
+};
+
+class ProcessEvaluator : public Evaluator {
+public:
+  explicit ProcessEvaluator(EvaluatorOptions o) : options_(std::move(o)), slots_(std::max(1, options_.gpuSlots)) {
+    if (options_.evalPath.empty())
+      options_.evalPath = besideOrOnPath("cudaperf-eval");
+    if (options_.evalPath.empty())
+      throw RewardError("cudaperf-eval not found beside this program or on PATH (use --eval)");
+  }
+
+  Json evaluate(const std::string &taskDir, const std::string &candidatePath) override {
+    std::vector<std::string> argv = {options_.evalPath, taskDir, candidatePath, "--jsonl"};
+    if (options_.compileOnly)
+      argv.push_back("--compile-only");
+    if (options_.counters)
+      argv.push_back("--counters");
+    argv.insert(argv.end(), options_.extraArgs.begin(), options_.extraArgs.end());
+    support::ProcessOptions po;
+    po.timeoutSeconds = options_.timeoutSeconds;
+    po.separateStderr = true;
+    po.maxCapturedBytes = size_t(256) << 20;
+    support::ProcessResult r;
+    if (options_.compileOnly) {
+      r = support::runProcess(argv, po);
+    } else {
+      slots_.acquire();
+      try {
+        r = support::runProcess(argv, po);
+      } catch (...) {
+        slots_.release();
+        throw;
+      }
+      slots_.release();
+    }
+    // The result is the last line of stdout; exit 1 comes with an internal_error result.
+    std::string last;
+    std::istringstream out(r.output);
+    for (std::string line; std::getline(out, line);)
+      if (line.find_first_not_of(" \t\r") != std::string::npos)
+        last = line;
+    std::string what = options_.evalPath + " " + taskDir + " " + candidatePath;
+    if (last.empty() || r.outputTruncated)
+      throw RewardError(what + ": " + r.describe() + ", no result document" +
+                        (r.errorOutput.empty() ? "" : ":\n" + firstLines(r.errorOutput, 12)));
+    try {
+      return support::parseJson(last, "cudaperf-eval output");
+    } catch (const support::SupportError &e) {
+      throw RewardError(what + ": " + e.what());
+    }
+  }
+
+  std::string describe() const override {
+    return "cudaperf-eval per candidate (" + options_.evalPath + (options_.compileOnly ? ", --compile-only" : "") +
+           (options_.counters ? ", --counters" : "") + ")";
+  }
+
+private:
+  EvaluatorOptions options_;
+  Slots slots_;
+};
+
+} // namespace
+
+std::unique_ptr<Evaluator> makeProcessEvaluator(const EvaluatorOptions &options) {
+  return std::make_unique<ProcessEvaluator>(options);
+}
+
+features::AnalysisDocument runTaskAnalysis(const AnalyzerOptions &options, const std::string &taskDir,
+                                           const std::string &candidate) {
+  features::FeatureRequest request;
+  request.taskDir = taskDir;
+  request.candidatePath = candidate;
+  request.analyzerPath = options.analyzerPath;
+  request.analyzerFlags = options.flags;
+  request.analyzerTimeoutSeconds = options.timeoutSeconds;
+  try {
+    return features::computeFeatures(request)->analysis();
+  } catch (const features::FeaturesError &e) {
+    throw RewardError(e.what());
+  }
+}
+
+CandidateResult rewardFromDocuments(const RewardConfig &config, const Json &resultJson, const std::string &resultSource,
+                                    std::optional<features::AnalysisDocument> analysis,
+                                    std::optional<features::AnalysisDocument> baseline,
+                                    std::optional<double> rankingScore, std::string analysisError) {
+  CandidateResult out;
+  out.resultJson = resultJson;
+  features::EvalResult result;
+  std::shared_ptr<features::FeatureSet> baselineSet;
+  try {
+    result = features::readEvalResult(resultJson, resultSource);
+    if (analysis) {
+      try {
+        out.analysis = std::make_shared<features::FeatureSet>(std::move(*analysis), result);
+      } catch (const features::FeaturesError &e) {
+        analysisError = e.what(); // a document without the result's configurations: no static terms
+      }
+    }
+    if (baseline)
+      baselineSet = std::make_shared<features::FeatureSet>(std::move(*baseline), std::nullopt);
+  } catch (const features::FeaturesError &e) {
+    throw RewardError(e.what());
+  }
+  RewardInputs in;
+  in.result = out.analysis ? out.analysis->result() : &result;
+  in.resultJson = &out.resultJson;
+  in.analysis = out.analysis.get();
+  in.analysisError = out.analysis ? "" : (analysisError.empty() ? "no analysis" : analysisError);
+  in.baselineAnalysis = baselineSet.get();
+  in.rankingScore = rankingScore;
+  out.reward = computeReward(config, in);
+  out.reward.feedback = feedbackText(config, out.reward, out.analysis.get());
+  return out;
+}
+
+RewardPipeline::RewardPipeline(RewardConfig config, std::unique_ptr<Evaluator> evaluator, AnalyzerOptions analyzer,
+                               std::string workDir)
+    : config_(std::move(config)), evaluator_(std::move(evaluator)), analyzer_(std::move(analyzer)),
+      workDir_(std::move(workDir)) {
+  if (workDir_.empty()) {
+    const char *tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/cudaperf-reward-XXXXXX";
+    if (!mkdtemp(pattern.data()))
+      throw RewardError("cannot create a work directory from " + pattern);
+    workDir_ = pattern;
+    ownsWorkDir_ = true;
+  } else {
+    std::error_code ec;
+    fs::create_directories(workDir_, ec);
+    if (ec)
+      throw RewardError(workDir_ + ": cannot create the work directory: " + ec.message());
+  }
+}
+
+RewardPipeline::~RewardPipeline() {
+  if (ownsWorkDir_) {
+    std::error_code ec;
+    fs::remove_all(workDir_, ec);
+  }
+}
+
+std::string RewardPipeline::describe() const {
+  return "reward config " + config_.name + " (" + rewardConfigDigest(config_).substr(0, 12) + ", " + config_.source +
+         "); evaluator: " + evaluator_->describe() +
+         "; analyzer: " + (analyzer_.analyzerPath.empty() ? "cudaperf-analyze beside this program or on PATH"
+                                                            : analyzer_.analyzerPath);
+}
+
+std::string RewardPipeline::materialize(const CandidateRequest &request) {
+  if (request.source.empty())
+    return request.candidatePath;
+  // Content-addressed: the same source is the same file, so the evaluator's build cache hits.
+  std::string path = workDir_ + "/" + support::sha256Hex(request.source).substr(0, 24) + ".cu";
+  if (!fs::exists(path)) {
+    std::string tmp = path + ".tmp" + std::to_string(getpid()) + "-" +
+                      std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id()));
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      out << request.source;
+      if (!out)
+        throw RewardError(tmp + ": cannot write the candidate's source");
+    }
+    fs::rename(tmp, path);
+  }
+  return path;
+}
+
+CandidateResult RewardPipeline::run(const CandidateRequest &request) {
+  if (request.taskDir.empty() || !fs::exists(fs::path(request.taskDir) / "task.json"))
+    throw RewardError("task: " + (request.taskDir.empty() ? std::string("no task directory given")
+                                                          : request.taskDir + " has no task.json"));
+  std::string candidate = materialize(request);
+  std::string source = readFile(candidate);
+  std::string key = request.taskDir + "\n" + support::sha256Hex(source) + "\n" +
+                    (request.rankingScore ? std::to_string(*request.rankingScore) : "-");
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = cache_.begin(); it != cache_.end(); ++it)
+      if (it->first == key) {
+        cache_.splice(cache_.begin(), cache_, it);
+        return *cache_.front().second;
+      }
+  }
+
+  bool analysisOn = analyzer_.analyzerPath != "none";
+  std::future<features::AnalysisDocument> analysis;
+  if (analysisOn)
+    analysis = std::async(std::launch::async, [&] { return runTaskAnalysis(analyzer_, request.taskDir, candidate); });
+  Json result;
+  try {
+    result = evaluator_->evaluate(request.taskDir, candidate);
+  } catch (...) {
+    if (analysis.valid())
+      analysis.wait();
+    throw;
+  }
+  std::optional<features::AnalysisDocument> analysisDoc;
+  std::string analysisError = analysisOn ? "" : "the analysis is off (--analyzer none)";
+  if (analysis.valid()) {
+    try {
+      analysisDoc = analysis.get();
+    } catch (const RewardError &e) {
+      analysisError = e.what();
+    }
+  }
+  // Static-only: the predicted speedup needs the task's baseline analysed the same way (cached).
+  std::optional<features::AnalysisDocument> baseline;
+  bool compileOnly = support::member(result, "compile_only") && result["compile_only"].is_boolean() &&
+                     result["compile_only"].get<bool>();
+  std::string baselinePath = (fs::path(request.taskDir) / "impls" / "baseline.cu").string();
+  if (compileOnly && analysisOn && fs::exists(baselinePath)) {
+    std::string baseKey = request.taskDir + "\n" + support::sha256Hex(readFile(baselinePath));
+    std::shared_ptr<features::FeatureSet> cached;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = baselines_.find(baseKey);
+      if (it != baselines_.end())
+        cached = it->second;
+    }
+    if (!cached) {
+      try {
+        cached = std::make_shared<features::FeatureSet>(runTaskAnalysis(analyzer_, request.taskDir, baselinePath),
+                                                        std::nullopt);
+      } catch (const std::exception &) {
+        cached = nullptr; // the predicted speedup is then missing; the rest stands
+      }
+      std::lock_guard<std::mutex> lock(mutex_);
+      baselines_[baseKey] = cached;
+    }
+    if (cached)
+      baseline = cached->analysis();
+  }
+  auto out = std::make_shared<CandidateResult>(rewardFromDocuments(config_, result, "cudaperf-eval output",
+                                                                   std::move(analysisDoc), std::move(baseline),
+                                                                   request.rankingScore, analysisError));
+  std::lock_guard<std::mutex> lock(mutex_);
+  cache_.emplace_front(key, out);
+  if (cache_.size() > kCacheEntries)
+    cache_.pop_back();
+  return *out;
+}
+
+std::vector<TurnReward> RewardPipeline::trajectory(const std::vector<CandidateResult> &turns) const {
+  std::vector<TurnInput> inputs;
+  for (const CandidateResult &t : turns)
+    inputs.push_back(turnFrom(t.reward));
+  return scoreTrajectory(config_, inputs);
+}
+
+Json RewardPipeline::documentJson(const CandidateResult &result) const { return rewardToJson(result.reward); }
+
+} // namespace cudaperf::reward

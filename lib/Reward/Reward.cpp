@@ -1,0 +1,547 @@
+// computeReward: the gate, then (for a candidate that passed) the speed, structural, counter and
+// learned terms, each a weighted value with the inputs it used (docs/reward.md, "Terms").
+#include "cudaperf/Reward/Reward.h"
+#include "cudaperf/Reward/RewardError.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cudaperf::reward {
+
+using support::Json;
+
+namespace {
+
+Json optionalJson(const std::optional<double> &v) { return v ? Json(*v) : Json(nullptr); }
+
+double clamp(double v, double lo, double hi) { return std::max(lo, std::min(hi, v)); }
+
+// 1 at the roofline, 0 at 10^-decades of it, log-linear between.
+double rooflineScore(double fraction, double decades) {
+  if (!(fraction > 0))
+    return 0;
+  return clamp(1 + std::log10(std::min(1.0, fraction)) / decades, 0, 1);
+}
+
+// ln(s) with near-ties set to 0 and the result capped at ±ln(cap).
+struct CappedLog {
+  double value = 0;
+  bool tie = false;
+  double band = 0;
+};
+
+CappedLog cappedLog(double speedup, double candidateSpread, double referenceSpread, const SpeedupConfig &sc) {
+  CappedLog r;
+  r.band = std::max(sc.tieMinLog, sc.tieSpreadFactor * std::hypot(candidateSpread, referenceSpread));
+  double l = std::log(std::max(speedup, 1e-300));
+  r.tie = std::fabs(l) <= r.band;
+  double cap = std::log(sc.cap);
+  r.value = r.tie ? 0 : clamp(l, -cap, cap);
+  return r;
+}
+
+bool isPytorchTask(const features::EvalResult &result, const features::FeatureSet *analysis) {
+  if (analysis && analysis->analysis().task && !analysis->analysis().task->kind.empty())
+    return analysis->analysis().task->kind == "pytorch-to-cuda";
+  return std::any_of(result.configs.begin(), result.configs.end(),
+                     [](const features::EvalConfiguration &c) { return c.pytorchEager.has_value(); });
+}
+
+const features::ConfigurationRecord *recordFor(const features::FeatureSet *set, const std::string &name) {
+  if (!set)
+    return nullptr;
+  for (const features::ConfigurationRecord &r : set->records())
+    if (r.analysis->name == name)
+      return &r;
+  return nullptr;
+}
+
+std::optional<double> configFeature(const features::ConfigurationRecord *r, const char *name) {
+  return r ? features::configurationFeature(r->features, name) : std::nullopt;
+}
+
+// A weighted mean over configurations of one per-configuration value; nullopt when none has it.
+template <typename Get>
+std::optional<double> meanOverConfigurations(const std::vector<ConfigurationReward> &configs, Get get,
+                                             Json &perConfiguration) {
+  double num = 0, den = 0;
+  perConfiguration = Json::object();
+  for (const ConfigurationReward &c : configs) {
+    std::optional<double> v = get(c);
+    perConfiguration[c.name] = optionalJson(v);
+    if (v && c.weight > 0) {
+      num += *v * c.weight;
+      den += c.weight;
+    }
+  }
+  if (den <= 0)
+    return std::nullopt;
+  return num / den;
+}
+
+// A term whose value is unknown counts as neutral (0.5 of its weight), so a candidate the analyzer
+// cannot read is neither rewarded nor punished for it.
+constexpr double kNeutral = 0.5;
+
+RewardTerm valuedTerm(std::string name, std::string group, std::optional<double> value, double weight,
+                      std::string missingReason, Json inputs) {
+  RewardTerm t;
+  t.name = std::move(name);
+  t.group = std::move(group);
+  t.value = value;
+  t.weight = weight;
+  t.contribution = weight * value.value_or(kNeutral);
+  if (!value)
+    t.missing = missingReason.empty() ? "unknown" : std::move(missingReason);
+  t.inputs = std::move(inputs);
+  return t;
+}
+
+// Per configuration: what was measured and what the static model says.
+std::vector<ConfigurationReward> collectConfigurations(const RewardConfig &config, const RewardInputs &in,
+                                                       const EvalDetails &details) {
+  const features::EvalResult &result = *in.result;
+  const support::RooflinePeaks *peaks =
+      in.analysis ? features::rooflinePeaksFor(&result, in.analysis->analysis().arch) : nullptr;
+  const support::RooflinePeaks *baselinePeaks =
+      in.baselineAnalysis ? features::rooflinePeaksFor(&result, in.baselineAnalysis->analysis().arch) : nullptr;
+  // The configurations the result has, in its order; without a result's configs (a compile
+  // error), those the analysis has.
+  std::vector<std::string> names;
+  for (const features::EvalConfiguration &c : result.configs)
+    names.push_back(c.name);
+  if (names.empty() && in.analysis)
+    for (const features::ConfigurationRecord &r : in.analysis->records())
+      names.push_back(r.analysis->name);
+
+  std::vector<ConfigurationReward> out;
+  for (const std::string &name : names) {
+    ConfigurationReward c;
+    c.name = name;
+    c.weight = config.speedup.configurationWeight(name);
+    for (const ConfigurationChecks &d : details.configs)
+      if (d.name == name)
+        c.params = d.params;
+    if (const features::EvalConfiguration *m = result.configuration(name)) {
+      c.correct = m->correct;
+      if (m->candidate) {
+        c.candidateMedianMs = m->candidate->medianMs;
+        c.candidateSpread = m->candidate->spread;
+      }
+      const features::TimingSummary *reference = m->pytorchEager ? &*m->pytorchEager
+                                                 : m->baseline   ? &*m->baseline
+                                                                 : nullptr;
+      if (m->speedup && m->candidate && reference) {
+        c.speedup = m->speedup;
+        CappedLog l = cappedLog(*m->speedup, m->candidate->spread, reference->spread, config.speedup);
+        c.tie = l.tie;
+        c.tieBand = l.band;
+      }
+      if (m->pytorchEager && m->baseline && m->candidate && m->candidate->medianMs > 0) {
+        c.speedupVsBaseline = m->baseline->medianMs / m->candidate->medianMs;
+        CappedLog l = cappedLog(*c.speedupVsBaseline, m->candidate->spread, m->baseline->spread, config.speedup);
+        c.tieVsBaseline = l.tie;
+        c.tieBandVsBaseline = l.band;
+      }
+    }
+    const features::ConfigurationRecord *record = recordFor(in.analysis, name);
+    if (record) {
+      c.model = modelConfiguration(*record, config, peaks);
+      c.predictedSectorsPerRequest = c.model->predictedSectorsPerRequest;
+      c.idealSectorsPerRequest = c.model->idealSectorsPerRequest;
+      c.predictedOccupancy = configFeature(record, "mean_theoretical_occupancy");
+      if (const features::ConfigurationRecord *base = recordFor(in.baselineAnalysis, name)) {
+        ConfigurationModel b = modelConfiguration(*base, config, baselinePeaks);
+        if (b.modeled && c.model->modeled && c.model->modeledUs > 0)
+          c.predictedSpeedup = b.modeledUs / c.model->modeledUs;
+      }
+      if (record->measured && record->measured->counters && record->measured->counters->available) {
+        c.countersMeasured = true;
+        c.measuredSectorsPerRequest = configFeature(record, "measured_global_sectors_per_request");
+        c.achievedOccupancy = configFeature(record, "measured_mean_achieved_occupancy");
+        c.achievedRooflineFraction = configFeature(record, "achieved_roofline_fraction");
+      }
+    } else if (const features::EvalConfiguration *m = result.configuration(name)) {
+      c.countersMeasured = m->counters && m->counters->available;
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+RewardTerm speedupTerm(const RewardConfig &config, const std::vector<ConfigurationReward> &configs, bool pytorch) {
+  const SpeedupConfig &sc = config.speedup;
+  double lnCap = std::log(sc.cap);
+  // Each reference: the weighted mean of capped logs over configurations that have it.
+  auto aggregate = [&](bool vsBaseline, Json &per) -> std::optional<double> {
+    double num = 0, den = 0;
+    per = Json::array();
+    for (const ConfigurationReward &c : configs) {
+      std::optional<double> s = vsBaseline ? c.speedupVsBaseline : c.speedup;
+      if (!s)
+        continue;
+      double band = vsBaseline ? c.tieBandVsBaseline : c.tieBand;
+      bool tie = vsBaseline ? c.tieVsBaseline : c.tie;
+      double l = tie ? 0 : clamp(std::log(std::max(*s, 1e-300)), -lnCap, lnCap);
+      per.push_back(Json::object({{"configuration", c.name},
+                                  {"speedup", *s},
+                                  {"tie", tie},
+                                  {"tie_band", std::exp(band) - 1},
+                                  {"capped_log", l},
+                                  {"weight", c.weight}}));
+      num += l * c.weight;
+      den += c.weight;
+    }
+    if (den <= 0)
+      return std::nullopt;
+    return num / den;
+  };
+  Json inputs = Json::object();
+  inputs["cap"] = sc.cap;
+  Json perMain, perBaseline;
+  std::optional<double> main = aggregate(false, perMain);
+  std::optional<double> vsBaseline;
+  if (pytorch)
+    vsBaseline = aggregate(true, perBaseline);
+  std::optional<double> value;
+  if (main) {
+    double v = *main / lnCap;
+    inputs[pytorch ? "speedup_vs_eager" : "speedup_vs_baseline"] = std::exp(*main);
+    if (vsBaseline) {
+      inputs["speedup_vs_baseline"] = std::exp(*vsBaseline);
+      inputs["eager_share"] = sc.eagerShare;
+      v = sc.eagerShare * v + (1 - sc.eagerShare) * (*vsBaseline / lnCap);
+    }
+    value = v;
+  }
+  inputs["configurations"] = perMain;
+  if (pytorch)
+    inputs["configurations_vs_baseline"] = perBaseline;
+  RewardTerm t = valuedTerm("speedup", "speed", value, sc.weight, "no configuration was timed", std::move(inputs));
+  if (!value)
+    t.contribution = 0; // a correct candidate without timings: speed unknown, not neutral-positive
+  return t;
+}
+
+RewardTerm predictedSpeedupTerm(const RewardConfig &config, const std::vector<ConfigurationReward> &configs,
+                                bool haveBaseline) {
+  double lnCap = std::log(config.speedup.cap);
+  Json per;
+  std::optional<double> mean = meanOverConfigurations(
+      configs,
+      [&](const ConfigurationReward &c) -> std::optional<double> {
+        if (!c.predictedSpeedup)
+          return std::nullopt;
+        double l = std::log(std::max(*c.predictedSpeedup, 1e-300));
+        return std::fabs(l) <= config.speedup.tieMinLog ? 0.0 : clamp(l, -lnCap, lnCap) / lnCap;
+      },
+      per);
+  Json inputs = Json::object({{"cap", config.speedup.cap}, {"configurations", per}});
+  Json speedups = Json::object();
+  for (const ConfigurationReward &c : configs)
+    speedups[c.name] = optionalJson(c.predictedSpeedup);
+  inputs["predicted_speedups"] = speedups;
+  RewardTerm t = valuedTerm("predicted_speedup", "speed", mean, config.staticOnly.predictedSpeedup,
+                            haveBaseline ? "the static model could not time the candidate or the baseline"
+                                         : "the task's baseline was not analysed",
+                            std::move(inputs));
+  if (!mean)
+    t.contribution = 0;
+  return t;
+}
+
+void addStructuralTerms(const RewardConfig &config, const std::vector<ConfigurationReward> &configs,
+                        const std::string &analysisMissing, std::vector<RewardTerm> &terms) {
+  const StructuralConfig &s = config.structural;
+  auto term = [&](const char *name, double weight, auto get, const char *what) {
+    Json per;
+    std::optional<double> v = meanOverConfigurations(configs, get, per);
+    terms.push_back(valuedTerm(name, "structural", v, weight,
+                               analysisMissing.empty() ? std::string(what) + " unknown at every configuration"
+                                                       : analysisMissing,
+                               Json::object({{"configurations", per}})));
+  };
+  auto model = [](const ConfigurationReward &c) { return c.model ? &*c.model : nullptr; };
+  term("coalescing", s.coalescing,
+       [&](const ConfigurationReward &c) { return model(c) ? model(c)->coalescingEfficiency : std::nullopt; },
+       "coalescing efficiency");
+  term("bank_conflicts", s.bankConflicts,
+       [&](const ConfigurationReward &c) { return model(c) ? model(c)->bankEfficiency : std::nullopt; },
+       "shared-memory wavefronts");
+  term("occupancy", s.occupancy,
+       [&](const ConfigurationReward &c) { return model(c) ? model(c)->utilization : std::nullopt; },
+       "occupancy");
+  term("roofline", s.roofline,
+       [&](const ConfigurationReward &c) -> std::optional<double> {
+         if (!model(c) || !model(c)->predictedRooflineFraction)
+           return std::nullopt;
+         return rooflineScore(*model(c)->predictedRooflineFraction, s.rooflineDecades);
+       },
+       "the modeled time");
+
+  // Barrier hazards: -1 when any launch of any configuration has one.
+  auto penalty = [&](const char *name, double weight, auto count) {
+    int worst = 0;
+    bool known = false;
+    Json per = Json::object();
+    for (const ConfigurationReward &c : configs)
+      if (c.model) {
+        known = true;
+        worst = std::max(worst, count(*c.model));
+        per[c.name] = count(*c.model);
+      }
+    RewardTerm t;
+    t.name = name;
+    t.group = "penalty";
+    t.weight = weight;
+    if (known) {
+      t.value = worst > 0 ? -1.0 : 0.0;
+      t.contribution = weight * *t.value;
+    } else {
+      t.missing = analysisMissing.empty() ? "no configuration was analysed" : analysisMissing;
+    }
+    t.inputs = Json::object({{"sites", per}});
+    terms.push_back(std::move(t));
+  };
+  penalty("divergent_barriers", s.divergentBarrierPenalty, [](const ConfigurationModel &m) { return m.divergentBarriers; });
+  penalty("missing_barriers", s.missingBarrierPenalty, [](const ConfigurationModel &m) { return m.missingBarriers; });
+}
+
+void addCounterTerms(const RewardConfig &config, const std::vector<ConfigurationReward> &configs,
+                     std::vector<RewardTerm> &terms) {
+  const CounterConfig &k = config.counters;
+  auto term = [&](const char *name, double weight, auto get, const char *what) {
+    Json per;
+    std::optional<double> v = meanOverConfigurations(configs, get, per);
+    terms.push_back(valuedTerm(name, "counters", v, weight, std::string(what) + " not known at any configuration",
+                               Json::object({{"configurations", per}})));
+  };
+  term("measured_sectors", k.sectors,
+       [](const ConfigurationReward &c) -> std::optional<double> {
+         if (!c.measuredSectorsPerRequest || !c.idealSectorsPerRequest || *c.measuredSectorsPerRequest <= 0)
+           return std::nullopt;
+         return std::min(1.0, *c.idealSectorsPerRequest / *c.measuredSectorsPerRequest);
+       },
+       "measured and ideal sectors per request");
+  term("achieved_occupancy", k.achievedOccupancy,
+       [&](const ConfigurationReward &c) -> std::optional<double> {
+         if (!c.achievedOccupancy)
+           return std::nullopt;
+         bool memory = c.model ? c.model->memoryBound : true;
+         double need = memory ? config.structural.neededOccupancyMemory : config.structural.neededOccupancyCompute;
+         return std::min(1.0, *c.achievedOccupancy / need);
+       },
+       "achieved occupancy");
+  term("achieved_roofline", k.achievedRoofline,
+       [&](const ConfigurationReward &c) -> std::optional<double> {
+         if (!c.achievedRooflineFraction)
+           return std::nullopt;
+         return rooflineScore(*c.achievedRooflineFraction, config.structural.rooflineDecades);
+       },
+       "the achieved roofline fraction");
+}
+
+Json configurationJson(const ConfigurationReward &c) {
+  Json j = Json::object();
+  j["name"] = c.name;
+  j["weight"] = c.weight;
+  Json params = Json::object();
+  for (const auto &[k, v] : c.params)
+    params[k] = v;
+  j["params"] = params;
+  j["correct"] = c.correct ? Json(*c.correct) : Json(nullptr);
+  j["speedup"] = optionalJson(c.speedup);
+  j["tie"] = c.tie;
+  if (c.speedupVsBaseline) {
+    j["speedup_vs_baseline"] = *c.speedupVsBaseline;
+    j["tie_vs_baseline"] = c.tieVsBaseline;
+  }
+  j["median_ms"] = optionalJson(c.candidateMedianMs);
+  j["spread"] = optionalJson(c.candidateSpread);
+  j["predicted_speedup"] = optionalJson(c.predictedSpeedup);
+  if (c.model) {
+    const ConfigurationModel &m = *c.model;
+    Json s = Json::object();
+    s["modeled"] = m.modeled;
+    if (!m.reason.empty())
+      s["reason"] = m.reason;
+    s["modeled_time_us"] = m.modeled ? Json(m.modeledUs) : Json(nullptr);
+    s["roofline_time_us"] = m.modeled ? Json(m.rooflineUs) : Json(nullptr);
+    s["predicted_roofline_fraction"] = optionalJson(m.predictedRooflineFraction);
+    s["coalescing_efficiency"] = optionalJson(m.coalescingEfficiency);
+    s["bank_efficiency"] = optionalJson(m.bankEfficiency);
+    s["utilization"] = optionalJson(m.utilization);
+    s["predicted_sectors_per_request"] = optionalJson(m.predictedSectorsPerRequest);
+    s["ideal_sectors_per_request"] = optionalJson(m.idealSectorsPerRequest);
+    s["divergent_barriers"] = m.divergentBarriers;
+    s["missing_barriers"] = m.missingBarriers;
+    Json launches = Json::array();
+    for (const LaunchModel &l : m.launches) {
+      Json lj = Json::object();
+      lj["index"] = l.index;
+      lj["kernel"] = l.kernel;
+      lj["modeled"] = l.modeled;
+      if (!l.reason.empty())
+        lj["reason"] = l.reason;
+      if (l.modeled) {
+        lj["modeled_time_us"] = l.modeledUs;
+        lj["roofline_time_us"] = l.rooflineUs;
+        lj["dram_time_us"] = l.dramUs;
+        lj["shared_time_us"] = l.sharedUs;
+        lj["atomic_time_us"] = l.atomicUs;
+      }
+      lj["utilization"] = l.utilization;
+      if (!l.assumptions.empty())
+        lj["assumptions"] = l.assumptions;
+      launches.push_back(std::move(lj));
+    }
+    s["launches"] = std::move(launches);
+    j["static"] = std::move(s);
+  }
+  if (c.countersMeasured) {
+    j["measured"] = Json::object({{"sectors_per_request", optionalJson(c.measuredSectorsPerRequest)},
+                                  {"achieved_occupancy", optionalJson(c.achievedOccupancy)},
+                                  {"achieved_roofline_fraction", optionalJson(c.achievedRooflineFraction)}});
+  }
+  return j;
+}
+
+} // namespace
+
+const RewardTerm *RewardDocument::term(const std::string &name) const {
+  for (const RewardTerm &t : terms)
+    if (t.name == name)
+      return &t;
+  return nullptr;
+}
+
+RewardDocument computeReward(const RewardConfig &config, const RewardInputs &in) {
+  if (!in.result || !in.resultJson)
+    throw RewardError("computeReward: no eval result");
+  const features::EvalResult &result = *in.result;
+  EvalDetails details = readEvalDetails(*in.resultJson, result.source);
+
+  RewardDocument doc;
+  doc.task = result.task;
+  doc.candidate = result.candidate;
+  doc.candidateSha256 = result.candidateSha256;
+  doc.outcome = result.outcome;
+  doc.detail = result.detail;
+  doc.configName = config.name;
+  doc.configDigest = rewardConfigDigest(config);
+  doc.analysisError = in.analysisError;
+  bool pytorch = isPytorchTask(result, in.analysis);
+  doc.taskKind = pytorch ? "pytorch-to-cuda" : "c-to-cuda";
+  doc.mode = details.compileOnly ? "static-only" : "measured";
+  if (in.analysis && in.analysis->analysis().task && doc.task.empty())
+    doc.task = in.analysis->analysis().task->name;
+  if (!in.analysisError.empty())
+    doc.warnings.push_back("static terms missing: " + in.analysisError);
+  if (details.gpuShared.value_or(false))
+    doc.warnings.push_back("gpu_shared: another process used the GPU while this candidate was timed");
+
+  doc.configurations = collectConfigurations(config, in, details);
+  doc.details = details;
+  doc.gate = gateOf(result, details, doc.gateReason);
+  if (doc.gate == "internal_error") {
+    doc.exclude = true;
+    doc.excludeReason = "internal_error is not the candidate's fault: leave it out of the batch (reward null)";
+    return doc;
+  }
+  if (!doc.gate.empty()) {
+    RewardTerm t;
+    t.name = "gate";
+    t.group = "outcome";
+    t.value = gateReward(config, doc.gate);
+    t.weight = 1;
+    t.contribution = *t.value;
+    t.inputs = Json::object({{"gate", doc.gate}, {"reason", doc.gateReason}});
+    doc.terms.push_back(std::move(t));
+    doc.total = gateReward(config, doc.gate);
+    return doc;
+  }
+
+  std::string analysisMissing = in.analysis ? "" : (in.analysisError.empty() ? "no analysis" : in.analysisError);
+  RewardTerm base;
+  base.group = "outcome";
+  base.weight = 1;
+  if (doc.mode == "static-only") {
+    base.name = "compiled";
+    base.value = config.staticOnly.compiled;
+    base.inputs = Json::object({{"outcome", result.outcome}, {"compile_only", true}});
+  } else {
+    base.name = "correct";
+    base.value = config.correct;
+    base.inputs = Json::object({{"outcome", result.outcome}});
+  }
+  base.contribution = *base.value;
+  doc.terms.push_back(std::move(base));
+  if (doc.mode == "static-only")
+    doc.terms.push_back(predictedSpeedupTerm(config, doc.configurations, in.baselineAnalysis != nullptr));
+  else
+    doc.terms.push_back(speedupTerm(config, doc.configurations, pytorch));
+  addStructuralTerms(config, doc.configurations, analysisMissing, doc.terms);
+  bool counters = std::any_of(doc.configurations.begin(), doc.configurations.end(),
+                              [](const ConfigurationReward &c) { return c.countersMeasured; });
+  if (counters)
+    addCounterTerms(config, doc.configurations, doc.terms);
+  if (in.rankingScore) {
+    RewardTerm t;
+    t.name = "ranking";
+    t.group = "learned";
+    t.value = std::tanh(*in.rankingScore / config.learned.scale);
+    t.weight = config.learned.weight;
+    t.contribution = t.weight * *t.value;
+    t.inputs = Json::object({{"score", *in.rankingScore}, {"scale", config.learned.scale}});
+    doc.terms.push_back(std::move(t));
+  }
+  double total = 0;
+  for (const RewardTerm &t : doc.terms)
+    total += t.contribution;
+  doc.total = total;
+  return doc;
+}
+
+Json rewardToJson(const RewardDocument &doc) {
+  Json j = Json::object();
+  j["schema"] = kRewardSchema;
+  j["task"] = doc.task;
+  j["task_kind"] = doc.taskKind;
+  j["candidate"] = doc.candidate;
+  j["candidate_sha256"] = doc.candidateSha256;
+  j["mode"] = doc.mode;
+  j["outcome"] = doc.outcome;
+  j["detail"] = doc.detail;
+  j["gate"] = doc.gate.empty() ? Json(nullptr) : Json(doc.gate);
+  if (!doc.gate.empty())
+    j["gate_reason"] = doc.gateReason;
+  j["total"] = optionalJson(doc.total);
+  j["exclude"] = doc.exclude;
+  if (doc.exclude)
+    j["exclude_reason"] = doc.excludeReason;
+  Json terms = Json::array();
+  for (const RewardTerm &t : doc.terms) {
+    Json tj = Json::object();
+    tj["name"] = t.name;
+    tj["group"] = t.group;
+    tj["value"] = optionalJson(t.value);
+    tj["weight"] = t.weight;
+    tj["contribution"] = t.contribution;
+    if (!t.missing.empty())
+      tj["missing"] = t.missing;
+    tj["inputs"] = t.inputs;
+    terms.push_back(std::move(tj));
+  }
+  j["terms"] = std::move(terms);
+  Json configs = Json::array();
+  for (const ConfigurationReward &c : doc.configurations)
+    configs.push_back(configurationJson(c));
+  j["configurations"] = std::move(configs);
+  j["warnings"] = doc.warnings;
+  j["config"] = Json::object({{"name", doc.configName}, {"sha256", doc.configDigest}});
+  if (!doc.feedback.empty())
+    j["feedback"] = doc.feedback;
+  return j;
+}
+
+} // namespace cudaperf::reward

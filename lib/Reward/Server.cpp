@@ -1,0 +1,408 @@
+#include "cudaperf/Reward/Server.h"
+#include "cudaperf/Reward/Requests.h"
+#include "cudaperf/Reward/RewardError.h"
+#include "cudaperf/Support/JsonReader.h"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <deque>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <pthread.h>
+#include <thread>
+
+namespace cudaperf::reward {
+
+using support::Json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Batch {
+  std::string id;
+  size_t size = 0;
+  std::vector<Json> records; // completion order
+  Clock::time_point finishedAt;
+  bool complete() const { return records.size() == size; }
+};
+
+// The bounded queue and its workers; every handler goes through it.
+class Service {
+public:
+  Service(RewardPipeline &pipeline, const ServerOptions &options) : pipeline_(pipeline), options_(options) {
+    for (int i = 0; i < std::max(1, options.jobs); ++i)
+      workers_.emplace_back([this] { work(); });
+  }
+
+  ~Service() {
+    stop();
+    for (std::thread &t : workers_)
+      t.join();
+  }
+
+  // Workers finish the request they are in and take no other; waiting clients are let go.
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stopping_ = true;
+    }
+    workCv_.notify_all();
+    doneCv_.notify_all();
+  }
+
+  bool stopping() {
+    std::lock_guard<std::mutex> lock(m_);
+    return stopping_;
+  }
+
+  // nullptr when the batch does not fit in the queue.
+  std::shared_ptr<Batch> submit(std::vector<RewardRequest> requests) {
+    std::lock_guard<std::mutex> lock(m_);
+    expire();
+    if (queue_.size() + requests.size() > size_t(options_.queueLimit))
+      return nullptr;
+    auto batch = std::make_shared<Batch>();
+    batch->id = "b" + std::to_string(nextId_++);
+    batch->size = requests.size();
+    for (RewardRequest &r : requests)
+      queue_.emplace_back(batch, std::move(r));
+    batches_[batch->id] = batch;
+    std::cerr << "[cudaperf-reward] batch " << batch->id << ": " << batch->size << " request(s) queued ("
+              << queue_.size() << " of " << options_.queueLimit << " waiting, " << running_ << " running)"
+              << std::endl;
+    workCv_.notify_all();
+    return batch;
+  }
+
+  std::shared_ptr<Batch> find(const std::string &id) {
+    std::lock_guard<std::mutex> lock(m_);
+    expire();
+    auto it = batches_.find(id);
+    return it == batches_.end() ? nullptr : it->second;
+  }
+
+  // Waits until the batch has more than `seen` records, is complete, or `until` passes; returns a
+  // copy of its records from `seen` on.
+  std::vector<Json> waitForRecords(const Batch &b, size_t seen, Clock::time_point until) {
+    std::unique_lock<std::mutex> lock(m_);
+    doneCv_.wait_until(lock, until, [&] { return stopping_ || b.records.size() > seen || b.complete(); });
+    return std::vector<Json>(b.records.begin() + std::min(seen, b.records.size()), b.records.end());
+  }
+
+  bool waitComplete(const Batch &b, Clock::time_point until) {
+    std::unique_lock<std::mutex> lock(m_);
+    doneCv_.wait_until(lock, until, [&] { return stopping_ || b.complete(); });
+    return b.complete();
+  }
+
+  Json snapshot(const Batch &b) {
+    std::lock_guard<std::mutex> lock(m_);
+    return Json::object({{"batch_id", b.id},
+                         {"size", b.size},
+                         {"done", b.records.size()},
+                         {"complete", b.complete()},
+                         {"results", b.records}});
+  }
+
+  // Requests of the batch not yet started get a "cancelled" record.
+  size_t cancel(Batch &b) {
+    std::lock_guard<std::mutex> lock(m_);
+    size_t n = 0;
+    for (auto it = queue_.begin(); it != queue_.end();)
+      if (it->first.get() == &b) {
+        b.records.push_back(errorRecord(it->second.id, 409, "cancelled before it started"));
+        it = queue_.erase(it);
+        ++n;
+      } else {
+        ++it;
+      }
+    if (b.complete())
+      b.finishedAt = Clock::now();
+    doneCv_.notify_all();
+    return n;
+  }
+
+  Json health() {
+    std::lock_guard<std::mutex> lock(m_);
+    return Json::object({{"status", "ok"},
+                         {"waiting", queue_.size()},
+                         {"running", running_},
+                         {"queue_limit", options_.queueLimit},
+                         {"workers", workers_.size()},
+                         {"batches", batches_.size()},
+                         {"served", served_},
+                         {"pipeline", pipeline_.describe()}});
+  }
+
+private:
+  void work() {
+    for (;;) {
+      std::pair<std::shared_ptr<Batch>, RewardRequest> item;
+      {
+        std::unique_lock<std::mutex> lock(m_);
+        workCv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+        if (stopping_)
+          return;
+        item = std::move(queue_.front());
+        queue_.pop_front();
+        ++running_;
+      }
+      Json record = serveRewardRequest(pipeline_, item.second, options_.withResults); // never throws
+      {
+        std::lock_guard<std::mutex> lock(m_);
+        --running_;
+        ++served_;
+        item.first->records.push_back(std::move(record));
+        if (item.first->complete()) {
+          item.first->finishedAt = Clock::now();
+          std::cerr << "[cudaperf-reward] batch " << item.first->id << ": done (" << item.first->size
+                    << " record(s))" << std::endl;
+        }
+      }
+      doneCv_.notify_all();
+    }
+  }
+
+  // Finished batches are kept keepSeconds for polling. Caller holds m_.
+  void expire() {
+    Clock::time_point now = Clock::now();
+    for (auto it = batches_.begin(); it != batches_.end();)
+      if (it->second->complete() && now - it->second->finishedAt > std::chrono::seconds(options_.keepSeconds))
+        it = batches_.erase(it);
+      else
+        ++it;
+  }
+
+  RewardPipeline &pipeline_;
+  const ServerOptions &options_;
+  std::mutex m_;
+  std::condition_variable workCv_, doneCv_;
+  std::deque<std::pair<std::shared_ptr<Batch>, RewardRequest>> queue_;
+  std::map<std::string, std::shared_ptr<Batch>> batches_;
+  std::vector<std::thread> workers_;
+  uint64_t nextId_ = 1;
+  size_t running_ = 0, served_ = 0;
+  bool stopping_ = false;
+};
+
+void reply(httplib::Response &res, int status, const Json &body) {
+  res.status = status;
+  res.set_content(support::writeJson(body) + "\n", "application/json");
+}
+
+void replyError(httplib::Response &res, int status, const std::string &message) {
+  reply(res, status, Json::object({{"error", message}}));
+}
+
+// The body as a JSON object, or a 400 already written.
+std::optional<Json> jsonBody(const httplib::Request &req, httplib::Response &res) {
+  try {
+    Json j = support::parseJson(req.body, "request body");
+    if (!j.is_object()) {
+      replyError(res, 400, "request body: expected a JSON object");
+      return std::nullopt;
+    }
+    return j;
+  } catch (const support::SupportError &e) {
+    replyError(res, 400, e.what());
+    return std::nullopt;
+  }
+}
+
+void streamRecords(Service &service, std::shared_ptr<Batch> batch, httplib::Response &res) {
+  auto sent = std::make_shared<size_t>(0);
+  res.set_header("X-Batch-Id", batch->id);
+  res.set_chunked_content_provider(
+      "application/x-ndjson", [&service, batch, sent](size_t, httplib::DataSink &sink) {
+        for (;;) {
+          std::vector<Json> more = service.waitForRecords(*batch, *sent, Clock::now() + std::chrono::seconds(1));
+          for (const Json &r : more) {
+            std::string line = support::writeJson(r) + "\n";
+            if (!sink.write(line.data(), line.size()))
+              return false; // the client went away; the batch goes on (pollable)
+            ++*sent;
+          }
+          if (*sent >= batch->size) {
+            sink.done();
+            return true;
+          }
+          if (!more.empty())
+            return true; // let httplib flush; it calls back for the rest
+          if ((sink.is_writable && !sink.is_writable()) || service.stopping())
+            return false;
+        }
+      });
+}
+
+// SIGINT/SIGTERM stop the server from a thread of ours, not from a signal handler.
+void stopOnSignals(httplib::Server &server, Service &service, sigset_t signals) {
+  std::thread([&server, &service, signals] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    std::cerr << "[cudaperf-reward] signal " << sig << ": stopping" << std::endl;
+    service.stop();
+    server.stop();
+  }).detach();
+}
+
+} // namespace
+
+int runServer(RewardPipeline &pipeline, const ServerOptions &options) {
+  // Block the signals before any thread starts, so every thread inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  httplib::Server server;
+  // Streaming clients hold a connection thread each: more threads than httplib's default of 8.
+  server.new_task_queue = [] { return new httplib::ThreadPool(32); };
+  server.set_payload_max_length(options.maxBodyBytes);
+  auto service = std::make_unique<Service>(pipeline, options);
+  Service &svc = *service;
+
+  server.Get("/v1/health", [&](const httplib::Request &, httplib::Response &res) { reply(res, 200, svc.health()); });
+
+  server.Post("/v1/batches", [&](const httplib::Request &req, httplib::Response &res) {
+    std::optional<Json> body = jsonBody(req, res);
+    if (!body)
+      return;
+    std::vector<RewardRequest> requests;
+    bool stream = false;
+    try {
+      support::JsonField f(*body, "request body");
+      for (const auto &[key, value] : f.members())
+        if (key != "requests" && key != "stream")
+          value.fail("unknown key (a batch has: requests, stream)");
+      stream = f.optionalBoolean("stream").value_or(false);
+      std::vector<support::JsonField> list = f.require("requests").elements();
+      if (list.empty())
+        f.require("requests").fail("expected at least one request");
+      for (size_t i = 0; i < list.size(); ++i) {
+        RewardRequest r = parseRewardRequest(list[i].json(), "requests[" + std::to_string(i) + "]", options.taskRoot);
+        if (r.id.is_null())
+          r.id = i;
+        requests.push_back(std::move(r));
+      }
+    } catch (const std::exception &e) {
+      replyError(res, 400, e.what());
+      return;
+    }
+    if (requests.size() > size_t(options.queueLimit)) {
+      replyError(res, 413, "a batch of " + std::to_string(requests.size()) + " requests can never fit the queue of " +
+                               std::to_string(options.queueLimit) + ": split it");
+      return;
+    }
+    std::shared_ptr<Batch> batch = svc.submit(std::move(requests));
+    if (!batch) {
+      res.set_header("Retry-After", std::to_string(options.retryAfterSeconds));
+      replyError(res, 503, "the queue is full: retry later");
+      return;
+    }
+    if (stream)
+      streamRecords(svc, batch, res);
+    else
+      reply(res, 202, Json::object({{"batch_id", batch->id}, {"size", batch->size},
+                                    {"poll", "/v1/batches/" + batch->id}}));
+  });
+
+  server.Get(R"(/v1/batches/([A-Za-z0-9]+))", [&](const httplib::Request &req, httplib::Response &res) {
+    std::shared_ptr<Batch> batch = svc.find(req.matches[1]);
+    if (!batch)
+      return replyError(res, 404, "no batch " + std::string(req.matches[1]) + " (unknown, or expired)");
+    if (req.has_param("wait")) {
+      double wait = 0;
+      try {
+        wait = std::min(60.0, std::max(0.0, std::stod(req.get_param_value("wait"))));
+      } catch (const std::exception &) {
+        return replyError(res, 400, "wait: expected seconds, got '" + req.get_param_value("wait") + "'");
+      }
+      svc.waitComplete(*batch, Clock::now() + std::chrono::milliseconds(int64_t(wait * 1000)));
+    }
+    reply(res, 200, svc.snapshot(*batch));
+  });
+
+  server.Delete(R"(/v1/batches/([A-Za-z0-9]+))", [&](const httplib::Request &req, httplib::Response &res) {
+    std::shared_ptr<Batch> batch = svc.find(req.matches[1]);
+    if (!batch)
+      return replyError(res, 404, "no batch " + std::string(req.matches[1]));
+    size_t n = svc.cancel(*batch);
+    reply(res, 200, Json::object({{"batch_id", batch->id}, {"cancelled", n}}));
+  });
+
+  server.Post("/v1/reward", [&](const httplib::Request &req, httplib::Response &res) {
+    std::optional<Json> body = jsonBody(req, res);
+    if (!body)
+      return;
+    std::vector<RewardRequest> one;
+    try {
+      one.push_back(parseRewardRequest(*body, "request body", options.taskRoot));
+    } catch (const std::exception &e) {
+      return replyError(res, 400, e.what());
+    }
+    std::shared_ptr<Batch> batch = svc.submit(std::move(one));
+    if (!batch) {
+      res.set_header("Retry-After", std::to_string(options.retryAfterSeconds));
+      return replyError(res, 503, "the queue is full: retry later");
+    }
+    while (!svc.waitComplete(*batch, Clock::now() + std::chrono::seconds(5)) && !svc.stopping()) {
+    }
+    Json snap = svc.snapshot(*batch);
+    if (snap["results"].empty())
+      return replyError(res, 503, "the service is stopping");
+    const Json &record = snap["results"][0];
+    reply(res, record.value("ok", false) ? 200 : record.value("status", 500), record);
+  });
+
+  server.set_error_handler([](const httplib::Request &req, httplib::Response &res) {
+    if (res.body.empty())
+      replyError(res, res.status,
+                 res.status == 404   ? "no endpoint " + req.method + " " + req.path + " (see docs/reward.md)"
+                 : res.status == 413 ? "request body too large"
+                                     : "HTTP " + std::to_string(res.status));
+  });
+  server.set_exception_handler([](const httplib::Request &, httplib::Response &res, std::exception_ptr ep) {
+    std::string what = "internal error";
+    try {
+      if (ep)
+        std::rethrow_exception(ep);
+    } catch (const std::exception &e) {
+      what = e.what();
+    } catch (...) {
+    }
+    replyError(res, 500, what);
+  });
+
+  int port = options.port;
+  if (port == 0) {
+    port = server.bind_to_any_port(options.host);
+    if (port < 0) {
+      std::cerr << "cudaperf-reward: cannot listen on " << options.host << "\n";
+      return 1;
+    }
+  } else if (!server.bind_to_port(options.host, port)) {
+    std::cerr << "cudaperf-reward: cannot listen on " << options.host << ":" << port << "\n";
+    return 1;
+  }
+  if (!options.portFile.empty()) {
+    std::string tmp = options.portFile + ".tmp";
+    std::ofstream(tmp) << port << "\n";
+    std::rename(tmp.c_str(), options.portFile.c_str()); // readers never see a half-written file
+  }
+  std::cout << "cudaperf-reward: listening on http://" << options.host << ":" << port << " (" << pipeline.describe()
+            << ")" << std::endl;
+  stopOnSignals(server, svc, signals);
+  server.listen_after_bind();
+  service.reset(); // workers finish the request they are in, then stop
+  return 0;
+}
+
+} // namespace cudaperf::reward

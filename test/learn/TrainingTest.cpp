@@ -1,0 +1,293 @@
+// Training on tiny random models: chunked log-probs against the full softmax, gradients against
+// finite differences, checkpointing against plain backward, LoRA steps, merging and adapters,
+// gradient accumulation, and exact resume.
+#include "TinyModels.h"
+
+#include "cudaperf/Learn/Generation.h"
+#include "cudaperf/Learn/Training.h"
+
+#include <gtest/gtest.h>
+
+using namespace cudaperf::learn;
+using namespace cudaperf::learn::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+TrainingBatch sampleBatch() {
+  // Two rows of different lengths; the first three tokens are the "prompt" (not targets).
+  std::vector<std::vector<int32_t>> rows = {{5, 9, 2, 44, 17, 3, 3, 80}, {1, 2, 3, 4, 5, 6}};
+  std::vector<std::vector<uint8_t>> masks = {{0, 0, 0, 1, 1, 1, 1, 1}, {0, 0, 0, 1, 1, 1}};
+  return makeTrainingBatch(rows, masks, 0, torch::kCPU);
+}
+
+std::map<std::string, torch::Tensor> gradients(CausalLmImpl &m) {
+  std::map<std::string, torch::Tensor> out;
+  for (auto &p : m.named_parameters())
+    if (p.value().grad().defined()) out[p.key()] = p.value().grad().clone();
+  return out;
+}
+
+void clearGradients(CausalLmImpl &m) {
+  for (auto &p : m.parameters()) p.mutable_grad() = torch::Tensor();
+}
+
+std::map<std::string, torch::Tensor> snapshot(CausalLmImpl &m) {
+  std::map<std::string, torch::Tensor> out;
+  for (auto &p : m.named_parameters()) out[p.key()] = p.value().detach().clone();
+  return out;
+}
+
+} // namespace
+
+TEST(Training, BatchTargetsSkipPromptFirstTokenAndPadding) {
+  TrainingBatch b = sampleBatch();
+  EXPECT_EQ(b.targetCount, 8);
+  EXPECT_FALSE(b.targets[0][2].item<bool>());
+  EXPECT_TRUE(b.targets[0][3].item<bool>());
+  EXPECT_FALSE(b.targets[1][6].item<bool>()); // padding
+  EXPECT_EQ(b.positions[1][5].item<int64_t>(), 5);
+  EXPECT_THROW(makeTrainingBatch({{1, 2}}, {{1}}, 0, torch::kCPU), TrainerError);
+}
+
+TEST(Training, ChunkedLogProbsEqualTheFullSoftmax) {
+  torch::manual_seed(0);
+  torch::Tensor hidden = torch::randn({13, 8}, torch::requires_grad());
+  torch::Tensor weight = torch::randn({11, 8}, torch::requires_grad());
+  torch::Tensor targets = torch::randint(0, 11, {13}, torch::kInt64);
+  torch::Tensor upstream = torch::randn({13});
+  for (double temperature : {1.0, 0.7}) {
+    torch::Tensor full = torch::log_softmax(torch::matmul(hidden, weight.t()) / temperature, -1)
+                             .gather(1, targets.unsqueeze(1)).squeeze(1);
+    auto fullGrads = torch::autograd::grad({(full * upstream).sum()}, {hidden, weight});
+    for (int64_t chunk : {1, 4, 13, 0}) {
+      torch::Tensor lp = tokenLogProbs(hidden, weight, targets, chunk, temperature);
+      EXPECT_LT(maxAbsDiff(lp, full), 1e-5) << "chunk " << chunk;
+      auto grads = torch::autograd::grad({(lp * upstream).sum()}, {hidden, weight});
+      EXPECT_LT(maxAbsDiff(grads[0], fullGrads[0]), 1e-5) << "chunk " << chunk;
+      EXPECT_LT(maxAbsDiff(grads[1], fullGrads[1]), 1e-5) << "chunk " << chunk;
+    }
+  }
+  EXPECT_EQ(defaultChunkRows(151936), 110); // ~64 MB of fp32 logits per chunk
+}
+
+TEST(Training, GradientsMatchFiniteDifferences) {
+  CausalLm m = tinyModel("qwen2", 31);
+  m->train();
+  TrainingBatch batch = sampleBatch();
+  languageModelLoss(*m, batch).backward();
+  // Directional derivative along a random direction over every parameter.
+  torch::manual_seed(5);
+  std::vector<torch::Tensor> params, directions;
+  double analytic = 0;
+  for (auto &p : m->parameters()) {
+    ASSERT_TRUE(p.grad().defined());
+    ASSERT_TRUE(torch::isfinite(p.grad()).all().item<bool>());
+    params.push_back(p);
+    directions.push_back(torch::randn_like(p));
+    analytic += (p.grad() * directions.back()).sum().item<double>();
+  }
+  const double eps = 1e-3;
+  auto lossAt = [&](double scale) {
+    torch::NoGradGuard noGrad;
+    for (size_t i = 0; i < params.size(); ++i) params[i].add_(directions[i] * scale);
+    double loss = languageModelLoss(*m, batch).item<double>();
+    for (size_t i = 0; i < params.size(); ++i) params[i].sub_(directions[i] * scale);
+    return loss;
+  };
+  double numeric = (lossAt(eps) - lossAt(-eps)) / (2 * eps);
+  EXPECT_NEAR(analytic, numeric, 0.02 * std::abs(numeric) + 1e-3) << "analytic " << analytic << " numeric " << numeric;
+}
+
+TEST(Training, CheckpointingGivesTheSameGradients) {
+  for (bool lora : {false, true}) {
+    SCOPED_TRACE(lora ? "LoRA with dropout" : "full");
+    CausalLm m = tinyModel("qwen3", 37);
+    if (lora) {
+      LoraOptions options;
+      options.rank = 4;
+      options.dropout = 0.3;
+      options.targetModules = {"q_proj", "v_proj", "down_proj"};
+      m->attachLora(options);
+      torch::NoGradGuard noGrad;
+      for (auto &p : m->loraParameters()) p.normal_(0, 0.1); // B = 0 would hide A's gradient
+    }
+    m->train();
+    TrainingBatch batch = sampleBatch();
+    torch::manual_seed(99);
+    languageModelLoss(*m, batch).backward();
+    auto plain = gradients(*m);
+    clearGradients(*m);
+    torch::manual_seed(99);
+    LogProbOptions checkpointing;
+    checkpointing.gradientCheckpointing = true;
+    languageModelLoss(*m, batch, checkpointing).backward();
+    auto recomputed = gradients(*m);
+    ASSERT_EQ(plain.size(), recomputed.size());
+    ASSERT_FALSE(plain.empty());
+    for (auto &[name, g] : plain) EXPECT_LT(maxAbsDiff(g, recomputed.at(name)), 1e-6) << name;
+    if (lora) {
+      // Dropout really acts: another seed gives other gradients.
+      clearGradients(*m);
+      torch::manual_seed(100);
+      languageModelLoss(*m, batch, checkpointing).backward();
+      EXPECT_GT(maxAbsDiff(gradients(*m).at("model.layers.0.self_attn.q_proj.lora_A.weight"),
+                           plain.at("model.layers.0.self_attn.q_proj.lora_A.weight")),
+                1e-6);
+    }
+  }
+}
+
+TEST(Training, GradientAccumulationEqualsOneBatch) {
+  CausalLm m = tinyModel("llama", 41);
+  m->train();
+  std::vector<std::vector<int32_t>> rows = {{5, 9, 2, 44, 17, 3}, {1, 2, 3, 4}};
+  std::vector<std::vector<uint8_t>> masks = {{0, 1, 1, 1, 1, 1}, {0, 0, 1, 1}};
+  languageModelLoss(*m, makeTrainingBatch(rows, masks, 0, torch::kCPU)).backward();
+  auto whole = gradients(*m);
+  clearGradients(*m);
+  int64_t total = 5 + 2;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    TrainingBatch part = makeTrainingBatch({rows[i]}, {masks[i]}, 0, torch::kCPU);
+    (languageModelLoss(*m, part) * (double(part.targetCount) / double(total))).backward();
+  }
+  for (auto &[name, g] : whole) EXPECT_LT(maxAbsDiff(g, gradients(*m).at(name)), 1e-6) << name;
+}
+
+TEST(Training, FullFineTuningLearnsATinyBatch) {
+  CausalLm m = tinyModel("qwen2", 43);
+  m->train();
+  TrainerOptions options;
+  options.learningRate = 3e-3;
+  options.schedule.warmupSteps = 2;
+  options.schedule.totalSteps = 40;
+  Trainer trainer(m, options);
+  TrainingBatch batch = sampleBatch();
+  double first = 0, last = 0;
+  for (int step = 0; step < 40; ++step) {
+    trainer.zeroGrad();
+    torch::Tensor loss = languageModelLoss(*m, batch);
+    loss.backward();
+    StepResult r = trainer.step();
+    EXPECT_EQ(r.step, step + 1);
+    EXPECT_GT(r.gradNorm, 0);
+    (step == 0 ? first : last) = loss.item<double>();
+  }
+  EXPECT_LT(last, first * 0.3) << "first " << first << " last " << last;
+}
+
+TEST(Training, LoraStepChangesOnlyAdaptersAndMergesExactly) {
+  CausalLm m = tinyModel("qwen2", 47);
+  LoraOptions lora;
+  lora.rank = 4;
+  lora.alpha = 8;
+  m->attachLora(lora);
+  auto before = snapshot(*m);
+  std::vector<int32_t> probe = {3, 1, 4, 1, 5};
+  torch::Tensor baseLogits = lastLogits(*m, probe);
+  TrainerOptions options;
+  options.learningRate = 1e-2;
+  options.schedule.kind = "constant";
+  Trainer trainer(m, options);
+  EXPECT_EQ(trainer.trainable().size(), 2u * 4u * 2u); // A and B of 4 projections in 2 layers
+  m->train();
+  for (int i = 0; i < 3; ++i) {
+    trainer.zeroGrad();
+    languageModelLoss(*m, sampleBatch()).backward();
+    trainer.step();
+  }
+  for (auto &[name, value] : snapshot(*m)) {
+    bool adapter = name.find(".lora_") != std::string::npos;
+    if (adapter) EXPECT_FALSE(value.equal(before.at(name))) << name << " did not move";
+    else EXPECT_TRUE(value.equal(before.at(name))) << name << " moved";
+  }
+  torch::Tensor adapted = lastLogits(*m, probe);
+  EXPECT_GT(maxAbsDiff(adapted, baseLogits), 1e-4);
+  // Adapters off: exactly the base model.
+  m->setLoraEnabled(false);
+  EXPECT_TRUE(lastLogits(*m, probe).equal(baseLogits));
+  m->setLoraEnabled(true);
+  // Merged export in fp32 loads as a plain model with the adapted logits.
+  fs::path merged = freshDir("merged");
+  SaveOptions save;
+  save.dtype = torch::kFloat32;
+  savePretrained(*m, merged.string(), save);
+  EXPECT_EQ(SafetensorsCheckpoint::openFolder(merged.string()).find("model.layers.0.self_attn.q_proj.lora_A.weight"), nullptr);
+  CausalLm plain = loadPretrained(merged.string(), LoadOptions{torch::kCPU, std::nullopt, true});
+  EXPECT_LT(maxAbsDiff(lastLogits(*plain, probe), adapted), 1e-5);
+  // Adapter-only save, loaded onto a fresh copy of the base.
+  fs::path adapterDir = freshDir("adapter");
+  saveLoraAdapter(*m, adapterDir.string(), lora, "tiny-base");
+  EXPECT_TRUE(fs::exists(adapterDir / "adapter_config.json"));
+  EXPECT_NE(SafetensorsFile::open((adapterDir / "adapter_model.safetensors").string())
+                .find("base_model.model.model.layers.1.self_attn.v_proj.lora_B.weight"),
+            nullptr);
+  CausalLm fresh = tinyModel("qwen2", 47);
+  loadLoraAdapter(*fresh, adapterDir.string());
+  EXPECT_TRUE(lastLogits(*fresh, probe).equal(adapted));
+  // In-place merge.
+  m->mergeLora();
+  EXPECT_FALSE(m->hasLora());
+  EXPECT_LT(maxAbsDiff(lastLogits(*m, probe), adapted), 1e-5);
+  EXPECT_THROW(m->attachLora(LoraOptions{4, 8, 0, {"qkv"}}), ModelError);
+}
+
+TEST(Training, ResumeReproducesTheNextStepExactly) {
+  for (bool bf16Lora : {false, true}) {
+    SCOPED_TRACE(bf16Lora ? "bf16 LoRA with masters and dropout" : "fp32 full");
+    auto makeModel = [&] {
+      CausalLm m = tinyModel("llama", 53, false, bf16Lora ? torch::kBFloat16 : torch::kFloat32);
+      if (bf16Lora) {
+        LoraOptions lora;
+        lora.rank = 2;
+        lora.dropout = 0.2;
+        m->attachLora(lora);
+      }
+      m->train();
+      return m;
+    };
+    TrainerOptions options;
+    options.learningRate = 5e-3;
+    options.schedule.warmupSteps = 1;
+    options.schedule.totalSteps = 10;
+    auto trainStep = [](CausalLm &m, Trainer &t) {
+      t.zeroGrad();
+      LogProbOptions lp;
+      lp.gradientCheckpointing = true;
+      languageModelLoss(*m, sampleBatch(), lp).backward();
+      return t.step();
+    };
+    fs::path dir = freshDir(bf16Lora ? "resume-lora" : "resume-full");
+    torch::manual_seed(7);
+    CausalLm a = makeModel();
+    Trainer ta(a, options);
+    trainStep(a, ta);
+    trainStep(a, ta);
+    ta.save(dir.string(), {{"position", 2}});
+    StepResult third = trainStep(a, ta);
+    auto expected = snapshot(*a);
+
+    torch::manual_seed(12345); // a different RNG state, which load must replace
+    CausalLm b = makeModel();
+    Trainer tb(b, options);
+    nlohmann::json extra = tb.load(dir.string());
+    EXPECT_EQ(extra["position"], 2);
+    EXPECT_EQ(tb.stepsDone(), 2);
+    StepResult again = trainStep(b, tb);
+    EXPECT_EQ(again.step, third.step);
+    EXPECT_EQ(again.learningRate, third.learningRate);
+    EXPECT_EQ(again.gradNorm, third.gradNorm);
+    for (auto &[name, value] : snapshot(*b)) EXPECT_TRUE(value.equal(expected.at(name))) << name;
+  }
+}
+
+TEST(Training, NonFiniteGradientsSkipTheUpdate) {
+  CausalLm m = tinyModel("qwen2", 59);
+  Trainer trainer(m, TrainerOptions{});
+  auto before = snapshot(*m);
+  trainer.zeroGrad();
+  for (auto &p : m->parameters()) p.mutable_grad() = torch::full_like(p, NAN);
+  StepResult r = trainer.step();
+  EXPECT_TRUE(r.skipped);
+  for (auto &[name, value] : snapshot(*m)) EXPECT_TRUE(value.equal(before.at(name))) << name;
+}

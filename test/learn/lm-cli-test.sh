@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# cudaperf-lm and cudaperf-train from the command line, on the CPU with tiny models: exit codes,
+# init -> info -> logits -> generate -> convert, then sft on a small dataset made of data/tasks (a few
+# steps), resume, sample and fit. Usage: lm-cli-test.sh CUDAPERF_LM CUDAPERF_TRAIN SOURCE_DIR
+set -uo pipefail
+lm=$1 train=$2 src=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fails=0
+check() { # check NAME EXPECTED_RC COMMAND...
+  local name=$1 want=$2
+  shift 2
+  "$@" > out.txt 2> err.txt
+  local rc=$?
+  if [ "$rc" -ne "$want" ]; then
+    echo "FAIL $name: exit $rc, expected $want"; sed -n 1,20p err.txt; fails=$((fails + 1)); return 1
+  fi
+  echo "ok   $name"
+}
+expect() { # expect NAME PYTHON_CONDITION_ON_d (d = JSON of out.txt)
+  if python3 -c "import json,sys; d=json.load(open('out.txt')); sys.exit(0 if ($2) else 1)"; then echo "ok   $1"
+  else echo "FAIL $1"; head -c 600 out.txt; echo; fails=$((fails + 1)); fi
+}
+
+cat > tiny.json <<'EOF'
+{"model_type":"qwen2","vocab_size":400,"hidden_size":32,"intermediate_size":64,"num_hidden_layers":2,
+ "num_attention_heads":4,"num_key_value_heads":2,"max_position_embeddings":2048,"rope_theta":10000.0,
+ "tie_word_embeddings":true,"eos_token_id":2}
+EOF
+
+check "no command is bad usage" 2 "$lm"
+check "unknown command" 2 "$lm" frobnicate
+check "unknown option names the close one" 2 "$lm" logits --model x --idz 1 && grep -q "did you mean '--ids'" err.txt
+check "missing model" 1 "$lm" logits --model "$work/none" --ids 1
+check "init" 0 "$lm" init --config tiny.json --out m --seed 3 --max-shard-mb 0.05
+[ -f m/model.safetensors.index.json ] && echo "ok   init wrote shards" || { echo "FAIL no shards"; fails=$((fails + 1)); }
+check "info" 0 "$lm" info --model m
+expect "info counts parameters" "d['parameters'] == 400*32 + 2*(32*32*2 + 32*16*2 + 32+16+16 + 3*32*64 + 64) + 32 and d['checkpoint']['files'] > 1"
+check "logits" 0 "$lm" logits --model m --ids 1,2,3
+expect "logits has the vocabulary" "len(d['logits']) == 400 and d['ids'] == [1, 2, 3]"
+cp out.txt logits-fp32.json
+check "token id outside the vocabulary" 1 "$lm" logits --model m --ids 1,400
+check "greedy" 0 "$lm" generate --model m --ids 5,6,7 --max-new-tokens 12 --greedy --ignore-eos
+cp out.txt greedy1.json
+check "greedy again" 0 "$lm" generate --model m --ids 5,6,7 --max-new-tokens 12 --greedy --ignore-eos --no-cache
+python3 -c "import json; a=json.load(open('greedy1.json')); b=json.load(open('out.txt')); assert a['rows'][0]['tokens']==b['rows'][0]['tokens'] and len(a['rows'][0]['tokens'])==12" \
+  && echo "ok   cached greedy = uncached" || { echo "FAIL cached vs uncached"; fails=$((fails + 1)); }
+check "sampled batch" 0 "$lm" generate --model m --ids 5,6,7 --batch 3 --max-new-tokens 6 --temperature 0.9 --top-k 50 --seed 4
+expect "three rows, own seeds" "len(d['rows']) == 3 and d['sampler'] == 'temperature 0.9 -> top-k 50 -> draw' and len({tuple(r['tokens']) for r in d['rows']}) > 1"
+check "stop strings need a tokenizer" 1 "$lm" generate --model m --ids 5 --stop x
+check "convert to bf16" 0 "$lm" convert --model m --out mb
+check "logits of the bf16 copy" 0 "$lm" logits --model mb --ids 1,2,3
+python3 -c "
+import json; a=json.load(open('logits-fp32.json'))['logits']; b=json.load(open('out.txt'))['logits']
+d=max(abs(x-y) for x,y in zip(a,b)); assert 0 < d < 0.05, d" && echo "ok   bf16 copy close, not equal" || { echo "FAIL bf16 copy"; fails=$((fails + 1)); }
+
+# A small dataset in the manifest format (docs/dataset.md) from the shipped tasks.
+python3 - "$src" <<'EOF'
+import json, os, sys
+root = os.path.join(sys.argv[1], "data", "tasks")
+rows = [("saxpy", "train"), ("vector_add", "train"), ("reduce_sum", "train"), ("transpose", "val"),
+        ("histogram", "test"), ("pytorch/leaky_relu", "train")]
+with open("manifest.jsonl", "w") as f:
+    for name, split in rows:
+        d = os.path.join(root, name)
+        impls = sorted(os.listdir(os.path.join(d, "impls")))
+        f.write(json.dumps({"task": os.path.basename(name), "dir": d, "family": "shipped",
+                            "kind": "pytorch" if "/" in name else "c", "split": split,
+                            "implementations": [{"file": "impls/" + i, "strategies": [], "baseline": i == "baseline.cu",
+                                                 "expected": "neutral"} for i in impls]}) + "\n")
+EOF
+cat > sftshape.json <<'EOF'
+{"model_type":"qwen2","vocab_size":384,"hidden_size":32,"intermediate_size":64,"num_hidden_layers":1,
+ "num_attention_heads":2,"num_key_value_heads":1,"max_position_embeddings":4096,"rope_theta":10000.0,
+ "tie_word_embeddings":true}
+EOF
+sft=(sft --dataset . --device cpu --dtype float32 --model-config sftshape.json --vocab 384 --batch-tokens 3000
+     --micro-batch-tokens 1500 --max-seq-len 1500 --eval-every 2 --eval-batches 1 --warmup 1 --lr 3e-3 --max-shard-mb 0.02)
+check "sft needs --dataset" 2 "$train" sft --out x
+check "sft (2 steps)" 0 "$train" "${sft[@]}" --out run --steps 3 --save-every 2
+for f in run/checkpoint/config.json run/checkpoint/tokenizer.json run/checkpoint/tokenizer_config.json \
+         run/checkpoint/model.safetensors.index.json run/train-log.jsonl run/loss.svg run/sft-report.json \
+         run/state/trainer_state.json run/state/optimizer.safetensors; do
+  [ -f "$f" ] || { echo "FAIL missing $f"; fails=$((fails + 1)); }
+done
+python3 -c "
+import json; rows=[json.loads(l) for l in open('run/train-log.jsonl')]
+assert [r['step'] for r in rows]==[1,2,3], rows; assert 'val_loss' in rows[1] and 'val_loss' in rows[2]
+r=json.load(open('run/sft-report.json')); assert r['steps']==3 and r['strategy_label_in_prompt'] is False and r['train']['tasks']==4, r
+" && echo "ok   sft log and report" || { echo "FAIL sft log/report"; fails=$((fails + 1)); }
+check "the SFT checkpoint loads" 0 "$lm" generate --model run/checkpoint --prompt "Task: saxpy" --chat --max-new-tokens 4 --stop '```'
+# A run of 3 steps stopped after 2 and resumed gives run's third step exactly.
+check "sft stopped after step 2" 0 "$train" "${sft[@]}" --out run3 --steps 3 --stop-after-steps 2
+python3 -c "import json; assert json.load(open('run3/state/trainer_state.json'))['step']==2" \
+  && echo "ok   state at step 2" || { echo "FAIL state step"; fails=$((fails + 1)); }
+check "resume to step 3" 0 "$train" "${sft[@]}" --out run3 --steps 3 --resume run3/state
+python3 -c "
+import json; a=[json.loads(l) for l in open('run/train-log.jsonl')]; b=[json.loads(l) for l in open('run3/train-log.jsonl')]
+assert [r['step'] for r in b]==[1,2,3], b
+assert a[2]['loss']==b[2]['loss'] and a[2]['grad_norm']==b[2]['grad_norm'], (a[2], b[2])
+" && echo "ok   resume reproduces step 3 exactly" || { echo "FAIL resume"; fails=$((fails + 1)); }
+check "sample" 0 "$train" sample --model run/checkpoint --dataset . --out samples --device cpu --dtype float32 \
+  --tasks 2 --per-task 2 --max-new-tokens 8
+python3 -c "
+import json; rows=[json.loads(l) for l in open('samples/samples.jsonl')]
+assert len(rows)==2 and {r['task'] for r in rows}=={'histogram'}, rows" && echo "ok   samples of the held-out task" || { echo "FAIL samples"; fails=$((fails + 1)); }
+check "fit" 0 "$train" fit --config tiny.json --device cpu --dtype float32 --seq 64 --gradient-checkpointing
+expect "fit reports a step" "d['fits'] and d['mode'] == 'full' and d['grad_norm'] > 0"
+check "fit with LoRA" 0 "$train" fit --config tiny.json --device cpu --dtype float32 --seq 64 --lora-rank 2
+expect "fit LoRA" "d['mode'] == 'lora'"
+
+[ "$fails" -eq 0 ] && echo "all passed" || echo "$fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,136 @@
+// The feedback text: golden files (test/reward/golden/<case>/: the stored H200 result, the analysis
+// where the case has one, the expected feedback and the expected gate, total and term values), and
+// the log trimming and length rules on hand-made input. CUDAPERF_UPDATE_GOLDEN=1 rewrites the
+// expected files (then review the diff).
+#include "RewardFixtures.h"
+
+#include "cudaperf/Reward/Feedback.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace cudaperf;
+using namespace cudaperf::reward;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kGolden = std::string(CUDAPERF_SOURCE_DIR) + "/test/reward/golden";
+
+std::string readText(const fs::path &p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The parts of the reward document a golden file pins: gate, total and every term's value.
+support::Json summary(const RewardDocument &d) {
+  support::Json terms = support::Json::object();
+  for (const RewardTerm &t : d.terms)
+    terms[t.name] = t.value ? support::Json(std::round(*t.value * 1e6) / 1e6) : support::Json(nullptr);
+  return {{"gate", d.gate.empty() ? support::Json(nullptr) : support::Json(d.gate)},
+          {"total", d.total ? support::Json(std::round(*d.total * 1e6) / 1e6) : support::Json(nullptr)},
+          {"exclude", d.exclude},
+          {"terms", terms}};
+}
+
+} // namespace
+
+class FeedbackGolden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FeedbackGolden, MatchesTheStoredText) {
+  fs::path dir = fs::path(kGolden) / GetParam();
+  std::optional<features::AnalysisDocument> analysis, baseline;
+  if (fs::exists(dir / "analysis.json"))
+    analysis = features::readAnalysisFile((dir / "analysis.json").string());
+  if (fs::exists(dir / "baseline.json"))
+    baseline = features::readAnalysisFile((dir / "baseline.json").string());
+  RewardConfig config;
+  CandidateResult r = rewardFromDocuments(config, support::readJsonFile((dir / "result.json").string()), "result.json",
+                                          analysis, baseline, std::nullopt,
+                                          analysis ? "" : "the analyzer was not run for this case");
+  std::string text = r.reward.feedback;
+  std::string sum = support::writeJson(summary(r.reward), 1) + "\n";
+  if (std::getenv("CUDAPERF_UPDATE_GOLDEN")) {
+    std::ofstream(dir / "expected-feedback.txt", std::ios::binary) << text << "\n";
+    std::ofstream(dir / "expected-reward.json", std::ios::binary) << sum;
+  }
+  EXPECT_EQ(text + "\n", readText(dir / "expected-feedback.txt")) << "case " << GetParam();
+  EXPECT_EQ(sum, readText(dir / "expected-reward.json")) << "case " << GetParam();
+  EXPECT_LE(text.size(), size_t(config.feedback.maxChars));
+  // Deterministic: the same inputs give the same text.
+  CandidateResult again = rewardFromDocuments(config, support::readJsonFile((dir / "result.json").string()),
+                                              "result.json", analysis, baseline, std::nullopt,
+                                              analysis ? "" : "the analyzer was not run for this case");
+  EXPECT_EQ(again.reward.feedback, text);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, FeedbackGolden, ::testing::ValuesIn([] {
+                           std::vector<std::string> names;
+                           for (const auto &e : fs::directory_iterator(kGolden))
+                             if (e.is_directory())
+                               names.push_back(e.path().filename().string());
+                           std::sort(names.begin(), names.end());
+                           return names;
+                         }()),
+                         [](const auto &info) { return info.param; });
+
+TEST(Feedback, CompileLogKeepsTheFirstErrorsWithoutDirectories) {
+  std::string log = "/tmp/cache/9e/x.tmp-eAV183/candidate.cu(6): error: \"this\" may only be used here\n"
+                    "    this is not C++;\n"
+                    "    ^\n\n"
+                    "/tmp/cache/9e/x.tmp-eAV183/candidate.cu(7): warning: unused\n\n"
+                    "/tmp/cache/9e/x.tmp-eAV183/candidate.cu(9): error: expected a \";\"\n\n"
+                    "/tmp/cache/9e/x.tmp-eAV183/candidate.cu(12): error: identifier \"q\" is undefined\n\n"
+                    "3 errors detected in the compilation of \"/tmp/cache/9e/x.tmp-eAV183/shim.cu\".\n\n"
+                    "[cudaperf-eval] shim.cu calls the entry point; every implementation must define\n"
+                    "  extern \"C\" void f(float *x, cudaStream_t stream)\n";
+  std::string t = trimCompileLog(log, 2);
+  EXPECT_EQ(t, "candidate.cu(6): error: \"this\" may only be used here\n"
+               "    this is not C++;\n"
+               "    ^\n"
+               "candidate.cu(9): error: expected a \";\"\n"
+               "(1 more error not shown)\n"
+               "[cudaperf-eval] shim.cu calls the entry point; every implementation must define\n"
+               "  extern \"C\" void f(float *x, cudaStream_t stream)");
+}
+
+TEST(Feedback, LinkerErrorsAndProcessIdsInTemporaryNames) {
+  std::string log = "/usr/bin/ld: /tmp/tmpxft_00001d10_00000000-11_shim.o: in function `vector_add':\n"
+                    "tmpxft_00001d10_00000000-6_shim.cudafe1.cpp:(.text+0x1d): undefined reference to `helper'\n"
+                    "collect2: error: ld returned 1 exit status\n";
+  std::string t = trimCompileLog(log, 3);
+  EXPECT_EQ(t, "shim.cudafe1.cpp:(.text+0x1d): undefined reference to `helper'");
+  EXPECT_EQ(withoutDirectories("see /a/b/c.cu:3 and (x/y) and \"/q/r.h\""), "see c.cu:3 and (x/y) and \"r.h\"");
+}
+
+TEST(Feedback, AnUnrecognisedLogKeepsItsFirstLines) {
+  std::string t = trimCompileLog("nvcc fatal   : Unknown option '-foo'\n", 3);
+  EXPECT_EQ(t, "nvcc fatal   : Unknown option '-foo'");
+  EXPECT_EQ(trimCompileLog("something odd\nhappened\n", 3), "something odd\nhappened");
+}
+
+TEST(Feedback, NeverLongerThanTheLimit) {
+  RewardConfig c;
+  c.feedback.maxChars = 300;
+  c.feedback.maxFindings = 10;
+  std::vector<support::Json> diagnostics;
+  for (int i = 0; i < 20; ++i)
+    diagnostics.push_back({{"check", "cuda-uncoalesced-access"}, {"severity", "warning"},
+                           {"message", std::string(200, 'x')}, {"kernel", "k"}, {"file", "cand.cu"},
+                           {"line", i + 1}, {"column", 1}});
+  rewardtest::ConfigSpec spec{"small", {rewardtest::LaunchSpec{}}, diagnostics};
+  support::Json a = rewardtest::analysis({spec});
+  auto doc = features::readAnalysis(a, "a.json");
+  CandidateResult r = rewardFromDocuments(c, rewardtest::evalResult({{"small", 1, 2}}), "r.json", doc, std::nullopt,
+                                          std::nullopt);
+  EXPECT_LE(r.reward.feedback.size(), 300u);
+  EXPECT_EQ(r.reward.feedback.rfind("Outcome: ok", 0), 0u) << r.reward.feedback;
+  EXPECT_NE(r.reward.feedback.find("Speedup over the baseline: small 2.00x."), std::string::npos)
+      << r.reward.feedback;
+}
