@@ -25,6 +25,8 @@ help:
 	@echo "make dataset              generate the training dataset into $(BUILD_DIR)/dataset/ (docs/dataset.md)"
 	@echo "make sft                  GPU host only: dataset, SFT of the policy, held-out evaluation (scripts/gpu/sft.sh)"
 	@echo "make lm-crosscheck        GPU host only: cudaperf-lm against transformers, speed, memory fit"
+	@echo "make train                GPU host only: multi-turn RL from the SFT checkpoint (scripts/gpu/rl.sh)"
+	@echo "make eval-policy          held-out evaluation of MODEL= (turn 1, best of T; docs/training.md)"
 
 deps:
 	@scripts/install-deps.sh
@@ -79,3 +81,20 @@ sft:
 	bash scripts/gpu/sft.sh $(OUT)
 lm-crosscheck:
 	bash scripts/gpu/lm-crosscheck.sh $(OUT)
+
+# GPU host only (.carry/deps; the SFT checkpoint in data/models/sft or sft.sh's /tmp/cudaperf-sft): multi-turn
+# GRPO from the SFT checkpoint with the held-out evaluation before and after (docs/training.md, "The
+# experiment"). RL_SECONDS of training (default 900: with the evaluations within 20 minutes on one H200).
+.PHONY: train eval-policy
+RL_SECONDS ?= 900
+train:
+	RL_SECONDS=$(RL_SECONDS) RL_TOTAL_SECONDS=$$(( $(RL_SECONDS) + 300 )) bash scripts/gpu/rl.sh $(OUT)
+# The held-out evaluation of a checkpoint (MODEL=, default data/models/sft), with the experiment's config;
+# on a machine without a GPU add RL_EVAL_ARGS='--set device=cpu --set dtype=float32 --set static_only=true'.
+MODEL ?= data/models/sft
+RL_EVAL_ARGS ?=
+eval-policy: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target cudaperf-train cudaperf-eval cudaperf-dataset
+	@[ -f $(BUILD_DIR)/dataset/manifest.jsonl ] || $(BUILD_DIR)/bin/cudaperf-dataset generate --out $(BUILD_DIR)/dataset
+	$(BUILD_DIR)/bin/cudaperf-train eval-policy --config data/rl/h200.json --model $(MODEL) \
+	  --set dataset=$(BUILD_DIR)/dataset --out $(BUILD_DIR)/eval-policy $(RL_EVAL_ARGS)

@@ -18,6 +18,13 @@ for so in libpcre2-8.so libutf8proc.so libcpp-httplib.so; do
   ln -sf "$(basename "$real")" "$dest/lib/$soname"
   ln -sf "$soname" "$dest/lib/$so"
 done
+# GoogleTest (static libraries), so the GPU host builds the runtime's GPU tests too:
+# cmake -DGTEST_ROOT=$PWD/.carry/deps (scripts/gpu/eval-scale.sh).
+cp -r "$inc/gtest" "$inc/gmock" "$dest/include/"
+cp "$lib"/libgtest.a "$lib"/libgtest_main.a "$lib"/libgmock.a "$lib"/libgmock_main.a "$dest/lib/"
+# The zstd command line (the GPU host has none; the measured results are .jsonl.zst): it links libzstd
+# statically and needs only libz/liblzma/liblz4, which the host has. GPU scripts put .carry/deps/bin on PATH.
+mkdir -p "$dest/bin" && cp /usr/bin/zstd "$dest/bin/"
 { echo "packed $(date -u +%FT%TZ) on $(. /etc/os-release; echo "$PRETTY_NAME")";
-  dpkg-query -W nlohmann-json3-dev libfmt-dev libcpp-httplib-dev libpcre2-dev libutf8proc-dev; } > "$dest/MANIFEST"
+  dpkg-query -W nlohmann-json3-dev libfmt-dev libcpp-httplib-dev libpcre2-dev libutf8proc-dev libgtest-dev; } > "$dest/MANIFEST"
 du -sh "$dest"

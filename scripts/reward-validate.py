@@ -105,8 +105,9 @@ class Runner:
 
     def analysis(self, task_dir, candidate):
         """The --task document of a candidate, cached by the SHA-256 of task.json and the file."""
-        key = hashlib.sha256((sha256_file(os.path.join(task_dir, "task.json")) +
-                              sha256_file(candidate)).encode()).hexdigest()[:32]
+        # Paths are relative to --root (the analyzer runs there), whatever this process's directory.
+        key = hashlib.sha256((sha256_file(os.path.join(self.args.root, task_dir, "task.json")) +
+                              sha256_file(os.path.join(self.args.root, candidate))).encode()).hexdigest()[:32]
         out = os.path.join(self.analysis_dir, key + ".json")
         if os.path.exists(out):
             return out, None

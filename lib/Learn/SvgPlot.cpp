@@ -58,8 +58,9 @@ std::string svgLinePlot(const std::vector<PlotSeries> &series, const PlotOptions
         ymin = std::min(ymin, y), ymax = std::max(ymax, y);
       }
   if (!std::isfinite(xmin)) xmin = 0, xmax = 1, ymin = 0, ymax = 1;
-  if (xmax == xmin) xmax = xmin + 1;
-  if (ymax == ymin) ymax = ymin + 1;
+  // A range within rounding of one value (-0.8 against -0.7999999999999999) would make the tick step vanish.
+  if (xmax - xmin <= 1e-9 * std::max(1.0, std::abs(xmax))) xmax = xmin + 1;
+  if (ymax - ymin <= 1e-9 * std::max(1.0, std::abs(ymax))) ymax = ymin + 1;
   double pad = (ymax - ymin) * 0.05;
   ymin -= pad, ymax += pad;
   const double left = 70, right = 20, top = 40, bottom = 50;

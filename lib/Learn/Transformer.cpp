@@ -160,7 +160,8 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor &x, const torch::Tensor
     torch::Tensor folded = q.reshape({B, numKvHeads, groups * T, headDim});
     torch::Tensor mask = attention.mask;
     if (mask.defined() && groups > 1) mask = mask.repeat({1, 1, groups, 1});
-    out = compat::attention(folded, k, v, mask, false, scale, preferFused).view({B, numHeads, T, headDim});
+    // reshape, not view: CUDA's fused kernels may return the folded result in another memory layout.
+    out = compat::attention(folded, k, v, mask, false, scale, preferFused).reshape({B, numHeads, T, headDim});
   } else {
     if (groups > 1) {
       k = k.unsqueeze(2).expand({B, numKvHeads, groups, K, headDim}).reshape({B, numHeads, K, headDim});

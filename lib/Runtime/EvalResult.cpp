@@ -83,6 +83,35 @@ Json payloadOf(const Json &e) {
 
 } // namespace
 
+bool retryableSetupError(const std::string &events) {
+  for (const Json &e : parseEvents(events))
+    if (str(e, "event") == "error") {
+      const Json *r = member(e, "retryable");
+      return r && r->is_boolean() && r->get<bool>();
+    }
+  return false;
+}
+
+Json gpuActivityJson(const GpuSharing &s) {
+  Json a = Json::object();
+  a["available"] = s.available;
+  if (!s.available) {
+    a["reason"] = s.reason;
+    return a;
+  }
+  a["samples"] = s.samples;
+  a["other_processes"] = Json::array();
+  for (const OtherProcess &o : s.others)
+    a["other_processes"].push_back({{"pid", o.pid}, {"name", o.name}, {"max_memory_bytes", o.maxBytes},
+                                    {"samples", o.samples}});
+  a["max_processes"] = s.maxProcesses;
+  a["pid_namespace_matches"] = s.pidsMatched;
+  a["utilization_max_pct"] = s.utilizationMax;
+  a["utilization_mean_pct"] = s.utilizationMean;
+  a["memory_used_max_bytes"] = s.memoryUsedMaxBytes;
+  return a;
+}
+
 Outcome resultOutcome(const Json &result) {
   const Json *o = member(result, "outcome");
   if (o && o->is_string())
@@ -160,7 +189,11 @@ Json assembleResult(const EvalRecord &r) {
 
   const Json *lastPhase = nullptr, *baselineVerdict = nullptr, *candidateVerdict = nullptr,
              *setupError = nullptr;
-  bool done = false;
+  bool done = false, baselineCached = false, sharedDataIntact = true;
+  int retries = 0;
+  double memoryWaitSeconds = 0;
+  std::string dataMode;
+  Json memory;
   std::vector<std::vector<double>> referenceMs(configs.size());
   // Where the worker's time went: seconds from its start at which each stage ended.
   double tDevice = -1, tReference = -1, tBaseline = -1, tEnd = -1;
@@ -180,7 +213,7 @@ Json assembleResult(const EvalRecord &r) {
     } else if (type == "device") {
       Json gpu = Json::object();
       for (const auto &kv : e.items())
-        if (kv.key() != "event" && kv.key() != "t")
+        if (kv.key() != "event" && kv.key() != "t" && kv.key() != "pid")
           gpu[kv.key()] = kv.value();
       const Json *driver = member(e, "driver_version"), *runtime = member(e, "runtime_version");
       tools["driver_version"] = driver ? *driver : Json();
@@ -199,8 +232,28 @@ Json assembleResult(const EvalRecord &r) {
       corr["checks"].push_back(std::move(c));
     } else if (type == "timing" && ci >= 0) {
       configs[size_t(ci)][str(e, "impl")] = timingOf(e);
+      if (str(e, "impl") == "baseline" && member(e, "cached"))
+        baselineCached = true;
     } else if (type == "audit" && ci >= 0 && str(e, "impl") == "candidate") {
-      configs[size_t(ci)]["audit"] = payloadOf(e);
+      // The launches of the audit call sit beside it, per configuration (the features join them
+      // with the analyzer's launches).
+      Json audit = payloadOf(e);
+      configs[size_t(ci)]["launches"] = audit.contains("launches") ? audit["launches"] : Json::array();
+      configs[size_t(ci)]["launches_truncated"] = audit.value("launches_truncated", false);
+      audit.erase("launches");
+      audit.erase("launches_truncated");
+      configs[size_t(ci)]["audit"] = std::move(audit);
+    } else if (type == "memory" && str(e, "impl") == "candidate") {
+      memory = payloadOf(e);
+    } else if (type == "retry") {
+      ++retries;
+    } else if (type == "device_data") {
+      dataMode = str(e, "mode");
+    } else if (type == "memory_wait") {
+      memoryWaitSeconds += numberOr(member(e, "seconds"), 0);
+    } else if (type == "shared_data") {
+      const Json *intact = member(e, "intact");
+      sharedDataIntact = sharedDataIntact && intact && intact->is_boolean() && intact->get<bool>();
     } else if (type == "counters" && ci >= 0 && str(e, "impl") == "candidate") {
       configs[size_t(ci)]["counters"] = payloadOf(e);
     } else if (type == "verdict") {
@@ -240,6 +293,8 @@ Json assembleResult(const EvalRecord &r) {
     double against = r.pytorchEager ? numberOr(eagerMedian, 0) : b;
     if (r.pytorchEager && c > 0 && b > 0)
       configs[i]["speedup_vs_baseline"] = b / c;
+    else if (r.pytorchEager && c > 0 && r.task && !r.task->hasBaseline())
+      configs[i]["speedup_vs_baseline"] = nullptr; // no impls/baseline.cu: eager is the one that counts
     if (c > 0 && against > 0) {
       configs[i]["speedup"] = against / c;
       logSum += std::log(against / c);
@@ -262,11 +317,36 @@ Json assembleResult(const EvalRecord &r) {
       stages["inputs_and_reference"] = tReference - tDevice;
     if (tBaseline >= 0 && tReference >= 0)
       stages["baseline"] = tBaseline - tReference;
-    if (tBaseline >= 0 && tEnd >= tBaseline)
-      stages["candidate"] = tEnd - tBaseline;
+    // Without a baseline (a pytorch-to-cuda task without impls/baseline.cu) the candidate follows
+    // the reference.
+    bool noBaseline = r.task && !r.task->hasBaseline();
+    double tCandidate = tBaseline >= 0 ? tBaseline : noBaseline ? tReference : -1;
+    if (tCandidate >= 0 && tEnd >= tCandidate)
+      stages["candidate"] = tEnd - tCandidate;
     worker["stage_seconds"] = std::move(stages);
   }
+  worker["retries"] = retries;
+  worker["memory_wait_seconds"] = memoryWaitSeconds;
+  worker["shared_data_intact"] = sharedDataIntact;
+  if (!dataMode.empty())
+    worker["data_mode"] = dataMode; // "ipc": the holder's data mapped; "copy": a copy of its own
   doc["worker"] = std::move(worker);
+  doc["baseline_cached"] = baselineCached;
+  if (r.sharing) {
+    Json activity = gpuActivityJson(*r.sharing);
+    double spread = 0;
+    for (const Json &c : configs)
+      for (const char *impl : {"baseline", "candidate"})
+        if (const Json *t = member(c, impl))
+          spread = std::max(spread, numberOr(member(*t, "spread"), 0));
+    activity["timing_spread_max"] = spread;
+    doc["gpu_shared"] = r.sharing->available ? Json(r.sharing->shared) : Json();
+    doc["gpu_activity"] = std::move(activity);
+  }
+  if (memory.is_object())
+    doc["memory"] = std::move(memory);
+  if (r.stageSeconds.is_object())
+    doc["stage_seconds"] = r.stageSeconds;
   Json cfgArray = Json::array();
   for (auto &c : configs)
     cfgArray.push_back(std::move(c));

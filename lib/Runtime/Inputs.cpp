@@ -1,4 +1,5 @@
 #include "cudaperf/Runtime/Inputs.h"
+#include "cudaperf/Runtime/CounterRng.h"
 
 #include <cmath>
 #include <cstring>
@@ -7,39 +8,6 @@
 namespace cudaperf::runtime {
 
 namespace {
-
-uint64_t splitmix64(uint64_t &state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-// xoshiro256** with our own uniform and normal transforms: std:: distributions are not
-// specified bit-for-bit, and the CPU and GPU hosts use different standard libraries.
-class Rng {
-public:
-  explicit Rng(uint64_t seed) {
-    for (auto &w : s_)
-      w = splitmix64(seed);
-  }
-  uint64_t next() {
-    uint64_t result = rotl(s_[1] * 5, 7) * 9, t = s_[1] << 17;
-    s_[2] ^= s_[0]; s_[3] ^= s_[1]; s_[1] ^= s_[2]; s_[0] ^= s_[3];
-    s_[2] ^= t; s_[3] = rotl(s_[3], 45);
-    return result;
-  }
-  double unit() { return double(next() >> 11) * 0x1.0p-53; } // [0, 1)
-  double normal() {
-    double u1 = unit(), u2 = unit();
-    if (u1 < 1e-300) u1 = 1e-300;
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-  }
-
-private:
-  uint64_t s_[4];
-  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-};
 
 template <typename T> void store(unsigned char *p, int64_t i, T v) { std::memcpy(p + i * sizeof(T), &v, sizeof(T)); }
 template <typename T> T load(const unsigned char *p, int64_t i) { T v; std::memcpy(&v, p + i * sizeof(T), sizeof(T)); return v; }
@@ -55,32 +23,11 @@ void storeElement(unsigned char *p, Dtype d, int64_t i, double v) {
   }
 }
 
-void fill(std::vector<unsigned char> &buf, const Argument &a, int64_t n, Rng &rng) {
-  const Distribution &d = a.distribution;
-  bool isFloat = dtypeIsFloat(a.dtype);
-  for (int64_t i = 0; i < n; ++i) {
-    double v;
-    switch (d.kind) {
-    case Distribution::Kind::Constant: v = d.a; break;
-    case Distribution::Kind::Normal: v = d.a + d.b * rng.normal(); break;
-    case Distribution::Kind::Uniform:
-    default:
-      if (isFloat) {
-        v = d.a + (d.b - d.a) * rng.unit();
-      } else {
-        uint64_t span = uint64_t(int64_t(d.b) - int64_t(d.a)) + 1;
-        v = double(int64_t(d.a) + int64_t(rng.next() % span));
-      }
-    }
-    storeElement(buf.data(), a.dtype, i, v);
-  }
-}
-
 } // namespace
 
 uint64_t inputSeed(uint64_t baseSeed, size_t config, size_t set) {
   uint64_t state = baseSeed ^ (uint64_t(config) << 32) ^ uint64_t(set);
-  return splitmix64(state) & 0xFFFFFFFFFFFFull; // 48 bits: exact in JSON numbers
+  return generatorDraw(state, 0) & 0xFFFFFFFFFFFFull; // 48 bits: exact in JSON numbers
 }
 
 double elementAsDouble(const unsigned char *p, Dtype d, int64_t i) {
@@ -111,7 +58,6 @@ void poisonBuffer(std::vector<unsigned char> &buf, Dtype dtype) {
 
 HostArgs makeHostArgs(const Task &task, const Config &config, uint64_t seed) {
   HostArgs out;
-  Rng rng(seed);
   std::vector<int64_t> counts = task.counts(config);
   for (size_t i = 0; i < task.args.size(); ++i) {
     const Argument &a = task.args[i];
@@ -122,7 +68,7 @@ HostArgs makeHostArgs(const Task &task, const Config &config, uint64_t seed) {
       if (a.access == Argument::Access::Out)
         poisonBuffer(buf, a.dtype);
       else
-        fill(buf, a, counts[i], rng);
+        drawElements(elementStream(a, i, seed), 0, uint64_t(counts[i]), buf.data());
     }
     out.buffers.push_back(std::move(buf));
   }

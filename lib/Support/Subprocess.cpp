@@ -1,6 +1,7 @@
 #include "cudaperf/Support/Subprocess.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -15,6 +16,47 @@
 extern char **environ;
 
 namespace cudaperf::support {
+
+namespace {
+// The process groups of the children now running, for killChildrenOnTermination's handler: a
+// fixed table of lock-free slots, so the handler stays async-signal-safe. A child beyond the
+// table's size is simply not killed by the handler.
+constexpr size_t kLiveSlots = 1024;
+std::atomic<pid_t> liveGroups[kLiveSlots];
+
+void rememberGroup(pid_t pid) {
+  for (auto &slot : liveGroups) {
+    pid_t empty = 0;
+    if (slot.compare_exchange_strong(empty, pid))
+      return;
+  }
+}
+
+void forgetGroup(pid_t pid) {
+  for (auto &slot : liveGroups) {
+    pid_t expected = pid;
+    if (slot.compare_exchange_strong(expected, 0))
+      return;
+  }
+}
+
+extern "C" void killGroupsAndDie(int sig) {
+  for (auto &slot : liveGroups)
+    if (pid_t pid = slot.load(); pid > 0)
+      kill(-pid, SIGKILL);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+} // namespace
+
+void killChildrenOnTermination() {
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    struct sigaction sa = {};
+    sa.sa_handler = killGroupsAndDie;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, nullptr);
+  }
+}
 
 std::string ProcessResult::describe() const {
   if (!started)
@@ -62,23 +104,45 @@ std::string readHead(const std::string &path, size_t maxBytes, uint64_t &total) 
 
 } // namespace
 
-ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOptions &options) {
-  ProcessResult result;
-  if (argv.empty()) {
-    result.startError = "empty command";
-    return result;
+namespace {
+
+// The last bytes of a file (where a progress file's last line is).
+std::string readTail(const std::string &path, size_t bytes) {
+  std::string out;
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return out;
+  struct stat st;
+  if (fstat(fd, &st) == 0) {
+    off_t from = st.st_size > off_t(bytes) ? st.st_size - off_t(bytes) : 0;
+    out.resize(size_t(st.st_size - from));
+    ssize_t n = pread(fd, &out[0], out.size(), from);
+    out.resize(n > 0 ? size_t(n) : 0);
   }
-  std::string outputPath = options.outputPath;
-  bool temporary = outputPath.empty();
-  if (temporary) {
+  close(fd);
+  return out;
+}
+
+} // namespace
+
+ChildProcess spawnProcess(const std::vector<std::string> &argv, const ProcessOptions &options, bool pipeStdin,
+                          bool pipeStdout) {
+  ChildProcess child;
+  if (argv.empty()) {
+    child.startError = "empty command";
+    return child;
+  }
+  child.outputPath = options.outputPath;
+  child.temporaryOutput = child.outputPath.empty();
+  if (child.temporaryOutput) {
     char tmpl[] = "/tmp/cudaperf-out-XXXXXX";
     int fd = mkstemp(tmpl);
     if (fd < 0) {
-      result.startError = std::string("mkstemp: ") + strerror(errno);
-      return result;
+      child.startError = std::string("mkstemp: ") + strerror(errno);
+      return child;
     }
     close(fd);
-    outputPath = tmpl;
+    child.outputPath = tmpl;
   }
 
   // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
@@ -103,59 +167,60 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOpti
     cenv.push_back(const_cast<char *>(s.c_str()));
   cenv.push_back(nullptr);
 
-  int outFd = open(outputPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int outFd = open(child.outputPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (outFd < 0) {
-    result.startError = outputPath + ": " + strerror(errno);
-    return result;
+    child.startError = child.outputPath + ": " + strerror(errno);
+    return child;
   }
-  std::string errorPath; // with separateStderr: a temporary file for stderr
-  int errFd = outFd;
+  int errFd = -1; // with separateStderr: stderr's temporary file
   if (options.separateStderr) {
     char tmpl[] = "/tmp/cudaperf-err-XXXXXX";
     errFd = mkostemp(tmpl, O_CLOEXEC);
     if (errFd < 0) {
       close(outFd);
-      result.startError = std::string("mkstemp: ") + strerror(errno);
-      return result;
+      child.startError = std::string("mkstemp: ") + strerror(errno);
+      if (child.temporaryOutput)
+        unlink(child.outputPath.c_str());
+      return child;
     }
-    errorPath = tmpl;
+    child.errorPath = tmpl;
   }
-  auto closeOutputs = [&] {
-    close(outFd);
-    if (errFd != outFd)
-      close(errFd);
+  int errPipe[2];                  // carries errno if exec fails
+  int inPipe[2] = {-1, -1}, outPipe[2] = {-1, -1};
+  auto closeAll = [&] { // the program never started: its files go too
+    for (int fd : {outFd, errFd, errPipe[0], errPipe[1], inPipe[0], inPipe[1], outPipe[0], outPipe[1]})
+      if (fd >= 0)
+        close(fd);
+    if (child.temporaryOutput)
+      unlink(child.outputPath.c_str());
+    if (!child.errorPath.empty())
+      unlink(child.errorPath.c_str());
   };
-  auto discardTemporaries = [&] { // when the program never started
-    if (temporary)
-      unlink(outputPath.c_str());
-    if (!errorPath.empty())
-      unlink(errorPath.c_str());
-  };
-  int errPipe[2]; // carries errno if exec fails
-  if (pipe2(errPipe, O_CLOEXEC) != 0) {
-    closeOutputs();
-    discardTemporaries();
-    result.startError = std::string("pipe: ") + strerror(errno);
-    return result;
+  errPipe[0] = errPipe[1] = -1;
+  if (pipe2(errPipe, O_CLOEXEC) != 0 || (pipeStdin && pipe2(inPipe, O_CLOEXEC) != 0) ||
+      (pipeStdout && pipe2(outPipe, O_CLOEXEC) != 0)) {
+    child.startError = std::string("pipe: ") + strerror(errno);
+    closeAll();
+    return child;
   }
 
-  auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
   if (pid < 0) {
-    closeOutputs();
-    discardTemporaries();
-    close(errPipe[0]);
-    close(errPipe[1]);
-    result.startError = std::string("fork: ") + strerror(errno);
-    return result;
+    child.startError = std::string("fork: ") + strerror(errno);
+    closeAll();
+    return child;
   }
   if (pid == 0) {
     setpgid(0, 0);
-    int devNull = open("/dev/null", O_RDONLY);
-    if (devNull >= 0)
-      dup2(devNull, 0);
-    dup2(outFd, 1);
-    dup2(errFd, 2);
+    if (pipeStdin) {
+      dup2(inPipe[0], 0);
+    } else {
+      int devNull = open("/dev/null", O_RDONLY);
+      if (devNull >= 0)
+        dup2(devNull, 0);
+    }
+    dup2(pipeStdout ? outPipe[1] : outFd, 1);
+    dup2(errFd >= 0 ? errFd : outFd, 2);
     struct rlimit core = {0, 0};
     setrlimit(RLIMIT_CORE, &core);
     if (options.fileSizeLimit > 0) {
@@ -171,39 +236,93 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOpti
     (void)ignored;
     _exit(127);
   }
-  setpgid(pid, pid); // also from the parent, so the group exists before any kill below
-  closeOutputs();
+  setpgid(pid, pid); // also from the parent, so the group exists before any kill
+  rememberGroup(pid);
+  close(outFd);
+  if (errFd >= 0)
+    close(errFd);
   close(errPipe[1]);
   int execErrno = 0;
   ssize_t n = read(errPipe[0], &execErrno, sizeof execErrno);
   close(errPipe[0]);
+  if (pipeStdin)
+    close(inPipe[0]);
+  if (pipeStdout)
+    close(outPipe[1]);
+  if (n == sizeof execErrno) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    forgetGroup(pid);
+    child.startError = argv[0] + ": " + strerror(execErrno);
+    if (pipeStdin)
+      close(inPipe[1]);
+    if (pipeStdout)
+      close(outPipe[0]);
+    if (child.temporaryOutput)
+      unlink(child.outputPath.c_str());
+    if (!child.errorPath.empty())
+      unlink(child.errorPath.c_str());
+    return child;
+  }
+  child.pid = pid;
+  child.stdinFd = pipeStdin ? inPipe[1] : -1;
+  child.stdoutFd = pipeStdout ? outPipe[0] : -1;
+  return child;
+}
 
+namespace {
+// The child is gone: its pipes too.
+void forget(ChildProcess &child) {
+  forgetGroup(child.pid);
+  child.pid = -1;
+  if (child.stdinFd >= 0)
+    close(child.stdinFd);
+  if (child.stdoutFd >= 0)
+    close(child.stdoutFd);
+  child.stdinFd = child.stdoutFd = -1;
+}
+} // namespace
+
+ProcessResult superviseProcess(ChildProcess &child, const ProcessOptions &options) {
+  ProcessResult result;
+  if (!child.running()) {
+    result.startError = child.startError.empty() ? "not started" : child.startError;
+    return result;
+  }
+  pid_t pid = child.pid;
+  auto start = std::chrono::steady_clock::now();
   int status = 0;
+  bool reaped = false, done = false;
   auto deadline = start + std::chrono::duration<double>(options.timeoutSeconds);
   auto pause = std::chrono::microseconds(200);
   off_t progressSize = -1;
   auto lastProgress = start;
   while (true) {
     pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid)
+    if (r == pid) {
+      reaped = true;
       break;
+    }
     if (r < 0 && errno != EINTR)
       break;
     auto now = std::chrono::steady_clock::now();
-    if (!options.progressPath.empty() && options.stallSeconds > 0) {
+    if (!options.progressPath.empty() && (options.stallSeconds > 0 || !options.doneMarker.empty())) {
       struct stat st;
       off_t size = stat(options.progressPath.c_str(), &st) == 0 ? st.st_size : 0;
       if (size != progressSize) {
         progressSize = size;
         lastProgress = now;
-      } else if (std::chrono::duration<double>(now - lastProgress).count() >= options.stallSeconds) {
+        if (!options.doneMarker.empty() && readTail(options.progressPath, 256).find(options.doneMarker) != std::string::npos) {
+          done = true;
+          break;
+        }
+      } else if (options.stallSeconds > 0 &&
+                 std::chrono::duration<double>(now - lastProgress).count() >= options.stallSeconds) {
         result.stalled = true;
       }
     }
     if (now >= deadline || result.stalled) {
       result.timedOut = true;
-      kill(-pid, SIGKILL);
-      waitpid(pid, &status, 0);
       break;
     }
     std::this_thread::sleep_for(pause);
@@ -211,29 +330,55 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOpti
       pause *= 2;
   }
   kill(-pid, SIGKILL); // whatever the child left running in its group
+  if (!reaped)
+    waitpid(pid, &status, 0);
+  forget(child);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-
-  if (n == sizeof execErrno) {
-    result.startError = argv[0] + ": " + strerror(execErrno);
-  } else {
-    result.started = true;
-    if (!result.timedOut && WIFEXITED(status)) {
+  result.started = true;
+  if (!result.timedOut && WIFEXITED(status)) {
+    result.exited = true;
+    result.exitCode = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.signal = WTERMSIG(status);
+    if (done) { // finished its work; the kill only spared us its teardown
       result.exited = true;
-      result.exitCode = WEXITSTATUS(status);
-    } else if (WIFSIGNALED(status)) {
-      result.signal = WTERMSIG(status);
+      result.exitCode = 0;
+      result.signal = 0;
     }
   }
-  result.output = readHead(outputPath, options.maxCapturedBytes, result.outputBytes);
+  result.output = readHead(child.outputPath, options.maxCapturedBytes, result.outputBytes);
   result.outputTruncated = result.outputBytes > result.output.size();
-  if (temporary)
-    unlink(outputPath.c_str());
-  if (!errorPath.empty()) {
+  if (child.temporaryOutput)
+    unlink(child.outputPath.c_str());
+  if (!child.errorPath.empty()) {
     uint64_t errorBytes = 0;
-    result.errorOutput = readHead(errorPath, options.maxCapturedBytes, errorBytes);
-    unlink(errorPath.c_str());
+    result.errorOutput = readHead(child.errorPath, options.maxCapturedBytes, errorBytes);
+    unlink(child.errorPath.c_str());
   }
   return result;
+}
+
+void stopProcess(ChildProcess &child) {
+  if (!child.running())
+    return;
+  kill(-child.pid, SIGKILL);
+  int status = 0;
+  waitpid(child.pid, &status, 0);
+  forget(child);
+  if (child.temporaryOutput)
+    unlink(child.outputPath.c_str());
+  if (!child.errorPath.empty())
+    unlink(child.errorPath.c_str());
+}
+
+ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOptions &options) {
+  ChildProcess child = spawnProcess(argv, options);
+  if (!child.running()) {
+    ProcessResult result;
+    result.startError = child.startError;
+    return result;
+  }
+  return superviseProcess(child, options);
 }
 
 } // namespace cudaperf::support

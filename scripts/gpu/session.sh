@@ -11,7 +11,7 @@ final=${OUT:-/tmp/session-out}
 mkdir -p "$final"
 work=/tmp/session
 rm -rf "$work" && mkdir -p "$work"
-export PATH=/opt/torch/.venv/bin:/usr/local/cuda/bin:$PATH
+export PATH=$PWD/.carry/deps/bin:/opt/torch/.venv/bin:/usr/local/cuda/bin:$PATH  # .carry/deps/bin: zstd
 log=$final/session.log
 say() { echo "[$(date -u +%T) ${SECONDS}s] $*" | tee -a "$log"; }
 say "machine: $(nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv,noheader 2>&1 | head -1); $(nproc) cores"

@@ -1,4 +1,5 @@
 #include "cudaperf/Runtime/EvalResult.h"
+#include "TaskWithoutBaseline.h"
 
 #include <cmath>
 #include <csignal>
@@ -178,9 +179,93 @@ TEST_F(ResultFixture, PyTorchEagerIsWhatTheSpeedupIsAgainst) {
   EXPECT_NEAR(member(r, "speedup")->get<double>(), std::cbrt(5.0 * 2.0 * 2.0), 1e-9);
 }
 
+TEST_F(ResultFixture, WithoutABaselineEagerIsTheOnlyRatio) {
+  TaskWithoutBaseline copy;
+  Task relu = loadTask(copy.dir);
+  rec.task = &relu;
+  Json eager = parseJson(R"({"configs": {"small": {"median_ms": 0.05, "runs": 30},
+                                                   "medium": {"median_ms": 0.08, "runs": 30},
+                                                   "large": {"median_ms": 0.18, "runs": 30}}})");
+  rec.pytorchEager = &eager;
+  // The worker's events without a baseline: no baseline timing, no baseline verdict.
+  rec.events = R"({"event":"start","t":0}
+{"event":"device","name":"NVIDIA H200","arch":"sm_90","t":0.5}
+{"event":"reference","config":"small","set":0,"seed":11,"ms":0.5,"t":0.75}
+{"event":"timing","impl":"candidate","config":"small","median_ms":0.01,"runs":20,"t":1.0}
+{"event":"timing","impl":"candidate","config":"medium","median_ms":0.04,"runs":20,"t":1.5}
+{"event":"timing","impl":"candidate","config":"large","median_ms":0.09,"runs":20,"t":2.0}
+{"event":"verdict","impl":"candidate","outcome":"ok","t":2.25}
+{"event":"done","t":2.5})";
+  Json r = assembleResult(rec);
+  EXPECT_EQ(outcome(r), "ok") << r.dump();
+  const Json &cfgs = r.at("configs");
+  ASSERT_EQ(cfgs.size(), 3u);
+  EXPECT_DOUBLE_EQ(member(cfgs[0], "speedup")->get<double>(), 5.0); // eager 0.05 / 0.01
+  ASSERT_NE(member(cfgs[0], "speedup_vs_baseline"), nullptr) << "present, and null: there is no baseline";
+  EXPECT_TRUE(member(cfgs[0], "speedup_vs_baseline")->is_null());
+  EXPECT_EQ(member(cfgs[0], "baseline"), nullptr);
+  EXPECT_NEAR(member(r, "speedup")->get<double>(), std::cbrt(5.0 * 2.0 * 2.0), 1e-9);
+  EXPECT_FALSE(member(r, "baseline_cached")->get<bool>());
+  const Json &stages = r.at("worker").at("stage_seconds");
+  EXPECT_EQ(member(stages, "baseline"), nullptr);
+  EXPECT_DOUBLE_EQ(member(stages, "candidate")->get<double>(), 1.75); // from the reference (0.75) to the end
+}
+
 TEST(Outcome, NamesRoundTrip) {
   for (Outcome o : {Outcome::Ok, Outcome::CompileError, Outcome::LaunchError, Outcome::RuntimeFault, Outcome::Timeout,
                     Outcome::WrongAnswer, Outcome::TimingViolation, Outcome::InternalError})
     EXPECT_EQ(parseOutcome(outcomeName(o)), o);
   EXPECT_FALSE(parseOutcome("fine").has_value());
+}
+
+TEST_F(ResultFixture, LaunchesMemoryAndCachedBaseline) {
+  std::string cachedBaseline = okBaseline();
+  size_t at = 0;
+  while ((at = cachedBaseline.find("\"runs\":20}", at)) != std::string::npos) {
+    cachedBaseline.replace(at, 10, "\"runs\":20,\"cached\":true}");
+    at += 10;
+  }
+  rec.events = cachedBaseline + R"({"event":"audit","impl":"candidate","config":"small","kernels":1,"launches":[{"kernel":"_Z1kPKfS0_Pfi","grid":[4,1,1],"block":[256,1,1],"dynamic_smem_bytes":0,"stream":"timed"}],"launches_truncated":false}
+{"event":"timing","impl":"candidate","config":"small","median_ms":0.01,"runs":20,"spread":0.3}
+{"event":"timing","impl":"candidate","config":"medium","median_ms":0.04,"runs":20}
+{"event":"timing","impl":"candidate","config":"large","median_ms":0.045,"runs":20}
+{"event":"memory","impl":"candidate","device_bytes":1048576,"held_bytes":1048576,"refused_frees":0}
+{"event":"shared_data","after":"candidate","intact":true}
+{"event":"retry","impl":"candidate","config":"small","set":0,"reason":"x","pause_seconds":0.5}
+{"event":"verdict","impl":"candidate","outcome":"ok"}
+{"event":"done"})";
+  GpuSharing sharing = summarizeSharing({GpuSample{0, {{1, 10}, {99, 8ull << 30}}, 90, 10, 0}}, {1}, 1);
+  rec.sharing = &sharing;
+  rec.stageSeconds = Json{{"build", 1.5}};
+  Json r = assembleResult(rec);
+  EXPECT_EQ(outcome(r), "ok");
+  const Json &small = r.at("configs")[0];
+  ASSERT_EQ(small.at("launches").size(), 1u);
+  EXPECT_EQ(small.at("launches")[0].at("kernel"), "_Z1kPKfS0_Pfi");
+  EXPECT_EQ(small.at("launches")[0].at("grid")[0], 4);
+  EXPECT_FALSE(small.at("launches_truncated").get<bool>());
+  EXPECT_FALSE(small.at("audit").contains("launches")); // not twice
+  EXPECT_TRUE(r.at("baseline_cached").get<bool>());
+  EXPECT_EQ(r.at("memory").at("held_bytes"), 1048576);
+  EXPECT_EQ(r.at("worker").at("retries"), 1);
+  EXPECT_TRUE(r.at("worker").at("shared_data_intact").get<bool>());
+  EXPECT_TRUE(r.at("gpu_shared").get<bool>());
+  EXPECT_EQ(r.at("gpu_activity").at("other_processes")[0].at("pid"), 99);
+  EXPECT_DOUBLE_EQ(r.at("gpu_activity").at("timing_spread_max").get<double>(), 0.3);
+  EXPECT_EQ(r.at("stage_seconds").at("build"), 1.5);
+}
+
+TEST_F(ResultFixture, UnknownSharingIsNullAndRetryableSetUpIsSeen) {
+  rec.events = R"({"event":"start"}
+{"event":"error","detail":"CUDA context creation failed: cudaErrorMemoryAllocation","retryable":true}
+{"event":"done"})";
+  GpuSharing none;
+  none.reason = "libnvidia-ml.so.1 not loaded";
+  rec.sharing = &none;
+  Json r = assembleResult(rec);
+  EXPECT_EQ(outcome(r), "internal_error");
+  EXPECT_TRUE(r.at("gpu_shared").is_null());
+  EXPECT_FALSE(r.at("gpu_activity").at("available").get<bool>());
+  EXPECT_TRUE(retryableSetupError(rec.events));
+  EXPECT_FALSE(retryableSetupError(R"({"event":"error","detail":"no task"})"));
 }

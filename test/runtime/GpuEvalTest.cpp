@@ -2,6 +2,7 @@
 // evaluation where a CUDA driver is present (skipped otherwise).
 #include "cudaperf/Support/Json.h"
 #include "cudaperf/Support/Subprocess.h"
+#include "TaskWithoutBaseline.h"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -47,6 +48,17 @@ TEST(EvalTool, CompileOnlyWritesAResultDocument) {
   EXPECT_EQ(member(doc, "compile")->at("arch").get<std::string>(), "sm_90");
   EXPECT_EQ(member(doc, "task")->get<std::string>(), "saxpy");
   EXPECT_EQ(member(doc, "candidate_sha256")->get<std::string>().size(), 64u);
+}
+
+TEST(EvalTool, APyTorchTaskWithoutABaselineIsAccepted) {
+  TaskWithoutBaseline copy;
+  ProcessResult v = evalTool({"--validate", copy.dir});
+  EXPECT_EQ(v.exitCode, 0) << v.output;
+  ProcessResult r = evalTool({copy.dir, copy.candidate, "--compile-only", "--arch", "sm_90"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  Json doc = parseJson(r.output);
+  EXPECT_EQ(member(doc, "outcome")->get<std::string>(), "ok") << r.output;
+  EXPECT_EQ(member(doc, "task")->get<std::string>(), "relu");
 }
 
 TEST(EvalToolGpu, EvaluatesAGoodCandidate) {

@@ -1,6 +1,8 @@
 #include "cudaperf/Runtime/Task.h"
+#include "TaskWithoutBaseline.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <gtest/gtest.h>
 
@@ -188,5 +190,23 @@ TEST(Task, SelectConfigsKeepsTaskOrderAndNamesUnknownOnes) {
   } catch (const TaskError &e) {
     ASSERT_EQ(e.problems.size(), 1u);
     EXPECT_NE(e.problems[0].find("no configuration \"huge\""), std::string::npos);
+  }
+}
+
+TEST(Task, APyTorchTaskMayGoWithoutABaselineACToCudaTaskMayNot) {
+  TaskWithoutBaseline copy;
+  Task t = loadTask(copy.dir);
+  EXPECT_EQ(t.kind, TaskKind::PyTorchToCuda);
+  EXPECT_FALSE(t.hasBaseline());
+  EXPECT_TRUE(loadTask(std::string(CUDAPERF_SOURCE_DIR) + "/data/tasks/pytorch/relu").hasBaseline());
+  // The same directory as a c-to-cuda task (with a reference.c): the baseline is a problem.
+  std::filesystem::copy_file(std::string(CUDAPERF_SOURCE_DIR) + "/data/tasks/saxpy/task.json", copy.dir + "/task.json",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(std::string(CUDAPERF_SOURCE_DIR) + "/data/tasks/saxpy/reference.c", copy.dir + "/reference.c");
+  try {
+    loadTask(copy.dir);
+    FAIL() << "a c-to-cuda task without impls/baseline.cu loaded";
+  } catch (const TaskError &e) {
+    EXPECT_TRUE(mentions(e.problems, "impls/baseline.cu: missing (a c-to-cuda task needs")) << e.what();
   }
 }

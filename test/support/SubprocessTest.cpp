@@ -1,8 +1,10 @@
 #include "cudaperf/Support/Subprocess.h"
 
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace cudaperf::support;
@@ -67,6 +69,35 @@ TEST(Subprocess, MissingProgramIsAStartError) {
   EXPECT_NE(r.startError.find("No such file"), std::string::npos) << r.startError;
 }
 
+TEST(Subprocess, SpawnedChildGetsItsJobOnStdinAndAnswersOnStdout) {
+  ProcessOptions o;
+  ChildProcess c = spawnProcess({"/bin/sh", "-c", "read job; echo \"got $job\"; echo oops >&2"}, o, true, true);
+  ASSERT_TRUE(c.running()) << c.startError;
+  std::string job = "hello\n";
+  ASSERT_EQ(write(c.stdinFd, job.data(), job.size()), ssize_t(job.size()));
+  char buf[64] = {};
+  ssize_t n = read(c.stdoutFd, buf, sizeof buf - 1);
+  EXPECT_EQ(std::string(buf, n > 0 ? size_t(n) : 0), "got hello\n");
+  ProcessResult r = superviseProcess(c, o);
+  EXPECT_TRUE(r.succeeded()) << r.describe();
+  EXPECT_EQ(r.output, "oops\n"); // stderr still goes to the output file
+  EXPECT_FALSE(c.running());
+}
+
+TEST(Subprocess, DoneMarkerEndsTheWaitWithoutTheTeardown) {
+  std::string progress = testing::TempDir() + "/cudaperf-done-" + std::to_string(getpid());
+  unlink(progress.c_str());
+  ProcessOptions o;
+  o.timeoutSeconds = 30;
+  o.progressPath = progress;
+  o.doneMarker = "\"event\":\"done\"";
+  auto start = std::chrono::steady_clock::now();
+  ProcessResult r = runProcess({"/bin/sh", "-c", "echo '{\"event\":\"done\"}' >> " + progress + "; sleep 20"}, o);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  EXPECT_TRUE(r.succeeded()) << r.describe();
+  unlink(progress.c_str());
+}
+
 TEST(Subprocess, StderrApartFromStdout) {
   ProcessOptions o;
   o.separateStderr = true;
@@ -74,4 +105,43 @@ TEST(Subprocess, StderrApartFromStdout) {
   ASSERT_TRUE(r.succeeded()) << r.describe();
   EXPECT_EQ(r.output, "{\"a\": 1}\n");
   EXPECT_EQ(r.errorOutput, "warning\n");
+}
+
+TEST(Subprocess, StopKillsASpawnedChild) {
+  ChildProcess c = spawnProcess({"/bin/sleep", "30"}, ProcessOptions(), true);
+  ASSERT_TRUE(c.running());
+  stopProcess(c);
+  EXPECT_FALSE(c.running());
+  EXPECT_FALSE(spawnProcess({"/nonexistent/program"}, ProcessOptions()).running());
+}
+
+TEST(Subprocess, TerminationOfTheOwnerKillsItsChildren) {
+  std::string marker = testing::TempDir() + "/cudaperf-owned-" + std::to_string(getpid());
+  unlink(marker.c_str());
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  pid_t owner = fork();
+  ASSERT_GE(owner, 0);
+  if (owner == 0) { // an evaluator: its child, in a group of its own, would touch the marker after 1 s
+    close(ready[0]);
+    killChildrenOnTermination();
+    ChildProcess c = spawnProcess({"/bin/sh", "-c", "sleep 1; touch " + marker}, ProcessOptions());
+    char ok = c.running() ? 1 : 0;
+    if (write(ready[1], &ok, 1) != 1)
+      _exit(3);
+    sleep(30);
+    _exit(0);
+  }
+  close(ready[1]);
+  char ok = 0;
+  ASSERT_EQ(read(ready[0], &ok, 1), 1);
+  close(ready[0]);
+  ASSERT_EQ(ok, 1) << "the owner could not start its child";
+  kill(owner, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(waitpid(owner, &status, 0), owner);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "the owner ends as the signal would end it";
+  sleep(2);
+  EXPECT_NE(access(marker.c_str(), F_OK), 0) << "the owner's child outlived its SIGTERM";
+  unlink(marker.c_str());
 }

@@ -1,8 +1,10 @@
 // cudaperf-eval: builds CUDA candidates for a task, runs each in a fresh sandboxed worker
 // process, and writes one result document per candidate (docs/eval-result.md).
+#include "cudaperf/Runtime/EvalServer.h"
 #include "cudaperf/Runtime/Evaluator.h"
 #include "cudaperf/Support/ArgParser.h"
 #include "cudaperf/Support/Json.h"
+#include "cudaperf/Support/Subprocess.h"
 
 #include <algorithm>
 #include <chrono>
@@ -10,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -29,9 +32,21 @@ constexpr int kExitBadCandidate = 4; // a candidate file cannot be read
 
 struct CommandLine {
   EvalOptions opt;
-  std::string batchFile, outputPath, nvcc;
-  bool jsonl = false, summary = false, validateOnly = false;
+  std::string batchFile, outputPath, nvcc, socketPath;
+  bool jsonl = false, summary = false, validateOnly = false, serve = false, baselineReuseGiven = false;
 };
+
+// "all", or indices: "0,2".
+std::vector<int> parseDeviceList(const std::string &text) {
+  std::vector<int> out;
+  if (text == "all")
+    return out;
+  for (const std::string &item : parseConfigList(text))
+    out.push_back(int(support::parseInteger(item, 0, 1 << 20)));
+  if (out.empty())
+    throw support::SupportError("expected \"all\" or GPU indices such as 0,1, got '" + text + "'");
+  return out;
+}
 
 support::ArgParser evalArgs(CommandLine &c) {
   using support::parseInteger;
@@ -40,13 +55,14 @@ support::ArgParser evalArgs(CommandLine &c) {
   support::ArgParser p(
       "cudaperf-eval",
       {"TASK_DIR CANDIDATE.cu [CANDIDATE.cu ...] [options]",
-       "--batch FILE [options]   (lines \"TASK_DIR CANDIDATE.cu\"; '#' comments)", "--validate TASK_DIR..."},
+       "--batch FILE [options]   (lines \"TASK_DIR CANDIDATE.cu\"; '#' comments)",
+       "--serve [--socket PATH] [options]   (JSON Lines requests; docs/eval-serve.md)", "--validate TASK_DIR..."},
       "Builds each candidate with nvcc (cached), runs it against the task's reference and times it\n"
       "against impls/baseline.cu in a fresh worker process, and prints one JSON result per candidate\n"
       "(pretty for one candidate, JSON Lines otherwise).");
   p.flag("--compile-only", "build only (works without a GPU)", o.compileOnly)
       .option("--arch", "sm_XX", "target (default: the GPU's; sm_90 when compiling without one)", o.arch)
-      .option("--jobs,-j", "N", "parallel builds (default 1); runs are always one at a time",
+      .option("--jobs,-j", "N", "parallel builds (default 1); runs are one at a time per GPU",
               [&](const std::string &v) { o.jobs = int(parseInteger(v, 1, 1024)); })
       .option("--seed", "N", "base seed of the input sets (default 1)",
               [&](const std::string &v) { o.seed = support::parseUnsigned(v); })
@@ -87,8 +103,31 @@ support::ArgParser evalArgs(CommandLine &c) {
       .flag("--jsonl", "one line per result even for a single candidate", c.jsonl)
       .flag("--summary", "one line per candidate on stderr", c.summary)
       .flag("--validate", "only load and check the task directories", c.validateOnly)
+      .flag("--serve", "evaluate requests from stdin (JSON Lines), results in completion order", c.serve)
+      .option("--socket", "PATH", "with --serve: listen on this Unix socket instead of stdin", c.socketPath)
+      .option("--devices", "LIST", "GPUs to use, one candidate at a time each: all (default) or 0,1,...",
+              [&](const std::string &v) { o.devices = parseDeviceList(v); })
+      .option("--queue", "N", "candidates waiting to run before requests stop being read (default 256)",
+              [&](const std::string &v) { o.queueLimit = size_t(parseInteger(v, 1, 1 << 24)); })
+      .option("--baseline-reuse", "N",
+              "later candidates of a task that reuse its measured baseline timing on a GPU\n"
+              "(default 0, 20 with --serve)",
+              [&](const std::string &v) {
+                o.baselineReuse = int(parseInteger(v, 0, 1 << 30));
+                c.baselineReuseGiven = true;
+              })
+      .flag("--no-spare-workers", "start each worker when needed, not ahead", [&] { o.spareWorkers = false; })
+      .option("--device-data-fraction", "X", "of each GPU's memory, at most, for the task data kept there (0.4)",
+              [&](const std::string &v) { o.deviceDataFraction = parseNumber(v, 0, 1); })
+      .option("--set-cache-limit-mib", "X", "expected outputs of an input set larger than this are not cached on disk (1024)",
+              [&](const std::string &v) { o.setCacheLimitBytes = uint64_t(parseNumber(v, 0) * 1048576); })
+      .option("--leak-limit-mib", "X", "memory a candidate may keep allocated after returning (1024)",
+              [&](const std::string &v) { o.leakLimitMiB = parseNumber(v, 0); })
+      .option("--memory-wait", "S", "how long the evaluator's own allocations wait on a full GPU (30)",
+              [&](const std::string &v) { o.memoryWaitSeconds = parseNumber(v, 0); })
       .epilog("exit codes: 0 every result written, 1 a result is internal_error or the environment is\n"
-              "unusable, 2 bad usage, 3 the task does not load, 4 a candidate cannot be read");
+              "unusable, 2 bad usage, 3 the task does not load, 4 a candidate cannot be read\n"
+              "(--serve: 0 after shutdown or end of input, 1 the environment is unusable)");
   return p;
 }
 
@@ -108,9 +147,30 @@ std::string summaryLine(const support::Json &r) {
          (detail.empty() ? "" : " (" + detail + ")");
 }
 
+// The toolchain found and the GPUs probed; null (with the reason on stderr) when the environment
+// is unusable.
+std::unique_ptr<Evaluator> startEvaluator(const EvalOptions &opt, const std::string &nvcc) {
+  Toolchain tc;
+  try {
+    tc = findToolchain(nvcc);
+  } catch (const std::exception &e) {
+    std::cerr << "cudaperf-eval: " << e.what() << "\n";
+    return nullptr;
+  }
+  auto evaluator = std::make_unique<Evaluator>(opt, tc);
+  if (std::string err = evaluator->prepare(); !err.empty()) {
+    std::cerr << "cudaperf-eval: " << err << "\n";
+    return nullptr;
+  }
+  return evaluator;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
+  // Workers, holders and builds run in process groups of their own: a `timeout` or a trainer's
+  // SIGTERM must not leave them running on the GPU.
+  support::killChildrenOnTermination();
   CommandLine cl;
   support::ArgParser args = evalArgs(cl);
   std::vector<std::string> positional = args.parseOrExit(argc, argv, kExitUsage).positional;
@@ -118,6 +178,19 @@ int main(int argc, char **argv) {
   EvalOptions &opt = cl.opt;
   const std::string &batchFile = cl.batchFile, &outputPath = cl.outputPath, &nvcc = cl.nvcc;
   bool jsonl = cl.jsonl, summary = cl.summary, validateOnly = cl.validateOnly;
+
+  if (cl.serve) {
+    if (!positional.empty() || !batchFile.empty())
+      usageError("--serve takes its candidates as requests, not on the command line");
+    if (!cl.baselineReuseGiven)
+      opt.baselineReuse = 20;
+    std::unique_ptr<Evaluator> evaluator = startEvaluator(opt, nvcc);
+    if (!evaluator)
+      return kExitInternal;
+    return cl.socketPath.empty() ? serveStream(*evaluator, 0, 1) : serveSocket(*evaluator, cl.socketPath);
+  }
+  if (!cl.socketPath.empty())
+    usageError("--socket needs --serve");
 
   if (validateOnly) {
     if (positional.empty())
@@ -161,8 +234,12 @@ int main(int argc, char **argv) {
   } else {
     if (positional.size() < 2)
       usageError("expected TASK_DIR and at least one CANDIDATE.cu");
-    for (size_t i = 1; i < positional.size(); ++i)
-      jobs.push_back({positional[0], positional[i]});
+    for (size_t i = 1; i < positional.size(); ++i) {
+      EvalJob job;
+      job.taskDir = positional[0];
+      job.candidatePath = positional[i];
+      jobs.push_back(job);
+    }
     try {
       loadTask(positional[0]);
     } catch (const TaskError &e) {
@@ -178,18 +255,10 @@ int main(int argc, char **argv) {
   if (jobs.empty())
     usageError("nothing to evaluate");
 
-  Toolchain tc;
-  try {
-    tc = findToolchain(nvcc);
-  } catch (const std::exception &e) {
-    std::cerr << "cudaperf-eval: " << e.what() << "\n";
+  std::unique_ptr<Evaluator> started = startEvaluator(opt, nvcc);
+  if (!started)
     return kExitInternal;
-  }
-  Evaluator evaluator(opt, tc);
-  if (std::string err = evaluator.prepare(); !err.empty()) {
-    std::cerr << "cudaperf-eval: " << err << "\n";
-    return kExitInternal;
-  }
+  Evaluator &evaluator = *started;
 
   std::ofstream file;
   if (!outputPath.empty()) {

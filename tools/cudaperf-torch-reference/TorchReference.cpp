@@ -1,13 +1,13 @@
-// cudaperf-torch-reference: the reference of a pytorch-to-cuda task. For every configuration it
-// loads the task's TorchScript export, draws the same seeded input sets the worker draws
-// (makeHostArgs), runs the module on the GPU and writes each set with its expected outputs in the
-// worker's format (<config>.<set>.set); then it times the module in eager mode (CUDA events,
-// L2 flushed before every run) and writes timing.json. cudaperf-eval runs it once per task and
-// caches the directory; the worker then checks candidates against these sets. Trusted code (the
-// task's own reference), but a separate process all the same: LibTorch stays out of the evaluator
-// and the worker, and a failure here cannot take them down.
-#include "cudaperf/Runtime/Inputs.h"
-#include "cudaperf/Runtime/Reference.h"
+// cudaperf-torch-reference: the reference of a pytorch-to-cuda task. The evaluator's data holder
+// (cudaperf-eval-worker --holder) has generated the input sets on the GPU; this program maps them
+// through CUDA IPC (the manifest of --device-data), runs each configuration's TorchScript export
+// on a copy of every set and writes the outputs straight into the holder's expected buffers, so
+// even a KernelBench-size set never passes through the host; then it times the module in eager
+// mode (CUDA events, L2 flushed before every run) and writes the timing document (--timing-out).
+// Trusted code (the task's own reference), but a separate process all the same: LibTorch stays
+// out of the evaluator and the worker, and a failure here cannot take them down.
+#include "cudaperf/Runtime/Build.h"
+#include "cudaperf/Runtime/DeviceData.h"
 #include "cudaperf/Runtime/Task.h"
 #include "cudaperf/Runtime/TimingStats.h"
 #include "cudaperf/Support/ArgParser.h"
@@ -31,6 +31,7 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 using namespace cudaperf;
@@ -42,7 +43,7 @@ namespace {
 constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitInvalidTask = 3;
 
 struct Options {
-  std::string taskDir, outDir;
+  std::string taskDir, deviceData, timingOut;
   uint64_t seed = 1;
   int sets = 3;
   int warmup = 3, minRuns = 20, maxRuns = 1000;
@@ -54,11 +55,14 @@ struct Options {
 support::ArgParser referenceArgs(Options &opt) {
   using support::parseInteger;
   using support::parseNumber;
-  support::ArgParser p("cudaperf-torch-reference", {"--task DIR --out DIR [options]"},
-                       "Started by cudaperf-eval for pytorch-to-cuda tasks (docs/pytorch-tasks.md): writes the\n"
-                       "expected outputs of every input set and the eager timings (timing.json) to --out.");
+  support::ArgParser p("cudaperf-torch-reference", {"--task DIR --device-data MANIFEST --timing-out FILE [options]"},
+                       "Started by cudaperf-eval's data holder for pytorch-to-cuda tasks (docs/pytorch-tasks.md):\n"
+                       "writes the expected outputs of every input set into the holder's buffers on the GPU,\n"
+                       "their times to MANIFEST.times, and the eager timings to FILE.");
   p.option("--task", "DIR", "the pytorch-to-cuda task (required)", opt.taskDir)
-      .option("--out", "DIR", "where the sets and timing.json go (required)", opt.outDir)
+      .option("--device-data", "MANIFEST", "the holder's input sets on the GPU (required)", opt.deviceData)
+      .option("--timing-out", "FILE", "where the eager timing document goes (required unless --no-timing)",
+              opt.timingOut)
       .option("--seed", "N", "base seed of the input sets (default 1)",
               [&](const std::string &v) { opt.seed = support::parseUnsigned(v); })
       .option("--sets", "N", "input sets per configuration (default 3)",
@@ -77,13 +81,13 @@ support::ArgParser referenceArgs(Options &opt) {
   return p;
 }
 
-
-
 [[noreturn]] void fail(const std::string &msg) {
   std::cerr << "cudaperf-torch-reference: " << msg << "\n";
   std::exit(kExitFailed);
 }
 
+// The CUDA path; a CPU-only LibTorch compiles only the failure report.
+#ifdef CUDAPERF_TORCH_CUDA
 c10::ScalarType torchType(Dtype d, const std::string &arg) {
   switch (d) {
   case Dtype::F32: return torch::kFloat32;
@@ -110,16 +114,41 @@ std::vector<int64_t> shapeOf(const Task &task, const std::string &name, const Co
   return dims;
 }
 
-// The forward's inputs on the GPU, copied from the host buffers of one drawn set (which stay as
-// they are: from_blob only wraps them for the copy).
-std::vector<torch::jit::IValue> forwardInputs(const Task &task, const Config &c, const HostArgs &args) {
+// One input set of the holder, mapped into this process (closed with it).
+struct MappedSet {
+  void *slab = nullptr;
+  const DeviceSet *meta = nullptr;
+  ~MappedSet() {
+    if (slab)
+      cudaIpcCloseMemHandle(slab);
+  }
+  unsigned char *at(size_t arg, DeviceBuffer::Role role) const {
+    const DeviceBuffer *b = meta->find(arg, role);
+    if (!b)
+      fail("the holder's manifest has no buffer for argument " + std::to_string(arg));
+    return static_cast<unsigned char *>(slab) + b->offset;
+  }
+};
+
+void mapSet(const DeviceSet &set, MappedSet &m) {
+  cudaIpcMemHandle_t h;
+  if (!hexDecode(set.ipcHandle, &h, sizeof h))
+    fail("the holder's manifest has a malformed IPC handle");
+  if (cudaError_t e = cudaIpcOpenMemHandle(&m.slab, h, cudaIpcMemLazyEnablePeerAccess))
+    fail(std::string("mapping the holder's input set: ") + cudaGetErrorString(e));
+  m.meta = &set;
+}
+
+// The forward's inputs: copies of the holder's buffers (a module that works in place must not
+// change the inputs every candidate will get).
+std::vector<torch::jit::IValue> forwardInputs(const Task &task, const Config &c, const MappedSet &set) {
   std::vector<torch::jit::IValue> inputs;
   for (const std::string &name : task.pytorch->forwardArgs) {
     size_t i = argIndex(task, name);
     const Argument &a = task.args[i];
-    torch::Tensor host = torch::from_blob(const_cast<unsigned char *>(args.buffers[i].data()), shapeOf(task, name, c),
-                                          torch::TensorOptions().dtype(torchType(a.dtype, name)));
-    inputs.emplace_back(host.to(torch::kCUDA, /*non_blocking=*/false, /*copy=*/true));
+    torch::Tensor shared = torch::from_blob(set.at(i, DeviceBuffer::Role::Input), shapeOf(task, name, c),
+                                            torch::TensorOptions().dtype(torchType(a.dtype, name)).device(torch::kCUDA));
+    inputs.emplace_back(shared.clone());
   }
   return inputs;
 }
@@ -148,9 +177,6 @@ std::vector<torch::Tensor> outputsOf(const torch::jit::IValue &result, const Tas
 // Eager time of one call: flush L2 (write a buffer twice its size), then events around forward.
 Json timeModule(torch::jit::script::Module &module, std::vector<torch::jit::IValue> &inputs,
                        const Options &opt) {
-#ifndef CUDAPERF_TORCH_CUDA
-  fail("built against a LibTorch without CUDA: no CUDA events to time with");
-#else
   auto stream = at::cuda::getCurrentCUDAStream();
   int64_t l2 = at::cuda::getCurrentDeviceProperties()->l2CacheSize;
   torch::Tensor flush = torch::empty({std::max<int64_t>(2 * l2, 1 << 20)},
@@ -173,8 +199,8 @@ Json timeModule(torch::jit::script::Module &module, std::vector<torch::jit::IVal
     ms.push_back(double(before.elapsed_time(after)));
   }
   return timingJson(summarizeTimes(ms));
-#endif
 }
+#endif
 
 std::string deviceName() {
 #ifdef CUDAPERF_TORCH_CUDA
@@ -191,8 +217,8 @@ int main(int argc, char **argv) {
   support::ArgParser args = referenceArgs(opt);
   if (support::ParsedArgs parsed = args.parseOrExit(argc, argv, kExitUsage); !parsed.positional.empty())
     args.usageError("unexpected argument '" + parsed.positional[0] + "'", kExitUsage);
-  if (opt.taskDir.empty() || opt.outDir.empty())
-    args.usageError("--task and --out are required", kExitUsage);
+  if (opt.taskDir.empty() || opt.deviceData.empty() || (opt.timing && opt.timingOut.empty()))
+    args.usageError("--task, --device-data and --timing-out are required", kExitUsage);
   opt.maxRuns = std::max(opt.maxRuns, opt.minRuns);
 
   Task task;
@@ -221,44 +247,59 @@ int main(int argc, char **argv) {
   torch::jit::setGraphExecutorOptimize(false);
   torch::NoGradGuard noGrad;
 
+  DeviceData data;
+  try {
+    std::string text;
+    if (!readFile(opt.deviceData, text))
+      fail(opt.deviceData + ": cannot be read");
+    data = deviceDataFromJson(support::parseJson(text, opt.deviceData));
+  } catch (const std::exception &e) {
+    fail(e.what());
+  }
   Json timings = Json::object();
+  Json referenceMs = Json::object();
+#ifndef CUDAPERF_TORCH_CUDA
+  fail("built against a LibTorch without CUDA: the holder's data on the GPU cannot be mapped");
+#else
   try {
     for (size_t c = 0; c < task.configs.size(); ++c) {
       const Config &cfg = task.configs[c];
+      const DeviceConfigData *dc = data.config(cfg.name);
+      if (!dc || dc->sets.size() != size_t(opt.sets))
+        fail(opt.deviceData + ": no data for config " + cfg.name);
       std::string path = task.pytorch->exportedPath(task.dir, cfg.name);
       torch::jit::script::Module module = torch::jit::load(path, torch::Device(torch::kCUDA));
       module.eval();
       std::vector<torch::jit::IValue> firstInputs;
+      std::vector<int64_t> counts = task.counts(cfg);
+      referenceMs[cfg.name] = Json::array();
       for (int s = 0; s < opt.sets; ++s) {
-        ExpectedSet set;
-        set.seed = inputSeed(opt.seed, c, size_t(s));
-        set.inputs = makeHostArgs(task, cfg, set.seed);
-        std::vector<torch::jit::IValue> inputs = forwardInputs(task, cfg, set.inputs);
+        MappedSet set;
+        mapSet(dc->sets[size_t(s)], set);
+        std::vector<torch::jit::IValue> inputs = forwardInputs(task, cfg, set);
         torch::cuda::synchronize();
         auto t0 = std::chrono::steady_clock::now();
         torch::jit::IValue result = module.forward(inputs);
         torch::cuda::synchronize();
-        set.referenceMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        referenceMs[cfg.name].push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
         std::vector<torch::Tensor> outs = outputsOf(result, task);
-        set.expected.assign(task.args.size(), {}); // only outputs are stored (saveExpected)
-        std::vector<int64_t> counts = task.counts(cfg);
         for (size_t k = 0; k < outs.size(); ++k) {
           const std::string &name = task.pytorch->outputs[k];
           size_t i = argIndex(task, name);
           const Argument &a = task.args[i];
-          torch::Tensor host = outs[k].to(torch::kCPU).contiguous();
-          if (host.scalar_type() != torchType(a.dtype, name))
-            fail(path + ": output '" + name + "' is " + std::string(c10::toString(host.scalar_type())) +
+          if (outs[k].scalar_type() != torchType(a.dtype, name))
+            fail(path + ": output '" + name + "' is " + std::string(c10::toString(outs[k].scalar_type())) +
                  ", task.json says " + dtypeName(a.dtype));
-          if (host.numel() != counts[i])
-            fail(path + ": output '" + name + "' has " + std::to_string(host.numel()) + " elements in config " +
+          if (outs[k].numel() != counts[i])
+            fail(path + ": output '" + name + "' has " + std::to_string(outs[k].numel()) + " elements in config " +
                  cfg.name + ", task.json says " + std::to_string(counts[i]));
-          const auto *bytes = static_cast<const unsigned char *>(host.data_ptr());
-          set.expected[i].assign(bytes, bytes + set.inputs.buffers[i].size());
+          torch::Tensor expected =
+              torch::from_blob(set.at(i, DeviceBuffer::Role::Expected), {counts[i]},
+                               torch::TensorOptions().dtype(torchType(a.dtype, name)).device(torch::kCUDA));
+          expected.copy_(outs[k].contiguous().reshape({counts[i]}));
         }
-        std::string file = opt.outDir + "/" + cfg.name + "." + std::to_string(s) + ".set";
-        if (!saveExpected(file, task, set))
-          fail("cannot write " + file);
+        torch::cuda::synchronize();
         if (s == 0)
           firstInputs = std::move(inputs);
       }
@@ -274,6 +315,11 @@ int main(int argc, char **argv) {
   } catch (const std::exception &e) {
     fail(e.what());
   }
+#endif
+  if (!writeFile(opt.deviceData + ".times", support::writeJson(referenceMs)))
+    fail("cannot write " + opt.deviceData + ".times");
+  if (!opt.timing)
+    return kExitOk;
 
   Json doc = Json::object();
   doc["schema"] = "cudaperf-torch-reference/1";
@@ -284,9 +330,9 @@ int main(int argc, char **argv) {
   doc["seed"] = (long long)opt.seed;
   doc["sets"] = opt.sets;
   doc["configs"] = std::move(timings);
-  std::ofstream out(opt.outDir + "/timing.json");
-  out << support::writeJson(doc) << "\n";
-  if (!out)
-    fail("cannot write " + opt.outDir + "/timing.json");
+  // Published whole or not at all: a concurrent evaluator may read it.
+  std::string tmp = opt.timingOut + ".tmp" + std::to_string(getpid());
+  if (!writeFile(tmp, support::writeJson(doc) + "\n") || rename(tmp.c_str(), opt.timingOut.c_str()) != 0)
+    fail("cannot write " + opt.timingOut);
   return kExitOk;
 }

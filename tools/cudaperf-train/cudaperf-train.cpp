@@ -6,6 +6,11 @@
 // The loop is short and linear: batches, forward, backward, step, a log line, eval every N steps.
 #include "cudaperf/Learn/ToolMain.h"
 #include "cudaperf/Learn/Generation.h"
+#include "cudaperf/Learn/Manifest.h"
+#include "cudaperf/Learn/Progress.h"
+#ifdef CUDAPERF_HAVE_RL
+#include "cudaperf/Learn/Rl.h"
+#endif
 #include "cudaperf/Learn/Prompt.h"
 #include "cudaperf/Learn/SvgPlot.h"
 #include "cudaperf/Learn/Tokenizer.h"
@@ -52,15 +57,6 @@ std::string readFile(const fs::path &path) {
   return s.str();
 }
 
-std::vector<std::string> splitList(const std::string &text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 // Runs f(i) for i in [0, n) on `threads` threads; the first exception is rethrown.
 void parallelFor(size_t n, unsigned threads, const std::function<void(size_t)> &f) {
   std::atomic<size_t> next{0};
@@ -84,41 +80,6 @@ void parallelFor(size_t n, unsigned threads, const std::function<void(size_t)> &
 }
 
 unsigned hardwareThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
-
-// ---------------------------------------------------------------------------------------------
-// The dataset: manifest.jsonl (docs/dataset.md, schema cudaperf-dataset-manifest/1).
-
-struct ManifestTask {
-  std::string name, dir, family, kind, split;
-  std::vector<std::string> implementations; // files relative to the task directory
-};
-
-std::vector<ManifestTask> readManifest(const std::string &datasetDir) {
-  fs::path path = fs::path(datasetDir) / "manifest.jsonl";
-  std::istringstream lines(readFile(path));
-  std::vector<ManifestTask> tasks;
-  std::string line;
-  size_t number = 0;
-  while (std::getline(lines, line)) {
-    ++number;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    try {
-      json j = support::parseJson(line);
-      ManifestTask t;
-      t.name = j.at("task").get<std::string>();
-      t.dir = (fs::path(datasetDir) / j.at("dir").get<std::string>()).string();
-      t.family = j.value("family", std::string());
-      t.kind = j.value("kind", std::string());
-      t.split = j.at("split").get<std::string>();
-      for (const json &impl : j.at("implementations")) t.implementations.push_back(impl.at("file").get<std::string>());
-      tasks.push_back(std::move(t));
-    } catch (const std::exception &e) {
-      throw ModelError(path.string() + ": line " + std::to_string(number) + ": " + e.what());
-    }
-  }
-  if (tasks.empty()) throw ModelError(path.string() + ": no tasks");
-  return tasks;
-}
 
 // One SFT example: the rendered prompt and one implementation as the answer.
 struct Example {
@@ -209,36 +170,6 @@ TrainingBatch toBatch(const std::vector<Example> &examples, const std::vector<si
 }
 
 // A progress line on stderr: rewritten in place on a terminal, every ~5% or 30 s otherwise.
-class Progress {
-public:
-  explicit Progress(int64_t total) : total_(total), tty_(isatty(STDERR_FILENO)) {}
-  void setTotal(int64_t total) { total_ = total; }
-  void update(int64_t done, const std::string &text) {
-    double now = since(start_);
-    bool due = tty_ || done == total_ || now - lastPrint_ >= 30 || done * 20 / std::max<int64_t>(1, total_) != lastBucket_;
-    if (!due) return;
-    lastPrint_ = now;
-    lastBucket_ = done * 20 / std::max<int64_t>(1, total_);
-    int width = 24, filled = int(double(width) * double(done) / double(std::max<int64_t>(1, total_)));
-    std::string bar = std::string(size_t(std::min(filled, width)), '#') + std::string(size_t(width - std::min(filled, width)), '.');
-    double eta = done > 0 ? now / double(done) * double(total_ - done) : 0;
-    char line[256];
-    std::snprintf(line, sizeof line, "[%s] %lld/%lld %s  %.0f s, eta %.0f s", bar.c_str(), (long long)done,
-                  (long long)total_, text.c_str(), now, eta);
-    std::cerr << (tty_ ? "\r" : "") << line << (tty_ ? "" : "\n") << std::flush;
-  }
-  void finish() {
-    if (tty_) std::cerr << "\n";
-  }
-
-private:
-  int64_t total_;
-  bool tty_;
-  Clock::time_point start_ = Clock::now();
-  double lastPrint_ = -1e9;
-  int64_t lastBucket_ = -1;
-};
-
 // The default shape of the model trained here (docs/training.md): 7 layers of width 512, ~23M
 // parameters with the generated dataset's ~1.9k-token vocabulary (the BPE trainer runs out of merges
 // there: the generated code has few distinct words), so its bf16 checkpoint (~46 MB) travels between
@@ -655,26 +586,11 @@ int runSample(const std::vector<std::string> &argv) {
   if (model.empty() || dataset.empty() || out.empty()) throw support::SupportError("--model, --dataset and --out are required");
   auto start = Clock::now();
   std::vector<ManifestTask> manifest = readManifest(dataset);
-  std::set<std::string> trainFamilies;
-  for (const ManifestTask &t : manifest)
-    if (t.split == "train") trainFamilies.insert(t.family);
-  // Round-robin over families (manifest order within each), so every family is represented.
   std::set<std::string> kinds;
   for (const std::string &k : splitList(kindList)) kinds.insert(k);
-  std::map<std::string, std::vector<const ManifestTask *>> byFamily;
-  for (const ManifestTask &t : manifest)
-    if (t.split == split && kinds.count(t.kind) && (allFamilies || trainFamilies.count(t.family)))
-      byFamily[t.family].push_back(&t);
-  std::vector<const ManifestTask *> chosen;
-  for (size_t round = 0; int64_t(chosen.size()) < tasksWanted; ++round) {
-    bool any = false;
-    for (auto &[family, list] : byFamily)
-      if (round < list.size() && int64_t(chosen.size()) < tasksWanted) {
-        chosen.push_back(list[round]);
-        any = true;
-      }
-    if (!any) break;
-  }
+  std::vector<const ManifestTask *> chosen =
+      selectRoundRobin(manifest, split, kinds, allFamilies ? FamilyFilter::Any : FamilyFilter::Within,
+                       familiesOf(manifest, "train"), size_t(tasksWanted));
   if (chosen.empty()) throw ModelError(dataset + ": no " + split + " tasks of the training families");
   Tokenizer tokenizer = Tokenizer::fromFile((fs::path(model) / "tokenizer.json").string());
   CausalLm policy = loadPretrained(model, LoadOptions{parseDevice(device), parseTorchDtype(dtype), false});
@@ -809,5 +725,10 @@ int main(int argc, char **argv) {
   return runSubcommands(kProgram, argc, argv,
                         {{"sft", "supervised fine-tuning on the dataset's train split (make sft)", runSft},
                          {"sample", "candidates for held-out tasks, for cudaperf-eval --batch", runSample},
-                         {"fit", "one training step of a model shape (memory-fit measurements)", runFit}});
+                         {"fit", "one training step of a model shape (memory-fit measurements)", runFit},
+#ifdef CUDAPERF_HAVE_RL
+                         {"rl", "multi-turn GRPO from the SFT checkpoint (make train)", runRlCommand},
+                         {"eval-policy", "held-out evaluation, turn 1 and best-of-T (make eval-policy)", runEvalPolicyCommand},
+#endif
+                        });
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cudaperf/Runtime/Build.h"
+#include "cudaperf/Runtime/GpuMonitor.h"
 #include "cudaperf/Runtime/Outcome.h"
 #include "cudaperf/Runtime/Task.h"
 #include "cudaperf/Support/Json.h"
@@ -35,11 +36,23 @@ struct EvalRecord {
   // speedup is then PyTorch eager's median over the candidate's.
   const support::Json *pytorchEager = nullptr;
   double evaluationSeconds = 0;
+  // What else used the GPU during the worker's run (NVML); null: not sampled.
+  const GpuSharing *sharing = nullptr;
+  // Where the evaluator's time went for this candidate (queued, build, wait_for_device, task_data,
+  // worker, ...), in seconds; an object, or null.
+  support::Json stageSeconds;
 };
 
 support::Json assembleResult(const EvalRecord &record);
 
 // The outcome a result document carries (InternalError if it has none).
 Outcome resultOutcome(const support::Json &result);
+
+// True when the worker's event file ends in a set-up error it marked as passing (the device was
+// full for a moment): the evaluator may start the worker again.
+bool retryableSetupError(const std::string &events);
+
+// The document's "gpu_activity" object (and whether anything else ran) from NVML's samples.
+support::Json gpuActivityJson(const GpuSharing &sharing);
 
 } // namespace cudaperf::runtime

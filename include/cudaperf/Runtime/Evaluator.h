@@ -1,13 +1,18 @@
-// The evaluation loop: build (cached, optionally several at once), then one fresh worker
-// process per candidate, one at a time so timings never overlap on the GPU.
+// The evaluation pipeline (docs/eval-result.md): candidates are built on a pool of threads
+// (cached), then run one at a time per GPU, each in a fresh worker process that was started
+// ahead with its CUDA context, against the task's data that a holder process keeps on that GPU.
+// Used by `cudaperf-eval` for a batch (results in input order) and by `--serve` (results in
+// completion order).
 #pragma once
 
 #include "cudaperf/Runtime/Build.h"
 #include "cudaperf/Runtime/EvalResult.h"
+#include "cudaperf/Runtime/Scheduler.h"
 #include "cudaperf/Runtime/Task.h"
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,40 +36,60 @@ struct EvalOptions {
   std::vector<std::string> configs; // only these configurations (empty: all)
   bool counters = false;       // hardware counters of the candidate's kernels (CUPTI), after timing
   std::string torchReferencePath; // default: cudaperf-torch-reference beside the running executable
-  double torchTimeoutSeconds = 600; // one task's PyTorch reference run (every config and set)
+  double torchTimeoutSeconds = 600; // one task's reference run (every config and set), PyTorch or C
+  std::vector<int> devices;    // indices of the visible GPUs to use (empty: all), one candidate at a time each
+  int baselineReuse = 0;       // later candidates of a task that reuse a measured baseline timing (per GPU)
+  double deviceDataFraction = 0.4; // of a GPU's memory, at most, for the task data kept there
+  uint64_t setCacheLimitBytes = uint64_t(1) << 30; // expected outputs of a set above this stay off the disk
+  double memoryWaitSeconds = 30; // the evaluator's own allocations wait this long on a full GPU
+  double leakLimitMiB = 1024;  // memory a candidate may keep allocated after returning
+  bool spareWorkers = true;    // start the next worker (and its context) ahead
+  int setupRetries = 8;        // workers started again when the GPU was full at their start
+  size_t queueLimit = 256;     // candidates waiting (submitted, not yet running) before submit blocks
+  double gpuSamplePeriodSeconds = 0.05; // NVML sampling during a worker's run
 };
 
 struct EvalJob {
   std::string taskDir;
-  std::string candidatePath;
+  std::string candidatePath;   // a file, unless hasSource
+  bool hasSource = false;
+  std::string candidateSource; // the candidate's text (written to the work directory)
+  std::string candidateName;   // how a source-text candidate is named in its result
+  std::optional<std::vector<std::string>> configs; // instead of EvalOptions::configs
+  std::optional<bool> counters;                    // instead of EvalOptions::counters
 };
 
 class Evaluator {
 public:
   Evaluator(EvalOptions options, Toolchain toolchain);
+  ~Evaluator();
+  Evaluator(const Evaluator &) = delete;
+  Evaluator &operator=(const Evaluator &) = delete;
 
-  // Probes the GPU through the worker unless an arch is given or only compiling. Returns "" or
-  // why evaluation cannot proceed.
+  // Probes the GPUs through the worker (no CUDA context) unless only compiling with a given arch.
+  // Returns "" or why evaluation cannot proceed.
   std::string prepare();
-  const support::Json &device() const { return device_; }
-  const std::string &arch() const { return options_.arch; }
+  const support::Json &device() const; // the first GPU used (null when none)
+  const std::vector<support::Json> &devices() const;
+  const std::string &arch() const;
+  const EvalOptions &options() const;
 
-  // Results in job order; onResult is called as each finishes (for streaming output).
+  // Results in job order; onResult is called in that order as soon as each is known.
   std::vector<support::Json> run(const std::vector<EvalJob> &jobs,
-                               const std::function<void(size_t, const support::Json &)> &onResult = {});
+                                 const std::function<void(size_t, const support::Json &)> &onResult = {});
+
+  // One candidate, its result delivered in completion order (or `cancelled`), from another thread.
+  using Done = std::function<void(const support::Json &result, bool cancelled)>;
+  Scheduler::Submit submit(const std::string &id, EvalJob job, Done done, bool block = true);
+  Scheduler::Cancel cancel(const std::string &id);
+  void close(bool drain);
+  void wait();
+  SchedulerStats stats() const;
+
+  struct Impl; // lib/Runtime/Evaluator.cpp
 
 private:
-  struct TaskEntry;
-  EvalOptions options_;
-  Toolchain toolchain_;
-  support::Json device_;
-  std::vector<std::shared_ptr<TaskEntry>> tasks_;
-  std::shared_ptr<TaskEntry> taskFor(const std::string &dir, std::string &error);
-  support::Json runWorker(const TaskEntry &task, const EvalJob &job, const BuildResult &build, size_t index);
-  support::Json taskFailure(const EvalJob &job, Outcome outcome, const std::string &detail);
-  // A pytorch-to-cuda task's expected outputs and eager timings, from cudaperf-torch-reference
-  // (run once per task and cached on disk); "" or why they are not available.
-  std::string preparePyTorchReference(TaskEntry &task);
+  std::unique_ptr<Impl> impl_;
 };
 
 } // namespace cudaperf::runtime

@@ -1,5 +1,6 @@
 // Runs the task's reference.c (built by buildReference) on host memory to produce the expected
-// outputs for one seeded input set. Trusted code: it runs in the calling process.
+// outputs of one input set (the data holder, tools/cudaperf-eval/worker/Holder.cpp, copies the
+// set from the GPU for it). Trusted code: it runs in the calling process.
 #pragma once
 
 #include "cudaperf/Runtime/Inputs.h"
@@ -23,23 +24,5 @@ private:
   void *handle_ = nullptr;
   void (*invoke_)(void *const *) = nullptr;
 };
-
-struct ExpectedSet {
-  uint64_t seed = 0;
-  HostArgs inputs;                                // as given to the implementation
-  std::vector<std::vector<unsigned char>> expected; // every argument after the reference ran
-  double referenceMs = 0;
-};
-
-ExpectedSet computeExpected(const Task &task, const Config &config, uint64_t seed,
-                            const ReferenceLibrary &reference);
-
-// A computed set on disk, so the next worker for the same task, reference build and seed reads
-// it instead of drawing the inputs and running the reference again (written atomically). Only
-// what the worker uses is stored: inputs of arguments the entry reads, expected values of the
-// ones it writes; after loadExpected the other buffers are empty.
-bool saveExpected(const std::string &path, const Task &task, const ExpectedSet &set);
-// False (and `set` untouched) unless the file holds a set of exactly this task's shapes.
-bool loadExpected(const std::string &path, const Task &task, const Config &config, ExpectedSet &set);
 
 } // namespace cudaperf::runtime

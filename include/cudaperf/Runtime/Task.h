@@ -79,6 +79,9 @@ struct Task {
   std::string referencePath() const { return dir + "/reference.c"; }
   std::string implPath(const std::string &name) const { return dir + "/impls/" + name + ".cu"; }
   std::string baselinePath() const { return implPath("baseline"); }
+  // impls/baseline.cu is there. A c-to-cuda task always has one; a pytorch-to-cuda task may go
+  // without (KernelBench problems: PyTorch eager is what the candidate is measured against).
+  bool hasBaseline() const;
   std::vector<std::string> implNames() const; // sorted names of impls/*.cu (without .cu)
 
   // Element counts of every pointer argument (0 for scalars) and the scalar values, per config.
@@ -94,8 +97,8 @@ public:
 };
 
 // Reads TASK_DIR/task.json; throws TaskError listing all problems (including a missing
-// reference.c for a c-to-cuda task, a missing model.py for a pytorch-to-cuda task, or a missing
-// impls/baseline.cu). The exported TorchScript files are not required here: they are generated on
+// reference.c for a c-to-cuda task, a missing model.py for a pytorch-to-cuda task, or a c-to-cuda
+// task's missing impls/baseline.cu). The exported TorchScript files are not required here: they are generated on
 // the GPU host (`make tasks`), and the evaluator reports their absence when it needs them.
 Task loadTask(const std::string &taskDir);
 // Same checks on an in-memory document; dir is used for file checks only when checkFiles.

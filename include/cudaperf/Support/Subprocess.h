@@ -26,6 +26,10 @@ struct ProcessOptions {
   // grown for stallSeconds: the worker appends a line before every step.
   std::string progressPath;
   double stallSeconds = 0;
+  // When set, a progress file whose last line contains this marker means the child is done with
+  // its work: it is killed (with its group) right away instead of waited for, so a process's
+  // teardown (a CUDA context's) does not delay whoever waits for its result.
+  std::string doneMarker;
 };
 
 struct ProcessResult {
@@ -47,6 +51,35 @@ struct ProcessResult {
 };
 
 ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOptions &options);
+
+// A child started by spawnProcess and supervised later (superviseProcess): a pool worker waits
+// for its job on a pipe; a long-lived helper talks over stdin and stdout.
+struct ChildProcess {
+  int pid = -1;
+  int stdinFd = -1;  // the write end of its stdin, when piped (close it for EOF)
+  int stdoutFd = -1; // the read end of its stdout, when piped (stderr then goes to the output file)
+  std::string outputPath;
+  bool temporaryOutput = false;
+  std::string errorPath; // with separateStderr: stderr's temporary file, read back and removed
+  std::string startError;
+  bool running() const { return pid > 0; }
+};
+
+// Starts argv in its own process group with the options' output file, file-size limit and
+// environment; stdin and stdout optionally piped (descriptors close-on-exec in this process).
+ChildProcess spawnProcess(const std::vector<std::string> &argv, const ProcessOptions &options, bool pipeStdin = false,
+                          bool pipeStdout = false);
+// Waits for the child under the options' limits, counted from now (timeout, stall, done marker),
+// kills its group, and collects its output. The child is finished afterwards.
+ProcessResult superviseProcess(ChildProcess &child, const ProcessOptions &options);
+// Kills the child's group and reaps it (a no-op for a finished one).
+void stopProcess(ChildProcess &child);
+
+// From now on SIGTERM, SIGINT and SIGHUP first kill the process group of every child still running
+// (each is in a group of its own, so a signal to this process alone would leave them running: a
+// worker in an endless kernel, a holder keeping GPU memory), then end this process as the signal
+// would. For programs that own their children (cudaperf-eval); call once, early in main.
+void killChildrenOnTermination();
 
 // Directory of the running executable (to find the worker beside cudaperf-eval).
 std::string executableDir();

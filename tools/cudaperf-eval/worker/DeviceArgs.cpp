@@ -1,12 +1,13 @@
 #include "DeviceArgs.h"
-
-#include <cstring>
+#include "AllocationInterpose.h"
+#include "DeviceInfo.h"
 
 namespace cudaperf::worker {
 
 using runtime::Argument;
+namespace dk = cudaperf::devicekernels;
 
-DeviceArgs::DeviceArgs(const runtime::Task &task, const runtime::Config &config) : task_(task) {
+DeviceArgs::DeviceArgs(const runtime::Task &task, const runtime::Config &config) : task_(task), config_(config) {
   std::vector<int64_t> counts = task.counts(config);
   for (size_t i = 0; i < task.args.size(); ++i)
     bytes_.push_back(task.args[i].isPointer() ? counts[i] * int64_t(runtime::dtypeSize(task.args[i].dtype)) : 0);
@@ -15,31 +16,33 @@ DeviceArgs::DeviceArgs(const runtime::Task &task, const runtime::Config &config)
 }
 
 DeviceArgs::~DeviceArgs() {
+  WorkerAllocations own;
   for (void *p : base_)
     if (p)
       cudaFree(p);
 }
 
-size_t DeviceArgs::totalBytes() const {
-  size_t t = 0;
-  for (size_t i = 0; i < bytes_.size(); ++i)
-    if (task_.args[i].isPointer())
-      t += paddedBytes(i) + 2 * kGuardBytes;
-  return t;
-}
-
-cudaError_t DeviceArgs::allocate() {
+cudaError_t DeviceArgs::allocate(double memoryWaitSeconds, double *waited) {
+  WorkerAllocations own;
   for (size_t i = 0; i < task_.args.size(); ++i) {
     if (!task_.args[i].isPointer())
       continue;
-    if (cudaError_t e = cudaMalloc(&base_[i], paddedBytes(i) + 2 * kGuardBytes))
+    if (cudaError_t e = mallocWaiting(&base_[i], paddedBytes(i) + 2 * kGuardBytes, memoryWaitSeconds, waited))
       return e;
     data_[i] = static_cast<unsigned char *>(base_[i]) + kGuardBytes;
   }
   return cudaSuccess;
 }
 
-cudaError_t DeviceArgs::prepare(const runtime::HostArgs &host, cudaStream_t stream) {
+runtime::PackedArgs DeviceArgs::packed() const {
+  runtime::HostArgs scalars;
+  scalars.buffers.resize(task_.args.size());
+  for (const Argument &a : task_.args)
+    scalars.scalars.push_back(a.isPointer() ? 0 : task_.scalarValue(a, config_));
+  return runtime::packArgs(task_, scalars, &data_);
+}
+
+cudaError_t DeviceArgs::prepare(const SharedSet &set, cudaStream_t stream) {
   for (size_t i = 0; i < task_.args.size(); ++i) {
     const Argument &a = task_.args[i];
     if (!a.isPointer())
@@ -51,70 +54,82 @@ cudaError_t DeviceArgs::prepare(const runtime::HostArgs &host, cudaStream_t stre
     if (cudaError_t e = cudaMemsetAsync(data + bytes_[i], kGuardByte, after, stream))
       return e;
     cudaError_t e;
-    if (a.access == Argument::Access::Out)
+    if (a.access == Argument::Access::Out) {
       e = cudaMemsetAsync(data, runtime::dtypeIsFloat(a.dtype) ? 0xFF : 0xA5, size_t(bytes_[i]), stream);
-    else
-      e = cudaMemcpyAsync(data, host.buffers[i].data(), size_t(bytes_[i]), cudaMemcpyHostToDevice, stream);
+    } else {
+      const void *src = set.input(i);
+      e = src ? cudaMemcpyAsync(data, src, size_t(bytes_[i]), cudaMemcpyDeviceToDevice, stream) : cudaErrorInvalidValue;
+    }
     if (e)
       return e;
   }
   return cudaStreamSynchronize(stream);
 }
 
-cudaError_t DeviceArgs::download(std::vector<std::vector<unsigned char>> &out) const {
-  out.assign(task_.args.size(), {});
-  for (size_t i = 0; i < task_.args.size(); ++i) {
-    if (!task_.args[i].isOutput())
-      continue;
-    out[i].resize(size_t(bytes_[i]));
-    if (cudaError_t e = cudaMemcpy(out[i].data(), data_[i], size_t(bytes_[i]), cudaMemcpyDeviceToHost))
-      return e;
-  }
-  return cudaSuccess;
-}
-
-std::string DeviceArgs::checkGuards(cudaError_t &err) const {
+std::string DeviceArgs::checkGuards(dk::DeviceScratch &scratch, cudaError_t &err) const {
   err = cudaSuccess;
-  std::vector<unsigned char> before(kGuardBytes), after;
   for (size_t i = 0; i < task_.args.size(); ++i) {
     if (!task_.args[i].isPointer())
       continue;
     const unsigned char *data = static_cast<const unsigned char *>(data_[i]);
     size_t afterBytes = paddedBytes(i) - size_t(bytes_[i]) + kGuardBytes;
-    after.resize(afterBytes);
-    if ((err = cudaMemcpy(before.data(), base_[i], kGuardBytes, cudaMemcpyDeviceToHost)) ||
-        (err = cudaMemcpy(after.data(), data + bytes_[i], afterBytes, cudaMemcpyDeviceToHost)))
+    int64_t before = -1, after = -1;
+    if ((err = dk::firstByteNotEqual(scratch, base_[i], kGuardBytes, kGuardByte, before)) ||
+        (err = dk::firstByteNotEqual(scratch, data + bytes_[i], afterBytes, kGuardByte, after)))
       return "";
-    for (size_t b = 0; b < kGuardBytes; ++b)
-      if (before[b] != kGuardByte)
-        return "wrote before the start of '" + task_.args[i].name + "' (byte offset -" +
-               std::to_string(kGuardBytes - b) + ")";
-    for (size_t b = 0; b < afterBytes; ++b)
-      if (after[b] != kGuardByte)
-        return "wrote past the end of '" + task_.args[i].name + "' (byte " + std::to_string(b) +
-               " after its " + std::to_string(bytes_[i]) + " bytes)";
+    if (before >= 0)
+      return "wrote before the start of '" + task_.args[i].name + "' (byte offset -" +
+             std::to_string(int64_t(kGuardBytes) - before) + ")";
+    if (after >= 0)
+      return "wrote past the end of '" + task_.args[i].name + "' (byte " + std::to_string(after) + " after its " +
+             std::to_string(bytes_[i]) + " bytes)";
   }
   return "";
 }
 
-std::string DeviceArgs::checkInputsUnchanged(const runtime::HostArgs &host, cudaError_t &err) const {
+std::string DeviceArgs::checkInputsUnchanged(const SharedSet &set, dk::DeviceScratch &scratch, cudaError_t &err) const {
   err = cudaSuccess;
-  std::vector<unsigned char> now;
   for (size_t i = 0; i < task_.args.size(); ++i) {
     const Argument &a = task_.args[i];
     if (!a.isPointer() || a.access != Argument::Access::In)
       continue;
-    now.resize(size_t(bytes_[i]));
-    if ((err = cudaMemcpy(now.data(), data_[i], now.size(), cudaMemcpyDeviceToHost)))
+    int64_t at = -1;
+    if ((err = dk::firstDifferentByte(scratch, data_[i], set.input(i), uint64_t(bytes_[i]), at)))
       return "";
-    if (std::memcmp(now.data(), host.buffers[i].data(), now.size()) != 0) {
-      size_t elem = runtime::dtypeSize(a.dtype), k = 0;
-      while (k < now.size() && now[k] == host.buffers[i][k])
-        ++k;
-      return "modified its input '" + a.name + "' (element " + std::to_string(k / elem) + ")";
-    }
+    if (at >= 0)
+      return "modified its input '" + a.name + "' (element " + std::to_string(at / int64_t(runtime::dtypeSize(a.dtype))) +
+             ")";
   }
   return "";
+}
+
+runtime::Mismatch DeviceArgs::compareOutputs(const SharedSet &set, dk::DeviceScratch &scratch, cudaError_t &err) const {
+  err = cudaSuccess;
+  runtime::Mismatch m;
+  double worstExcess = -1;
+  for (size_t i = 0; i < task_.args.size(); ++i) {
+    const Argument &a = task_.args[i];
+    if (!a.isOutput())
+      continue;
+    runtime::Tolerance tol = task_.toleranceFor(a);
+    dk::CompareSpec spec{int(a.dtype), tol.atol, tol.rtol};
+    dk::CompareResult r;
+    uint64_t count = uint64_t(bytes_[i]) / runtime::dtypeSize(a.dtype);
+    if ((err = dk::compareElements(scratch, data_[i], set.expected(i), count, spec, r)))
+      return m;
+    m.badElements += int64_t(r.badElements);
+    m.nanElements += int64_t(r.nanElements);
+    // As runtime::compareOutputs: the first argument's worst unless a later one is strictly worse.
+    if (r.worstIndex >= 0 && (m.pass || r.worstExcess > worstExcess)) {
+      m.pass = false;
+      worstExcess = r.worstExcess;
+      m.argument = a.name;
+      m.index = r.worstIndex;
+      m.got = r.got;
+      m.expected = r.expected;
+    }
+  }
+  return m;
 }
 
 } // namespace cudaperf::worker

@@ -1,7 +1,14 @@
 // Device copies of one configuration's arguments, each surrounded by guard bytes so a write
-// just past (or before) a buffer is caught even when it does not fault.
+// just past (or before) a buffer is caught even when it does not fault. Every check runs on the
+// device against the holder's shared data (SharedData): inputs are copied device to device
+// before each call, outputs poisoned (NaN / 0xA5), and after the call the guards, the inputs
+// (unchanged?) and the outputs (against the expected values) are compared by the evaluator's
+// kernels; only their verdicts come back to the host.
 #pragma once
 
+#include "SharedData.h"
+
+#include "cudaperf/DeviceKernels/DeviceKernels.h"
 #include "cudaperf/Runtime/Inputs.h"
 #include "cudaperf/Runtime/Task.h"
 
@@ -21,21 +28,27 @@ public:
   DeviceArgs(const DeviceArgs &) = delete;
   DeviceArgs &operator=(const DeviceArgs &) = delete;
 
-  cudaError_t allocate(); // buffers and guards
-  // Inputs and in/out arguments from `host`; outputs poisoned (NaN / 0xA5), guards reset.
-  cudaError_t prepare(const runtime::HostArgs &host, cudaStream_t stream);
-  // Output arguments only; the others are left empty.
-  cudaError_t download(std::vector<std::vector<unsigned char>> &out) const;
+  // Buffers and guards (the worker's own memory), waiting up to memoryWaitSeconds while the
+  // device is full; `waited` adds the seconds spent waiting.
+  cudaError_t allocate(double memoryWaitSeconds, double *waited = nullptr);
+  // Inputs and in/out arguments from the set; outputs poisoned; guards reset.
+  cudaError_t prepare(const SharedSet &set, cudaStream_t stream);
   // "" or which argument's guard was overwritten, and where.
-  std::string checkGuards(cudaError_t &err) const;
+  std::string checkGuards(devicekernels::DeviceScratch &scratch, cudaError_t &err) const;
   // "" or the first input argument whose bytes changed, with the element index.
-  std::string checkInputsUnchanged(const runtime::HostArgs &host, cudaError_t &err) const;
+  std::string checkInputsUnchanged(const SharedSet &set, devicekernels::DeviceScratch &scratch,
+                                   cudaError_t &err) const;
+  // The outputs against the set's expected values (runtime::compareOutputs' rule).
+  runtime::Mismatch compareOutputs(const SharedSet &set, devicekernels::DeviceScratch &scratch,
+                                   cudaError_t &err) const;
 
   const std::vector<void *> &pointers() const { return data_; }
-  size_t totalBytes() const;
+  // The pointers and scalars in the shape the entry shim takes.
+  runtime::PackedArgs packed() const;
 
 private:
   const runtime::Task &task_;
+  const runtime::Config &config_;
   std::vector<int64_t> bytes_;
   std::vector<void *> base_, data_;
   size_t paddedBytes(size_t i) const { return (size_t(bytes_[i]) + 255) / 256 * 256; }

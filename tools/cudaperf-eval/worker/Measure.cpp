@@ -1,4 +1,6 @@
 #include "Measure.h"
+#include "AllocationInterpose.h"
+#include "DeviceInfo.h"
 
 #include <algorithm>
 #include <chrono>
@@ -16,13 +18,14 @@ double msSince(Clock::time_point t) {
 using runtime::percentile;
 } // namespace
 
-CallActivity callEntry(EntryFn fn, void *const *args, cudaStream_t stream) {
-  beginCandidateCall(stream);
+CallActivity callEntry(EntryFn fn, void *const *args, cudaStream_t stream, bool recordLaunches) {
+  beginCandidateCall(stream, recordLaunches);
   fn(args, stream);
   return endCandidateCall();
 }
 
 L2Flusher::~L2Flusher() {
+  WorkerAllocations own;
   if (buffer_)
     cudaFree(buffer_);
   if (readBack_)
@@ -31,9 +34,10 @@ L2Flusher::~L2Flusher() {
     cudaFreeHost(readBackHost_);
 }
 
-cudaError_t L2Flusher::allocate(size_t l2Bytes) {
+cudaError_t L2Flusher::allocate(size_t l2Bytes, double memoryWaitSeconds) {
+  WorkerAllocations own;
   bytes_ = std::max<size_t>(2 * l2Bytes, size_t(64) << 20);
-  return cudaMalloc(&buffer_, bytes_);
+  return mallocWaiting(&buffer_, bytes_, memoryWaitSeconds);
 }
 
 cudaError_t L2Flusher::flush(cudaStream_t stream) {
@@ -42,6 +46,7 @@ cudaError_t L2Flusher::flush(cudaStream_t stream) {
 }
 
 cudaError_t L2Flusher::prepareClean() {
+  WorkerAllocations own;
   cudaError_t e = cudaSuccess;
   if (!readBack_ && ((e = cudaMalloc(&readBack_, bytes_)) || (e = cudaMemset(readBack_, 0, bytes_))))
     return e;
@@ -130,7 +135,9 @@ cudaError_t timeEntry(EntryFn fn, void *const *args, cudaStream_t stream, L2Flus
   return cudaSuccess;
 }
 
-cudaError_t auditCall(EntryFn fn, void *const *args, cudaStream_t stream, AuditResult &audit) {
+namespace {
+
+cudaError_t auditOnce(EntryFn fn, void *const *args, cudaStream_t stream, bool record, AuditResult &audit) {
   cudaEvent_t start, stop;
   cudaEventCreate(&start);
   cudaEventCreate(&stop);
@@ -139,11 +146,12 @@ cudaError_t auditCall(EntryFn fn, void *const *args, cudaStream_t stream, AuditR
   int threadsBefore = countThreads();
   auto t0 = Clock::now();
   cudaEventRecord(start, stream);
-  audit.activity = callEntry(fn, args, stream);
+  audit.activity = callEntry(fn, args, stream, record);
   cudaEventRecord(stop, stream);
   audit.hostReturnMs = msSince(t0);
   cudaError_t err = cudaEventSynchronize(stop);
   // Work still queued elsewhere once the timed stream is done was not timed.
+  audit.pendingStreams = 0;
   for (int i = 0; i < audit.activity.otherStreamCount; ++i) {
     cudaError_t q = cudaStreamQuery(audit.activity.otherStreams[i]);
     if (q == cudaErrorNotReady)
@@ -165,10 +173,32 @@ cudaError_t auditCall(EntryFn fn, void *const *args, cudaStream_t stream, AuditR
   audit.threadsLeft = std::max(0, countThreads() - threadsBefore);
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
-  if (err)
-    return err;
+  return err;
+}
 
+bool drainTooLong(const AuditResult &a) { return a.drainMs > std::max(0.05, 0.1 * a.streamSpanMs); }
+
+} // namespace
+
+cudaError_t auditCall(EntryFn fn, void *const *args, cudaStream_t stream, AuditResult &audit) {
+  if (cudaError_t e = auditOnce(fn, args, stream, true, audit))
+    return e;
   const CallActivity &a = audit.activity;
+  bool countable = a.hostCopies > 0 || a.kernelsOnDefaultStream > 0 || audit.pendingStreams > 0;
+  // A long drain alone may be the machine's doing: it must happen again.
+  for (int extra = 0; !countable && drainTooLong(audit) && extra < 2; ++extra) {
+    AuditResult again;
+    if (cudaError_t e = auditOnce(fn, args, stream, false, again))
+      return e;
+    ++audit.attempts;
+    if (again.drainMs < audit.drainMs) {
+      audit.drainMs = again.drainMs;
+      audit.streamSpanMs = again.streamSpanMs;
+      audit.hostReturnMs = again.hostReturnMs;
+    }
+    audit.threadsLeft += again.threadsLeft;
+  }
+
   auto fmt = [](double v) { char b[32]; snprintf(b, sizeof b, "%.3f", v); return std::string(b); };
   if (a.hostCopies > 0)
     audit.violation = std::to_string(a.hostCopies) +
@@ -179,7 +209,7 @@ cudaError_t auditCall(EntryFn fn, void *const *args, cudaStream_t stream, AuditR
   else if (audit.pendingStreams > 0)
     audit.violation = "work on " + std::to_string(audit.pendingStreams) +
                       " other streams was still running when the stream argument finished (returned early)";
-  else if (audit.drainMs > std::max(0.05, 0.1 * audit.streamSpanMs))
+  else if (drainTooLong(audit))
     audit.violation = "the device kept working " + fmt(audit.drainMs) + " ms after the stream argument finished (" +
                       fmt(audit.streamSpanMs) + " ms): work hidden from the timed stream";
   else if (audit.threadsLeft > 0)

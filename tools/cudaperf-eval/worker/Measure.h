@@ -15,14 +15,16 @@ using runtime::TimingStats;
 
 using EntryFn = void (*)(void *const *args, cudaStream_t stream);
 
-// Runs the entry with interposition counting on; the activity is returned.
-CallActivity callEntry(EntryFn fn, void *const *args, cudaStream_t stream);
+// Runs the entry with interposition counting on (and its launches recorded when asked); the
+// activity is returned.
+CallActivity callEntry(EntryFn fn, void *const *args, cudaStream_t stream, bool recordLaunches = false);
 
 // Evicts the previous run's data from L2 by writing a buffer twice its size.
 class L2Flusher {
 public:
   ~L2Flusher();
-  cudaError_t allocate(size_t l2Bytes);
+  // The worker's own memory, waiting up to memoryWaitSeconds while the device is full.
+  cudaError_t allocate(size_t l2Bytes, double memoryWaitSeconds = 30);
   cudaError_t flush(cudaStream_t stream);
   // flush(), then read twice L2's size of a second buffer back to the host, so that no dirty line
   // of the flush is left to be written back during the next kernel (a cold and clean L2, as ncu's
@@ -57,10 +59,14 @@ struct AuditResult {
   double drainMs = 0;      // device-wide synchronize after the timed stream was done
   int pendingStreams = 0;  // other streams still busy when the timed stream was done
   int threadsLeft = 0;     // host threads created by the call and still alive
+  int attempts = 1;        // calls made (more than one when a drain had to be confirmed)
   CallActivity activity;
   std::string violation;   // "" when the timed stream saw all the work
 };
 
+// One call with its launches recorded (recordedLaunches()). A violation that rests on time alone
+// (the drain) is confirmed on up to two more calls, the least drain counting: a host thread
+// descheduled on a busy machine must not look like hidden work.
 cudaError_t auditCall(EntryFn fn, void *const *args, cudaStream_t stream, AuditResult &audit);
 
 int countThreads();

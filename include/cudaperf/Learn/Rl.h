@@ -1,0 +1,128 @@
+// Multi-turn GRPO for the policy (docs/training.md, "cudaperf-train rl"), in two halves kept apart so
+// data parallelism can split the second (issue 21):
+//   rollout  runEpisodes: per task G trajectories of T refinement turns; turn t's prompt is the task,
+//            the earlier candidates and their feedback (the policy's prompt format, fitted to a token
+//            budget); every candidate goes to the environment (lib/Reward) while the next batch generates.
+//   update   rlUpdate: PPO-clipped importance ratio on each completion token, weighted by its turn's
+//            group-normalized advantage, optional k3 KL to the reference policy, the token weights of
+//            the configured loss normalization (RlAdvantages.h), micro-batched by tokens.
+#pragma once
+
+#include "cudaperf/Learn/Generation.h"
+#include "cudaperf/Learn/Prompt.h"
+#include "cudaperf/Learn/RlAdvantages.h"
+#include "cudaperf/Learn/RlConfig.h"
+#include "cudaperf/Learn/RlEnvironment.h"
+#include "cudaperf/Learn/Tokenizer.h"
+#include "cudaperf/Learn/Training.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudaperf::learn {
+
+// ---- update ----
+
+// One completion to learn from.
+struct RlSample {
+  size_t group = 0;                  // the task group (loss normalization "group")
+  std::vector<int32_t> prompt, completion;
+  double advantage = 0;
+  std::vector<float> oldLogProbs;    // the behaviour policy's; empty: taken as the current ones, detached
+  std::vector<float> refLogProbs;    // the reference policy's, when the KL term is on
+};
+
+struct RlLossOptions {
+  double clipLow = 0.2, clipHigh = 0.2;
+  double klCoef = 0;
+  std::string normalization = "token";
+  int64_t microBatchTokens = 16384;  // padded tokens per forward
+  LogProbOptions logProbs;           // temperature (the sampling one), gradient checkpointing
+  int64_t padId = 0;
+};
+
+struct RlLossTerms {
+  torch::Tensor loss;                // differentiable: sum_i w_i sum_t l_{i,t}
+  double policyLoss = 0, kl = 0;     // weighted sums, as in the loss
+  int64_t tokens = 0, clippedTokens = 0;
+  double ratioMax = 1, ratioMin = 1;
+};
+
+// The loss of one micro-batch of samples with their per-token weights w_i:
+//   l_{i,t} = -min(rho A_i, clip(rho, 1 - low, 1 + high) A_i) + beta (exp(d) - d - 1),
+//   rho = exp(log p - log p_old), d = log p_ref - log p.
+RlLossTerms rlMicroBatchLoss(CausalLmImpl &policy, const std::vector<const RlSample *> &rows,
+                             const std::vector<double> &tokenWeights, const RlLossOptions &options);
+
+// log p of every completion token under `model` (no gradient), into each sample's oldLogProbs, or
+// refLogProbs when `reference` (with LoRA attached, the policy with its adapters turned off).
+void fillLogProbs(CausalLmImpl &model, std::vector<RlSample> &samples, bool reference, const RlLossOptions &options);
+
+struct RlUpdateStats {
+  int64_t optimizerSteps = 0, tokens = 0, clippedTokens = 0, skippedSteps = 0;
+  double loss = 0, policyLoss = 0, kl = 0, gradNorm = 0, learningRate = 0; // means over the optimizer steps
+  double ratioMax = 1, ratioMin = 1;
+};
+
+// epochs x miniBatches optimizer steps over the samples (mini-batches cut from a shuffle seeded by
+// `shuffleSeed`); behaviour log-probs are computed first when more than one step is taken, the
+// reference's when klCoef > 0 (`reference` null: the policy with LoRA off).
+RlUpdateStats rlUpdate(CausalLmImpl &policy, Trainer &trainer, std::vector<RlSample> &samples,
+                       const RlLossOptions &options, int64_t miniBatches, int64_t epochs, uint64_t shuffleSeed,
+                       CausalLmImpl *reference = nullptr);
+
+// ---- rollout ----
+
+struct RolloutTask {
+  std::string name, family;
+  PolicyTask task;
+};
+
+struct RolloutOptions {
+  int64_t groupSize = 4, turns = 4;
+  GenerationOptions generation;      // sampling, max new tokens, stop ids, pad id (seeds are set per row)
+  int64_t contextTokens = 4096;      // prompt budget (fitPolicyPrompt)
+  int64_t generationBatch = 64;
+  uint64_t seed = 0;                 // row (task i, trajectory g, turn t) draws with mix(seed, i, g, t)
+};
+
+struct TurnRecord {
+  size_t group = 0, trajectory = 0, turn = 0;
+  std::vector<int32_t> prompt, completion;
+  std::string finishReason;
+  std::optional<std::string> source;
+  size_t turnsShown = 0, codeOmitted = 0; // earlier turns in the prompt, and those whose code the budget dropped
+  CandidateOutcome outcome;
+  reward::TurnReward scored;               // after the trajectory rules: reward and discounted return
+  std::optional<double> advantage;
+};
+
+struct RolloutStats {
+  double generationSeconds = 0, rewardWaitSeconds = 0;
+  int64_t generatedTokens = 0, promptTokens = 0;
+};
+
+// Runs the episodes and scores every trajectory (env.score); records ordered by (group, trajectory, turn).
+std::vector<TurnRecord> runEpisodes(CausalLmImpl &policy, const Tokenizer &tokenizer,
+                                    const std::vector<RolloutTask> &tasks, RlEnvironment &environment,
+                                    const RolloutOptions &options, RolloutStats *stats = nullptr,
+                                    const std::function<void(const std::string &)> &progress = nullptr);
+
+// Group-normalized advantages into the records; the samples to learn from (records with a return
+// and a non-empty completion).
+std::vector<RlSample> samplesFromRecords(std::vector<TurnRecord> &records, const std::string &advantageScale);
+
+uint64_t mixSeed(uint64_t a, uint64_t b);
+
+// ---- evaluation ----
+
+// Turn 1 and best-of-T on one set of tasks (G = 1 per task): correctness, fast_1, mean speedup per turn.
+support::Json evaluationSummary(const std::vector<TurnRecord> &records, size_t tasks, int64_t turns);
+
+// ---- the commands (cudaperf-train rl, cudaperf-train eval-policy) ----
+int runRlCommand(const std::vector<std::string> &argv);
+int runEvalPolicyCommand(const std::vector<std::string> &argv);
+
+} // namespace cudaperf::learn

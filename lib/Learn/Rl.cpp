@@ -1,0 +1,364 @@
+#include "cudaperf/Learn/Rl.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <future>
+#include <map>
+#include <numeric>
+#include <random>
+
+namespace cudaperf::learn {
+
+using support::Json;
+
+namespace {
+
+double since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Samples in order, cut into micro-batches of at most `tokens` padded tokens (at least one row each).
+std::vector<std::vector<size_t>> microBatches(const std::vector<const RlSample *> &rows, int64_t tokens) {
+  std::vector<std::vector<size_t>> out;
+  size_t longest = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    size_t length = rows[i]->prompt.size() + rows[i]->completion.size();
+    size_t widest = std::max(longest, length);
+    if (!out.empty() && int64_t(widest * (out.back().size() + 1)) <= tokens) {
+      out.back().push_back(i);
+      longest = widest;
+    } else {
+      out.push_back({i});
+      longest = length;
+    }
+  }
+  return out;
+}
+
+TrainingBatch batchOf(const std::vector<const RlSample *> &rows, int64_t padId, const torch::Device &device) {
+  std::vector<std::vector<int32_t>> ids;
+  std::vector<std::vector<uint8_t>> masks;
+  for (const RlSample *s : rows) {
+    std::vector<int32_t> row = s->prompt;
+    row.insert(row.end(), s->completion.begin(), s->completion.end());
+    std::vector<uint8_t> mask(row.size(), 0);
+    std::fill(mask.begin() + long(s->prompt.size()), mask.end(), 1);
+    ids.push_back(std::move(row));
+    masks.push_back(std::move(mask));
+  }
+  return makeTrainingBatch(ids, masks, padId, device);
+}
+
+// [B, T] fp32 of per-sample values placed at each completion's positions (0 elsewhere).
+torch::Tensor placed(const std::vector<const RlSample *> &rows, int64_t width,
+                     const std::function<const std::vector<float> &(const RlSample &)> &values, const torch::Device &device) {
+  torch::Tensor out = torch::zeros({int64_t(rows.size()), width}, torch::kFloat32);
+  auto a = out.accessor<float, 2>();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::vector<float> &v = values(*rows[i]);
+    size_t start = rows[i]->prompt.size();
+    for (size_t t = 0; t < v.size() && t < rows[i]->completion.size(); ++t) a[long(i)][long(start + t)] = v[t];
+  }
+  return out.to(device);
+}
+
+} // namespace
+
+uint64_t mixSeed(uint64_t a, uint64_t b) {
+  // splitmix64 of the combination: nearby (seed, step) pairs give unrelated streams
+  uint64_t z = a * 0x9E3779B97F4A7C15ull + b + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+RlLossTerms rlMicroBatchLoss(CausalLmImpl &policy, const std::vector<const RlSample *> &rows,
+                             const std::vector<double> &tokenWeights, const RlLossOptions &o) {
+  torch::Device device = policy.options.device();
+  TrainingBatch batch = batchOf(rows, o.padId, device);
+  int64_t width = batch.ids.size(1);
+  torch::Tensor logp = sequenceLogProbs(policy, batch, o.logProbs); // [B, T] fp32, 0 off target
+  torch::Tensor mask = batch.targets.to(torch::kFloat32);
+  bool haveOld = std::all_of(rows.begin(), rows.end(), [](const RlSample *s) { return !s->oldLogProbs.empty(); });
+  torch::Tensor old = haveOld ? placed(rows, width, [](const RlSample &s) -> const std::vector<float> & { return s.oldLogProbs; }, device)
+                              : logp.detach();
+  std::vector<float> adv(rows.size()), w(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    adv[i] = float(rows[i]->advantage);
+    w[i] = float(tokenWeights[i]);
+  }
+  torch::Tensor advantage = torch::tensor(adv).to(device).unsqueeze(1);
+  torch::Tensor weight = torch::tensor(w).to(device).unsqueeze(1) * mask;
+  torch::Tensor ratio = torch::exp((logp - old) * mask);
+  torch::Tensor unclipped = ratio * advantage;
+  torch::Tensor clipped = torch::clamp(ratio, 1.0 - o.clipLow, 1.0 + o.clipHigh) * advantage;
+  torch::Tensor policyTerm = -torch::min(unclipped, clipped);
+  torch::Tensor perToken = policyTerm;
+  torch::Tensor klTerm;
+  if (o.klCoef > 0) {
+    torch::Tensor ref = placed(rows, width, [](const RlSample &s) -> const std::vector<float> & { return s.refLogProbs; }, device);
+    torch::Tensor d = (ref - logp) * mask;
+    klTerm = torch::exp(d) - d - 1;
+    perToken = perToken + o.klCoef * klTerm;
+  }
+  RlLossTerms out;
+  out.loss = (perToken * weight).sum();
+  {
+    torch::NoGradGuard noGrad;
+    out.policyLoss = (policyTerm * weight).sum().item<double>();
+    if (klTerm.defined()) out.kl = (klTerm * weight).sum().item<double>();
+    out.tokens = int64_t(mask.sum().item<double>());
+    out.clippedTokens = int64_t(((clipped < unclipped).to(torch::kFloat32) * mask).sum().item<double>());
+    torch::Tensor live = ratio.masked_select(batch.targets);
+    if (live.numel() > 0) {
+      out.ratioMax = live.max().item<double>();
+      out.ratioMin = live.min().item<double>();
+    }
+  }
+  return out;
+}
+
+void fillLogProbs(CausalLmImpl &model, std::vector<RlSample> &samples, bool reference, const RlLossOptions &o) {
+  torch::NoGradGuard noGrad;
+  bool lora = model.hasLora();
+  if (reference && lora) model.setLoraEnabled(false);
+  std::vector<const RlSample *> rows;
+  for (const RlSample &s : samples) rows.push_back(&s);
+  LogProbOptions lp = o.logProbs;
+  lp.gradientCheckpointing = false;
+  try {
+    for (const std::vector<size_t> &mb : microBatches(rows, o.microBatchTokens)) {
+      std::vector<const RlSample *> part;
+      for (size_t i : mb) part.push_back(rows[i]);
+      TrainingBatch batch = batchOf(part, o.padId, model.options.device());
+      torch::Tensor logp = sequenceLogProbs(model, batch, lp).to(torch::kCPU);
+      auto a = logp.accessor<float, 2>();
+      for (size_t k = 0; k < mb.size(); ++k) {
+        RlSample &s = samples[mb[k]];
+        std::vector<float> &target = reference ? s.refLogProbs : s.oldLogProbs;
+        target.resize(s.completion.size());
+        for (size_t t = 0; t < s.completion.size(); ++t) target[t] = a[long(k)][long(s.prompt.size() + t)];
+      }
+    }
+  } catch (...) {
+    if (reference && lora) model.setLoraEnabled(true);
+    throw;
+  }
+  if (reference && lora) model.setLoraEnabled(true);
+}
+
+RlUpdateStats rlUpdate(CausalLmImpl &policy, Trainer &trainer, std::vector<RlSample> &samples, const RlLossOptions &o,
+                       int64_t miniBatches, int64_t epochs, uint64_t shuffleSeed, CausalLmImpl *reference) {
+  RlUpdateStats stats;
+  if (samples.empty()) return stats;
+  bool wasTraining = policy.is_training();
+  policy.eval(); // behaviour and reference log-probs without dropout
+  if (miniBatches * epochs > 1) fillLogProbs(policy, samples, false, o);
+  if (o.klCoef > 0) {
+    if (reference) {
+      std::vector<RlSample> copy = samples;
+      fillLogProbs(*reference, copy, false, o);
+      for (size_t i = 0; i < samples.size(); ++i) samples[i].refLogProbs = std::move(copy[i].oldLogProbs);
+    } else if (policy.hasLora()) {
+      fillLogProbs(policy, samples, true, o);
+    } else {
+      throw TrainerError("kl_coef > 0 without LoRA needs the reference model");
+    }
+  }
+  (void)wasTraining;
+  policy.train(); // LoRA dropout, if any, in the gradient passes
+  std::vector<size_t> order(samples.size());
+  for (int64_t epoch = 0; epoch < epochs; ++epoch) {
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(mixSeed(shuffleSeed, uint64_t(epoch))));
+    size_t per = (samples.size() + size_t(miniBatches) - 1) / size_t(miniBatches);
+    for (size_t begin = 0; begin < order.size(); begin += per) {
+      std::vector<const RlSample *> rows;
+      for (size_t k = begin; k < std::min(order.size(), begin + per); ++k) rows.push_back(&samples[order[k]]);
+      // Longest first inside the mini-batch: micro-batches of similar lengths pad less.
+      std::stable_sort(rows.begin(), rows.end(), [](const RlSample *a, const RlSample *b) {
+        return a->prompt.size() + a->completion.size() > b->prompt.size() + b->completion.size();
+      });
+      std::vector<size_t> tokens, groups;
+      for (const RlSample *s : rows) {
+        tokens.push_back(s->completion.size());
+        groups.push_back(s->group);
+      }
+      std::vector<double> weights = lossTokenWeights(tokens, groups, o.normalization);
+      trainer.zeroGrad();
+      double loss = 0, pl = 0, kl = 0;
+      for (const std::vector<size_t> &mb : microBatches(rows, o.microBatchTokens)) {
+        std::vector<const RlSample *> part;
+        std::vector<double> w;
+        for (size_t i : mb) {
+          part.push_back(rows[i]);
+          w.push_back(weights[i]);
+        }
+        RlLossTerms terms = rlMicroBatchLoss(policy, part, w, o);
+        terms.loss.backward();
+        loss += terms.loss.item<double>();
+        pl += terms.policyLoss;
+        kl += terms.kl;
+        stats.tokens += terms.tokens;
+        stats.clippedTokens += terms.clippedTokens;
+        stats.ratioMax = std::max(stats.ratioMax, terms.ratioMax);
+        stats.ratioMin = std::min(stats.ratioMin, terms.ratioMin);
+      }
+      StepResult step = trainer.step();
+      ++stats.optimizerSteps;
+      stats.loss += loss;
+      stats.policyLoss += pl;
+      stats.kl += kl;
+      stats.gradNorm += step.gradNorm;
+      stats.learningRate = step.learningRate;
+      stats.skippedSteps += step.skipped;
+    }
+  }
+  double n = double(std::max<int64_t>(1, stats.optimizerSteps));
+  stats.loss /= n;
+  stats.policyLoss /= n;
+  stats.kl /= n;
+  stats.gradNorm /= n;
+  return stats;
+}
+
+std::vector<TurnRecord> runEpisodes(CausalLmImpl &policy, const Tokenizer &tokenizer,
+                                    const std::vector<RolloutTask> &tasks, RlEnvironment &environment,
+                                    const RolloutOptions &o, RolloutStats *stats,
+                                    const std::function<void(const std::string &)> &progress) {
+  size_t G = size_t(o.groupSize), T = size_t(o.turns);
+  std::vector<TurnRecord> records(tasks.size() * G * T);
+  auto at = [&](size_t task, size_t g, size_t t) -> TurnRecord & { return records[(task * G + g) * T + t]; };
+  auto countTokens = [&](const std::string &text) { return tokenizer.encode(text, false).size(); };
+  RolloutStats local;
+  for (size_t t = 0; t < T; ++t) {
+    // Prompts: the task, then every earlier turn's candidate and feedback, fitted to the budget.
+    std::vector<std::pair<size_t, size_t>> rows; // (task, trajectory)
+    std::vector<std::vector<int32_t>> prompts;
+    for (size_t i = 0; i < tasks.size(); ++i)
+      for (size_t g = 0; g < G; ++g) {
+        std::vector<PolicyTurn> earlier;
+        for (size_t k = 0; k < t; ++k) {
+          const TurnRecord &r = at(i, g, k);
+          earlier.push_back({r.source ? *r.source : tokenizer.decode(r.completion, true), r.outcome.feedback, false});
+        }
+        std::vector<PolicyTurn> kept = fitPolicyPrompt(tasks[i].task, earlier, size_t(o.contextTokens), countTokens);
+        TurnRecord &r = at(i, g, t);
+        r.group = i;
+        r.trajectory = g;
+        r.turn = t;
+        r.turnsShown = kept.size();
+        r.codeOmitted = size_t(std::count_if(kept.begin(), kept.end(), [](const PolicyTurn &p) { return p.candidateOmitted; }));
+        r.prompt = tokenizer.encode(renderPolicyPrompt(policyMessages(tasks[i].task, kept)), false);
+        local.promptTokens += int64_t(r.prompt.size());
+        rows.push_back({i, g});
+        prompts.push_back(r.prompt);
+      }
+    // Generate batch by batch; a batch's candidates are rewarded while the next batch generates.
+    std::vector<std::pair<TurnRecord *, std::shared_future<CandidateOutcome>>> pending;
+    for (size_t begin = 0; begin < rows.size(); begin += size_t(o.generationBatch)) {
+      size_t end = std::min(rows.size(), begin + size_t(o.generationBatch));
+      GenerationOptions g = o.generation;
+      g.seeds.clear();
+      std::vector<std::vector<int32_t>> part(prompts.begin() + long(begin), prompts.begin() + long(end));
+      for (size_t r = begin; r < end; ++r)
+        g.seeds.push_back(mixSeed(o.seed, (uint64_t(rows[r].first) * G + rows[r].second) * T + t));
+      auto start = std::chrono::steady_clock::now();
+      std::vector<GeneratedSequence> generated = generate(policy, part, g);
+      local.generationSeconds += since(start);
+      for (size_t r = begin; r < end; ++r) {
+        TurnRecord &rec = at(rows[r].first, rows[r].second, t);
+        rec.completion = generated[r - begin].tokens;
+        rec.finishReason = generated[r - begin].finishReason;
+        local.generatedTokens += int64_t(rec.completion.size());
+        rec.source = extractCandidateSource(tokenizer.decode(rec.completion, true));
+        pending.push_back({&rec, environment.submit(tasks[rows[r].first].task.task.dir, rec.source)});
+      }
+      if (progress) progress("turn " + std::to_string(t + 1) + ": " + std::to_string(end) + "/" + std::to_string(rows.size()) + " generated");
+    }
+    auto start = std::chrono::steady_clock::now();
+    for (auto &[rec, future] : pending) rec->outcome = future.get();
+    local.rewardWaitSeconds += since(start);
+  }
+  for (size_t i = 0; i < tasks.size(); ++i)
+    for (size_t g = 0; g < G; ++g) {
+      std::vector<const CandidateOutcome *> turns;
+      for (size_t t = 0; t < T; ++t) turns.push_back(&at(i, g, t).outcome);
+      std::vector<reward::TurnReward> scored = environment.score(turns);
+      for (size_t t = 0; t < T; ++t) at(i, g, t).scored = scored[t];
+    }
+  if (stats) *stats = local;
+  return records;
+}
+
+std::vector<RlSample> samplesFromRecords(std::vector<TurnRecord> &records, const std::string &advantageScale) {
+  std::vector<TurnReturn> returns;
+  for (const TurnRecord &r : records) returns.push_back({r.group, r.trajectory, r.turn, r.scored.discountedReturn});
+  std::vector<std::optional<double>> advantages = groupAdvantages(returns, advantageScale);
+  std::vector<RlSample> samples;
+  for (size_t i = 0; i < records.size(); ++i) {
+    records[i].advantage = advantages[i];
+    if (!advantages[i] || records[i].completion.empty()) continue;
+    RlSample s;
+    s.group = records[i].group;
+    s.prompt = records[i].prompt;
+    s.completion = records[i].completion;
+    s.advantage = *advantages[i];
+    samples.push_back(std::move(s));
+  }
+  return samples;
+}
+
+Json evaluationSummary(const std::vector<TurnRecord> &records, size_t tasks, int64_t turns) {
+  // records of G = 1: task i's turn t at i * T + t
+  size_t T = size_t(turns);
+  auto mean = [](const std::vector<double> &v) { return v.empty() ? Json(nullptr) : Json(std::accumulate(v.begin(), v.end(), 0.0) / double(v.size())); };
+  auto rate = [&](size_t n) { return tasks ? Json(double(n) / double(tasks)) : Json(nullptr); };
+  Json perTurn = Json::array();
+  std::vector<int> bestCorrect(tasks, 0), bestFast(tasks, 0), bestCompiled(tasks, 0);
+  std::vector<std::optional<double>> bestSpeedup(tasks);
+  std::vector<double> bestReward(tasks, -1e9);
+  for (size_t t = 0; t < T; ++t) {
+    size_t correct = 0, compiled = 0, fast = 0;
+    std::vector<double> speedups, rewards;
+    for (size_t i = 0; i < tasks; ++i) {
+      const TurnRecord &r = records[i * T + t];
+      const CandidateOutcome &o = r.outcome;
+      bool didCompile = o.extracted && o.outcome != "compile_error" && o.outcome != "internal_error";
+      compiled += didCompile;
+      bestCompiled[i] |= didCompile;
+      if (o.reward) {
+        rewards.push_back(*o.reward);
+        bestReward[i] = std::max(bestReward[i], *o.reward);
+      }
+      if (!o.correct) continue;
+      ++correct;
+      bestCorrect[i] = 1;
+      if (o.speedup) {
+        speedups.push_back(*o.speedup);
+        fast += *o.speedup > 1;
+        bestFast[i] |= *o.speedup > 1;
+        if (!bestSpeedup[i] || *o.speedup > *bestSpeedup[i]) bestSpeedup[i] = o.speedup;
+      }
+    }
+    perTurn.push_back({{"turn", t + 1}, {"correct", rate(correct)}, {"compiled", rate(compiled)}, {"fast_1", rate(fast)},
+                       {"mean_speedup_correct", mean(speedups)}, {"mean_reward", mean(rewards)}});
+  }
+  std::vector<double> best, bestRewards;
+  for (size_t i = 0; i < tasks; ++i) {
+    if (bestSpeedup[i]) best.push_back(*bestSpeedup[i]);
+    if (bestReward[i] > -1e9) bestRewards.push_back(bestReward[i]);
+  }
+  auto count = [](const std::vector<int> &v) { return size_t(std::accumulate(v.begin(), v.end(), 0)); };
+  Json turn1 = perTurn.empty() ? Json(nullptr) : perTurn[0];
+  return Json{{"tasks", tasks},
+              {"turns", turns},
+              {"turn1", turn1},
+              {"best_of_turns", {{"correct", rate(count(bestCorrect))}, {"compiled", rate(count(bestCompiled))},
+                                 {"fast_1", rate(count(bestFast))}, {"mean_speedup_correct", mean(best)},
+                                 {"mean_reward", mean(bestRewards)}}},
+              {"per_turn", perTurn}};
+}
+
+} // namespace cudaperf::learn

@@ -1,0 +1,597 @@
+// cudaperf-train rl and cudaperf-train eval-policy (docs/training.md): the loop around Rl.h's halves —
+// config, model and LoRA, the environment, held-out evaluation before/after (and every N steps),
+// JSON Lines logs, checkpoints with exact resume, SVG curves.
+#include "cudaperf/Learn/Rl.h"
+
+#include "cudaperf/Learn/Manifest.h"
+#include "cudaperf/Learn/Progress.h"
+#include "cudaperf/Learn/SvgPlot.h"
+#include "cudaperf/Learn/ToolMain.h"
+#include "cudaperf/Support/ArgParser.h"
+#include "cudaperf/Support/Sha256.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+namespace cudaperf::learn {
+
+namespace fs = std::filesystem;
+using support::Json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+const char *kProgram = "cudaperf-train";
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+struct CommonArgs {
+  RlConfig config;
+  std::string out;
+  bool resume = false, printConfig = false;
+  int64_t threads = 1, stopAfter = 0;
+};
+
+// --config FILE, then every --set KEY=VALUE in order.
+void declareCommon(support::ArgParser &p, CommonArgs &a, std::string &configPath, std::vector<std::string> &sets) {
+  p.option("--config", "FILE", "RL config (JSON; docs/training.md lists every key)", configPath);
+  p.option("--set", "KEY=VALUE", "override one config key (repeatable; VALUE as JSON, else a string)",
+           [&sets](const std::string &v) { sets.push_back(v); });
+  p.option("--out", "DIR", "output folder", a.out);
+  p.option("--threads", "N", "LibTorch CPU threads (default 1)",
+           [&a](const std::string &v) { a.threads = support::parseInteger(v, 1, 1024); });
+  p.flag("--print-config", "print the config in effect (every key) and exit", a.printConfig);
+}
+
+void finishConfig(CommonArgs &a, const std::string &configPath, const std::vector<std::string> &sets) {
+  if (!configPath.empty()) a.config = loadRlConfig(configPath);
+  for (const std::string &s : sets) applyRlConfigOverride(a.config, s);
+  validateRlConfig(a.config);
+}
+
+EnvironmentOptions environmentOptions(const RlConfig &c, const std::string &workDir) {
+  EnvironmentOptions e;
+  e.rewardConfigPath = c.rewardConfig;
+  e.rewardMode = c.rewardMode;
+  e.gamma = c.gamma;
+  e.staticOnly = c.staticOnly;
+  e.evaluator = c.evaluator;
+  e.evalPath = c.evalPath;
+  e.analyzerPath = c.analyzerPath;
+  e.evalArgs = c.evalArgs;
+  e.jobs = int(c.rewardJobs);
+  e.evalTimeout = c.evalTimeout;
+  e.workDir = workDir;
+  return e;
+}
+
+// The tasks whose first prompt leaves room for an answer within the model's positions.
+std::vector<RolloutTask> loadTasks(const std::vector<const ManifestTask *> &chosen, const Tokenizer &tokenizer,
+                                   int64_t promptBudget, std::vector<std::string> &skipped) {
+  std::vector<RolloutTask> tasks;
+  for (const ManifestTask *m : chosen) {
+    try {
+      RolloutTask t{m->name, m->family, loadPolicyTask(m->dir)};
+      size_t n = tokenizer.encode(renderPolicyPrompt(policyMessages(t.task)), false).size();
+      if (int64_t(n) > promptBudget) {
+        skipped.push_back(m->name + ": its prompt has " + std::to_string(n) + " tokens, over the budget of " +
+                          std::to_string(promptBudget));
+        continue;
+      }
+      tasks.push_back(std::move(t));
+    } catch (const std::exception &e) {
+      skipped.push_back(m->name + ": " + e.what());
+    }
+  }
+  return tasks;
+}
+
+// Everything a run needs, built once from the config.
+struct Session {
+  RlConfig config;
+  std::optional<Tokenizer> tokenizer;
+  CausalLm policy{nullptr}, reference{nullptr};
+  std::unique_ptr<RlEnvironment> environment;
+  std::vector<RolloutTask> trainTasks;
+  std::vector<std::pair<std::string, std::vector<RolloutTask>>> evalSets; // name, tasks
+  GenerationOptions generation;
+  int64_t promptBudget = 0;
+  LoraOptions lora;
+};
+
+Session openSession(const RlConfig &c, const std::string &out, bool training) {
+  Session s;
+  s.config = c;
+  torch::manual_seed(c.seed);
+  s.tokenizer = Tokenizer::fromFile((fs::path(c.model) / "tokenizer.json").string());
+  torch::Device device = parseDevice(c.device);
+  s.policy = loadPretrained(c.model, LoadOptions{device, parseTorchDtype(c.dtype), false});
+  if (training && c.loraRank > 0) {
+    s.lora.rank = c.loraRank;
+    s.lora.alpha = c.loraAlpha > 0 ? c.loraAlpha : double(2 * c.loraRank);
+    s.lora.dropout = c.loraDropout;
+    s.lora.targetModules = splitList(c.loraTargets);
+    s.policy->attachLora(s.lora);
+  }
+  if (training && c.klCoef > 0 && c.loraRank == 0) { // full fine-tuning: the initial weights, frozen
+    s.reference = loadPretrained(c.model, LoadOptions{device, parseTorchDtype(c.dtype), true});
+    s.reference->eval();
+    for (auto &p : s.reference->parameters()) p.set_requires_grad(false);
+  }
+  const ModelConfig &mc = s.policy->config;
+  if (c.maxNewTokens >= mc.maxPositions)
+    throw LearnError("max_new_tokens " + std::to_string(c.maxNewTokens) + " leaves no room for a prompt in the model's " +
+                     std::to_string(mc.maxPositions) + " positions");
+  s.promptBudget = std::min(c.contextTokens, mc.maxPositions - c.maxNewTokens);
+  s.generation.maxNewTokens = c.maxNewTokens;
+  s.generation.sampling.temperature = c.temperature;
+  s.generation.sampling.topP = c.topP;
+  s.generation.stopTokenIds = mc.eosTokenIds;
+  if (mc.padTokenId) s.generation.padId = *mc.padTokenId;
+
+  std::vector<ManifestTask> manifest = readManifest(c.dataset);
+  std::set<std::string> kinds;
+  for (const std::string &k : splitList(c.kinds)) kinds.insert(k);
+  std::set<std::string> trainFamilies = familiesOf(manifest, c.trainSplit);
+  std::vector<std::string> skipped;
+  if (training) {
+    std::vector<const ManifestTask *> train;
+    for (const ManifestTask &t : manifest)
+      if (t.split == c.trainSplit && kinds.count(t.kind)) train.push_back(&t);
+    s.trainTasks = loadTasks(train, *s.tokenizer, s.promptBudget, skipped);
+    if (s.trainTasks.empty()) throw LearnError(c.dataset + ": no usable task of split " + c.trainSplit + " and kinds " + c.kinds);
+  }
+  auto evalSet = [&](const std::string &name, FamilyFilter filter, int64_t count) {
+    if (count <= 0) return;
+    std::vector<RolloutTask> tasks =
+        loadTasks(selectRoundRobin(manifest, c.evalSplit, kinds, filter, trainFamilies, size_t(count)), *s.tokenizer,
+                  s.promptBudget, skipped);
+    if (!tasks.empty()) s.evalSets.push_back({name, std::move(tasks)});
+  };
+  evalSet("train_families", FamilyFilter::Within, c.evalTasks);
+  evalSet("held_out_families", FamilyFilter::Outside, c.evalHeldOutFamilyTasks);
+  for (size_t i = 0; i < skipped.size() && i < 5; ++i) std::cerr << kProgram << ": skipped " << skipped[i] << "\n";
+  if (skipped.size() > 5) std::cerr << kProgram << ": skipped " << skipped.size() - 5 << " more tasks\n";
+  s.environment = std::make_unique<RlEnvironment>(environmentOptions(c, (fs::path(out) / "work").string()));
+  std::cerr << kProgram << ": " << mc.architecture() << " from " << c.model << (training && c.loraRank > 0 ? ", LoRA rank " + std::to_string(c.loraRank) : "")
+            << "; " << s.trainTasks.size() << " training tasks; evaluation sets:";
+  for (auto &[name, tasks] : s.evalSets) std::cerr << " " << name << " (" << tasks.size() << ")";
+  std::cerr << "\n" << kProgram << ": environment: " << s.environment->describe() << "\n";
+  return s;
+}
+
+// One JSON line per candidate: where it came from, what it earned, its source and reward document.
+Json candidateLine(const std::string &phase, int64_t step, const std::vector<RolloutTask> &tasks, const TurnRecord &r,
+                   const Tokenizer &tokenizer) {
+  const CandidateOutcome &o = r.outcome;
+  auto opt = [](const std::optional<double> &v) { return v ? Json(*v) : Json(nullptr); };
+  Json j{{"schema", "cudaperf-rl-candidate/1"},
+         {"phase", phase},
+         {"step", step},
+         {"task", tasks[r.group].name},
+         {"family", tasks[r.group].family},
+         {"group", r.group},
+         {"trajectory", r.trajectory},
+         {"turn", r.turn + 1},
+         {"prompt_tokens", r.prompt.size()},
+         {"completion_tokens", r.completion.size()},
+         {"finish_reason", r.finishReason},
+         {"turns_shown", r.turnsShown},
+         {"code_omitted", r.codeOmitted},
+         {"source_sha256", o.sha256},
+         {"cached", o.cached},
+         {"outcome", o.outcome},
+         {"gate", o.gate.empty() ? Json(nullptr) : Json(o.gate)},
+         {"correct", o.correct},
+         {"speedup", opt(o.speedup)},
+         {"own_reward", opt(o.reward)},
+         {"reward", opt(r.scored.reward)},
+         {"rule", r.scored.rule},
+         {"return", opt(r.scored.discountedReturn)},
+         {"advantage", opt(r.advantage)},
+         {"evaluation_seconds", o.seconds}};
+  if (!o.evaluatorError.empty()) j["evaluator_error"] = o.evaluatorError;
+  j["source"] = r.source ? Json(*r.source) : Json(nullptr);
+  if (!r.source) j["completion"] = tokenizer.decode(r.completion, true).substr(0, 2000);
+  j["reward_document"] = o.document;
+  return j;
+}
+
+void appendLines(const fs::path &path, const std::vector<Json> &lines) {
+  std::ofstream f(path, std::ios::app);
+  for (const Json &j : lines) f << support::writeJson(j) << "\n";
+  if (!f) throw LearnError(path.string() + ": cannot append");
+}
+
+// Drops the lines of steps after `lastStep` (a resumed run writes them again).
+void truncateLog(const fs::path &path, int64_t lastStep) {
+  if (!fs::exists(path)) return;
+  std::ifstream in(path);
+  std::vector<std::string> kept;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    try {
+      Json j = support::parseJson(line);
+      if (j.value("step", int64_t(0)) <= lastStep) kept.push_back(line);
+    } catch (const std::exception &) {
+      // a line cut by a killed run
+    }
+  }
+  in.close();
+  std::ofstream out(path, std::ios::trunc);
+  for (const std::string &l : kept) out << l << "\n";
+}
+
+std::vector<Json> readLines(const fs::path &path) {
+  std::vector<Json> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) try {
+        out.push_back(support::parseJson(line));
+      } catch (const std::exception &) {
+      }
+  return out;
+}
+
+// The held-out evaluation: G = 1 per task, T turns, greedy unless eval_temperature; the same seeds
+// every time, so before/after differ only by the policy.
+Json evaluate(Session &s, const std::string &label, int64_t step, const fs::path &candidatesLog) {
+  Json result{{"schema", "cudaperf-rl-eval/1"}, {"label", label}, {"step", step}, {"sets", Json::object()}};
+  auto start = Clock::now();
+  for (auto &[name, tasks] : s.evalSets) {
+    RolloutOptions o;
+    o.groupSize = 1;
+    o.turns = s.config.turns;
+    o.generation = s.generation;
+    o.generation.sampling.greedy = s.config.evalTemperature == 0;
+    if (s.config.evalTemperature > 0) o.generation.sampling.temperature = s.config.evalTemperature;
+    o.contextTokens = s.promptBudget;
+    o.generationBatch = s.config.generationBatch;
+    o.seed = mixSeed(s.config.seed, 0xE7A1);
+    std::vector<TurnRecord> records = runEpisodes(*s.policy, *s.tokenizer, tasks, *s.environment, o);
+    std::vector<Json> lines;
+    for (const TurnRecord &r : records) lines.push_back(candidateLine("eval:" + label + ":" + name, step, tasks, r, *s.tokenizer));
+    appendLines(candidatesLog, lines);
+    result["sets"][name] = evaluationSummary(records, tasks.size(), s.config.turns);
+  }
+  result["seconds"] = since(start);
+  return result;
+}
+
+std::string percent(const Json &v) {
+  if (!v.is_number()) return "n/a";
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(1) << 100 * v.get<double>() << "%";
+  return s.str();
+}
+
+std::string number(const Json &v, int digits = 3) {
+  if (!v.is_number()) return "n/a";
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v.get<double>();
+  return s.str();
+}
+
+void printEvaluation(const Json &e) {
+  for (auto it = e["sets"].begin(); it != e["sets"].end(); ++it) {
+    const Json &v = it.value();
+    std::cerr << kProgram << ": eval " << e["label"].get<std::string>() << " " << it.key() << " (" << v["tasks"] << " tasks): turn 1 correct "
+              << percent(v["turn1"]["correct"]) << ", fast_1 " << percent(v["turn1"]["fast_1"]) << ", mean speedup "
+              << number(v["turn1"]["mean_speedup_correct"]) << "; best of " << v["turns"] << " correct "
+              << percent(v["best_of_turns"]["correct"]) << ", fast_1 " << percent(v["best_of_turns"]["fast_1"])
+              << ", mean speedup " << number(v["best_of_turns"]["mean_speedup_correct"]) << "\n";
+  }
+}
+
+// Per-step statistics of a rollout batch.
+Json stepStatistics(const std::vector<TurnRecord> &records, int64_t turns) {
+  std::map<std::string, int64_t> outcomes;
+  std::map<std::string, std::pair<double, int64_t>> terms;
+  std::vector<std::pair<double, int64_t>> byTurn(static_cast<size_t>(turns)), correctByTurn(static_cast<size_t>(turns));
+  double rewardSum = 0, returnSum = 0, speedupSum = 0;
+  int64_t rewarded = 0, returned = 0, correct = 0, speedups = 0, cached = 0, failures = 0, omitted = 0;
+  std::map<std::pair<size_t, size_t>, bool> trajectoryCorrect;
+  for (const TurnRecord &r : records) {
+    const CandidateOutcome &o = r.outcome;
+    ++outcomes[o.outcome];
+    cached += o.cached;
+    failures += !o.evaluatorError.empty();
+    omitted += r.codeOmitted > 0;
+    if (r.scored.reward) {
+      rewardSum += *r.scored.reward;
+      ++rewarded;
+      byTurn[r.turn].first += *r.scored.reward;
+      ++byTurn[r.turn].second;
+    }
+    if (r.scored.discountedReturn) {
+      returnSum += *r.scored.discountedReturn;
+      ++returned;
+    }
+    correct += o.correct;
+    correctByTurn[r.turn].first += o.correct;
+    ++correctByTurn[r.turn].second;
+    trajectoryCorrect[{r.group, r.trajectory}] |= o.correct;
+    if (o.speedup) {
+      speedupSum += *o.speedup;
+      ++speedups;
+    }
+    if (const Json *t = support::member(o.document, "terms"); t && t->is_array())
+      for (const Json &term : *t) {
+        auto &acc = terms[term.value("name", std::string("?"))];
+        acc.first += term.value("contribution", 0.0);
+        ++acc.second;
+      }
+  }
+  auto ratio = [](double a, int64_t n) { return n ? Json(a / double(n)) : Json(nullptr); };
+  Json rewardByTurn = Json::array(), correctTurn = Json::array(), termMeans = Json::object(), outcomeCounts = Json::object();
+  for (auto &[sum, n] : byTurn) rewardByTurn.push_back(ratio(sum, n));
+  for (auto &[sum, n] : correctByTurn) correctTurn.push_back(ratio(sum, n));
+  for (auto &[name, acc] : terms) termMeans[name] = acc.first / double(records.size());
+  for (auto &[name, n] : outcomes) outcomeCounts[name] = n;
+  int64_t anyCorrect = 0;
+  for (auto &[key, ok] : trajectoryCorrect) anyCorrect += ok;
+  return Json{{"candidates", records.size()},
+              {"reward_mean", ratio(rewardSum, rewarded)},
+              {"reward_by_turn", rewardByTurn},
+              {"return_mean", ratio(returnSum, returned)},
+              {"reward_terms", termMeans},
+              {"outcomes", outcomeCounts},
+              {"correct_rate", ratio(double(correct), int64_t(records.size()))},
+              {"correct_by_turn", correctTurn},
+              {"best_of_turns_correct", ratio(double(anyCorrect), int64_t(trajectoryCorrect.size()))},
+              {"speedup_mean", ratio(speedupSum, speedups)},
+              {"cached", cached},
+              {"evaluator_failures", failures},
+              {"prompts_with_code_omitted", omitted}};
+}
+
+void writePlots(const fs::path &out, const std::vector<Json> &log) {
+  auto series = [&](const std::string &name, const std::function<Json(const Json &)> &pick) {
+    PlotSeries s{name, {}};
+    for (const Json &j : log) {
+      Json v = pick(j);
+      if (v.is_number()) s.points.push_back({double(j.value("step", int64_t(0))), v.get<double>()});
+    }
+    return s;
+  };
+  auto turnValue = [](const std::string &key, bool last) {
+    return [key, last](const Json &j) {
+      const Json *a = support::member(j, key);
+      if (!a || !a->is_array() || a->empty()) return Json(nullptr);
+      return last ? a->back() : a->front();
+    };
+  };
+  writeSvgLinePlot((out / "reward.svg").string(),
+                   {series("mean reward", [](const Json &j) { return j.value("reward_mean", Json(nullptr)); }),
+                    series("turn 1", turnValue("reward_by_turn", false)), series("last turn", turnValue("reward_by_turn", true))},
+                   {"RL: reward per step (training rollouts)", "step", "reward"});
+  writeSvgLinePlot((out / "correctness.svg").string(),
+                   {series("correct (all turns)", [](const Json &j) { return j.value("correct_rate", Json(nullptr)); }),
+                    series("turn 1", turnValue("correct_by_turn", false)),
+                    series("best of turns", [](const Json &j) { return j.value("best_of_turns_correct", Json(nullptr)); })},
+                   {"RL: correct candidates per step", "step", "fraction"});
+  writeSvgLinePlot((out / "speedup.svg").string(),
+                   {series("mean speedup of correct candidates", [](const Json &j) { return j.value("speedup_mean", Json(nullptr)); })},
+                   {"RL: speedup per step", "step", "speedup"});
+}
+
+} // namespace
+
+int runRlCommand(const std::vector<std::string> &argv) {
+  CommonArgs a;
+  std::string configPath;
+  std::vector<std::string> sets;
+  support::ArgParser p(std::string(kProgram) + " rl", {"--config FILE [--set KEY=VALUE]... --out DIR [--resume]"},
+                       "Multi-turn GRPO from the SFT checkpoint on the dataset's training split, rewarded by lib/Reward "
+                       "(cudaperf-analyze + cudaperf-eval, or static-only). Writes OUT/rl-config.json, OUT/rl-log.jsonl "
+                       "(a line per step), OUT/candidates.jsonl (every candidate with its reward), OUT/eval.jsonl, "
+                       "OUT/state (exact resume), OUT/checkpoint, OUT/{reward,correctness,speedup}.svg, OUT/rl-report.json.");
+  declareCommon(p, a, configPath, sets);
+  p.flag("--resume", "continue from OUT/state when it exists (the logs are cut back to its step)", a.resume);
+  p.option("--stop-after-steps", "N", "stop (and save) after step N, the schedule unchanged (a run over several sessions)",
+           [&a](const std::string &v) { a.stopAfter = support::parseInteger(v, 1, 1 << 30); });
+  p.epilog("Exit codes: 0 ok, 1 failed input or run, 2 bad usage, 3 out of memory.");
+  if (p.parse(argv).helpRequested) return std::cout << p.help(), kExitOk;
+  finishConfig(a, configPath, sets);
+  if (a.printConfig) return std::cout << support::writeJson(rlConfigToJson(a.config), 2) << "\n", kExitOk;
+  if (a.out.empty()) throw support::SupportError("--out is required");
+  const RlConfig &c = a.config;
+  torch::set_num_threads(int(a.threads));
+  fs::path out(a.out);
+  fs::create_directories(out);
+  auto runStart = Clock::now();
+  Session s = openSession(c, a.out, true);
+  {
+    std::ofstream f(out / "rl-config.json");
+    f << support::writeJson(rlConfigToJson(c), 2) << "\n";
+  }
+
+  TrainerOptions topts;
+  topts.learningRate = c.learningRate;
+  topts.weightDecay = c.weightDecay;
+  topts.gradClip = c.gradClip;
+  topts.schedule.kind = "constant";
+  topts.schedule.warmupSteps = c.warmupSteps;
+  topts.schedule.totalSteps = c.steps * c.miniBatches * c.ppoEpochs;
+  s.policy->train();
+  Trainer trainer(s.policy, topts);
+  int64_t step0 = 0;
+  double elapsedBefore = 0;
+  fs::path state = out / "state";
+  if (a.resume && fs::exists(state / "trainer_state.json")) {
+    Json extra = trainer.load(state.string());
+    step0 = extra.value("rl_step", int64_t(0));
+    elapsedBefore = extra.value("elapsed", 0.0);
+    std::cerr << kProgram << ": resumed " << state.string() << " at RL step " << step0 << "\n";
+  }
+  fs::path logPath = out / "rl-log.jsonl", candidatesPath = out / "candidates.jsonl", evalPath = out / "eval.jsonl";
+  if (step0 == 0) {
+    for (const fs::path &f : {logPath, candidatesPath, evalPath}) fs::remove(f);
+  } else {
+    for (const fs::path &f : {logPath, candidatesPath, evalPath}) truncateLog(f, step0);
+  }
+  std::vector<Json> evals = readLines(evalPath);
+  auto saveState = [&](int64_t step) {
+    fs::path tmp = out / "state.tmp";
+    fs::remove_all(tmp);
+    trainer.save(tmp.string(), Json{{"rl_step", step}, {"elapsed", elapsedBefore + since(runStart)},
+                                    {"config_sha256", support::sha256Hex(support::writeJson(rlConfigToJson(c)))}});
+    fs::remove_all(state);
+    fs::rename(tmp, state);
+  };
+  auto runEval = [&](const std::string &label, int64_t step) {
+    if (s.evalSets.empty()) return;
+    Json e = evaluate(s, label, step, candidatesPath);
+    printEvaluation(e);
+    appendLines(evalPath, {e});
+    evals.push_back(e);
+  };
+  if (step0 == 0) runEval("before", 0);
+
+  RlLossOptions loss;
+  loss.clipLow = c.clipLow;
+  loss.clipHigh = c.clipHigh;
+  loss.klCoef = c.klCoef;
+  loss.normalization = c.lossNormalization;
+  loss.microBatchTokens = c.microBatchTokens;
+  loss.logProbs.temperature = c.temperature;
+  loss.logProbs.gradientCheckpointing = c.gradientCheckpointing;
+  loss.padId = s.generation.padId;
+
+  Progress progress(c.steps);
+  auto loopStart = Clock::now(); // max_seconds is the training loop's: the evaluations come on top
+  int64_t step = step0;
+  std::string stopReason = "steps done";
+  while (step < c.steps) {
+    if (c.maxSeconds > 0 && since(loopStart) >= c.maxSeconds) {
+      stopReason = "max_seconds spent";
+      break;
+    }
+    if (a.stopAfter > 0 && step >= a.stopAfter) {
+      stopReason = "--stop-after-steps";
+      break;
+    }
+    ++step;
+    auto stepStart = Clock::now();
+    // The step's tasks: a function of (seed, step), so a resumed run draws the same ones.
+    std::mt19937_64 pick(mixSeed(c.seed, uint64_t(step)));
+    std::vector<size_t> order(s.trainTasks.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), pick);
+    std::vector<RolloutTask> tasks;
+    for (size_t i = 0; i < order.size() && int64_t(tasks.size()) < c.tasksPerStep; ++i) tasks.push_back(s.trainTasks[order[i]]);
+
+    RolloutOptions ro;
+    ro.groupSize = c.groupSize;
+    ro.turns = c.turns;
+    ro.generation = s.generation;
+    ro.contextTokens = s.promptBudget;
+    ro.generationBatch = c.generationBatch;
+    ro.seed = mixSeed(mixSeed(c.seed, uint64_t(step)), 1);
+    RolloutStats rs;
+    auto rolloutStart = Clock::now();
+    std::vector<TurnRecord> records = runEpisodes(*s.policy, *s.tokenizer, tasks, *s.environment, ro, &rs,
+                                                  [&](const std::string &what) { progress.update(step - 1, what); });
+    double rolloutSeconds = since(rolloutStart);
+    std::vector<RlSample> samples = samplesFromRecords(records, c.advantageScale);
+    auto updateStart = Clock::now();
+    RlUpdateStats us = rlUpdate(*s.policy, trainer, samples, loss, c.miniBatches, c.ppoEpochs,
+                                mixSeed(mixSeed(c.seed, uint64_t(step)), 2), s.reference ? s.reference.get() : nullptr);
+    double updateSeconds = since(updateStart);
+
+    Json line = stepStatistics(records, c.turns);
+    Json head{{"step", step},
+              {"elapsed", elapsedBefore + since(runStart)},
+              {"learning_rate", us.learningRate},
+              {"loss", us.loss},
+              {"policy_loss", us.policyLoss},
+              {"kl", us.kl},
+              {"clip_fraction", us.tokens ? double(us.clippedTokens) / double(us.tokens) : 0.0},
+              {"ratio_min", us.ratioMin},
+              {"ratio_max", us.ratioMax},
+              {"grad_norm", us.gradNorm},
+              {"optimizer_steps", us.optimizerSteps},
+              {"skipped_steps", us.skippedSteps},
+              {"samples", samples.size()},
+              {"trained_tokens", us.tokens},
+              {"generated_tokens", rs.generatedTokens},
+              {"prompt_tokens", rs.promptTokens},
+              {"tokens_per_second", rs.generationSeconds > 0 ? double(rs.generatedTokens) / rs.generationSeconds : 0.0}};
+    for (auto it = line.begin(); it != line.end(); ++it) head[it.key()] = it.value();
+    head["seconds"] = {{"rollout", rolloutSeconds}, {"generate", rs.generationSeconds}, {"reward_wait", rs.rewardWaitSeconds},
+                       {"update", updateSeconds}, {"step", since(stepStart)}};
+    appendLines(logPath, {head});
+    std::vector<Json> lines;
+    for (const TurnRecord &r : records) lines.push_back(candidateLine("train", step, tasks, r, *s.tokenizer));
+    appendLines(candidatesPath, lines);
+    progress.update(step, "reward " + number(head["reward_mean"]) + ", correct " + percent(head["correct_rate"]) +
+                              ", loss " + number(head["loss"], 4));
+    if (step % c.saveEvery == 0) saveState(step);
+    if (c.evalEvery > 0 && step % c.evalEvery == 0 && step < c.steps) runEval("step " + std::to_string(step), step);
+  }
+  progress.finish();
+  saveState(step);
+  bool finished = step >= c.steps || stopReason == "max_seconds spent";
+  if (finished) runEval("after", step);
+  SaveOptions save;
+  save.maxShardBytes = size_t(15e6);
+  savePretrained(*s.policy, (out / "checkpoint").string(), save);
+  copyTokenizerFiles(c.model, (out / "checkpoint").string());
+  if (c.loraRank > 0) saveLoraAdapter(*s.policy, (out / "adapter").string(), s.lora, c.model);
+  std::vector<Json> log = readLines(logPath);
+  writePlots(out, log);
+  RlEnvironment::Counts counts = s.environment->counts();
+  Json report{{"schema", "cudaperf-rl-report/1"},
+              {"config", rlConfigToJson(c)},
+              {"steps_done", step},
+              {"stopped", stopReason},
+              {"seconds", elapsedBefore + since(runStart)},
+              {"candidates", {{"submitted", counts.submitted}, {"evaluated", counts.evaluated}, {"cached", counts.cached},
+                              {"evaluator_failures", counts.evaluatorFailures}}},
+              {"evaluations", evals}};
+  std::ofstream(out / "rl-report.json") << support::writeJson(report, 1) << "\n";
+  std::cerr << kProgram << ": " << step << " steps (" << stopReason << ") in " << number(Json(since(runStart)), 0)
+            << " s; " << counts.submitted << " candidates, " << counts.cached << " cached, " << counts.evaluatorFailures
+            << " evaluator failures; " << out.string() << "\n";
+  return kExitOk;
+}
+
+int runEvalPolicyCommand(const std::vector<std::string> &argv) {
+  CommonArgs a;
+  std::string configPath, model;
+  std::vector<std::string> sets;
+  support::ArgParser p(std::string(kProgram) + " eval-policy", {"--model DIR --out DIR [--config FILE] [--set KEY=VALUE]..."},
+                       "Held-out evaluation of a policy checkpoint (make eval-policy): eval_tasks tasks of the test split's "
+                       "training families and eval_held_out_family_tasks of families never trained on, T turns each with "
+                       "feedback, greedy unless eval_temperature; turn 1 and best-of-T correctness, fast_1, mean speedup. "
+                       "Writes OUT/eval-policy.json and OUT/candidates.jsonl.");
+  declareCommon(p, a, configPath, sets);
+  p.option("--model", "DIR", "the checkpoint (overrides the config's model)", model);
+  p.epilog("Exit codes: 0 ok, 1 failed input or run, 2 bad usage, 3 out of memory.");
+  if (p.parse(argv).helpRequested) return std::cout << p.help(), kExitOk;
+  if (!model.empty()) sets.insert(sets.begin(), "model=" + model);
+  finishConfig(a, configPath, sets);
+  if (a.printConfig) return std::cout << support::writeJson(rlConfigToJson(a.config), 2) << "\n", kExitOk;
+  if (a.out.empty()) throw support::SupportError("--out is required");
+  torch::set_num_threads(int(a.threads));
+  fs::path out(a.out);
+  fs::create_directories(out);
+  Session s = openSession(a.config, a.out, false);
+  if (s.evalSets.empty()) throw LearnError(a.config.dataset + ": no evaluation task (split " + a.config.evalSplit + ")");
+  fs::remove(out / "candidates.jsonl");
+  Json e = evaluate(s, "policy", 0, out / "candidates.jsonl");
+  e["model"] = a.config.model;
+  e["config"] = rlConfigToJson(a.config);
+  std::ofstream(out / "eval-policy.json") << support::writeJson(e, 1) << "\n";
+  printEvaluation(e);
+  return kExitOk;
+}
+
+} // namespace cudaperf::learn

@@ -1,0 +1,224 @@
+#include "cudaperf/Learn/RlEnvironment.h"
+
+#include "cudaperf/Learn/Error.h"
+#include "cudaperf/Reward/RewardError.h"
+#include "cudaperf/Reward/ServiceEvaluator.h"
+#include "cudaperf/Support/Sha256.h"
+
+#include <chrono>
+#include <filesystem>
+
+namespace cudaperf::learn {
+
+namespace fs = std::filesystem;
+using support::Json;
+
+namespace {
+
+// An eval result of the evaluator's schema for what never reached it (no code block) or what it
+// could not finish (it died on the candidate), so the reward's own gate and feedback apply.
+Json syntheticResult(const std::string &taskDir, const std::string &sha, const std::string &outcome,
+                     const std::string &detail, const std::string &compileLog, bool compileOnly) {
+  return Json{{"schema", "cudaperf-eval-result/1"},
+              {"task", fs::path(taskDir).filename().string()},
+              {"task_dir", taskDir},
+              {"candidate", "(policy answer)"},
+              {"candidate_sha256", sha},
+              {"outcome", outcome},
+              {"detail", detail},
+              {"speedup", nullptr},
+              {"compile", {{"ok", outcome != "compile_error"}, {"log", compileLog}}},
+              {"compile_only", compileOnly}};
+}
+
+} // namespace
+
+RlEnvironment::RlEnvironment(const EnvironmentOptions &options, std::unique_ptr<reward::Evaluator> evaluator)
+    : options_(options) {
+  try {
+    config_ = options.rewardConfigPath.empty() ? reward::RewardConfig() : reward::loadRewardConfig(options.rewardConfigPath);
+    config_.trajectory.gamma = options.gamma;
+    if (!evaluator) evaluator = makeEnvironmentEvaluator(options);
+    reward::AnalyzerOptions analyzer;
+    analyzer.analyzerPath = options.analyzerPath;
+    pipeline_ = std::make_unique<reward::RewardPipeline>(config_, std::move(evaluator), analyzer, options.workDir);
+  } catch (const reward::RewardError &e) {
+    throw LearnError(std::string("reward environment: ") + e.what());
+  }
+  if (options_.rewardMode != "unified" && options_.rewardMode != "outcome")
+    throw LearnError("reward_mode: expected unified or outcome, got \"" + options_.rewardMode + "\"");
+  for (int i = 0; i < std::max(1, options_.jobs); ++i) workers_.emplace_back([this] { workerLoop(); });
+}
+
+RlEnvironment::~RlEnvironment() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread &t : workers_) t.join();
+}
+
+void RlEnvironment::workerLoop() {
+  for (;;) {
+    std::function<void()> job;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return; // stopping, and nothing left
+      job = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    job();
+  }
+}
+
+std::string RlEnvironment::describe() const {
+  return pipeline_->describe() + "; reward mode " + options_.rewardMode + "; " + std::to_string(workers_.size()) +
+         " jobs";
+}
+
+RlEnvironment::Counts RlEnvironment::counts() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return counts_;
+}
+
+std::shared_future<CandidateOutcome> RlEnvironment::submit(const std::string &taskDir,
+                                                           const std::optional<std::string> &source) {
+  std::string key = taskDir + "\n" + (source ? support::sha256Hex(*source) : std::string("no code block"));
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++counts_.submitted;
+  auto hit = cache_.find(key);
+  if (hit != cache_.end()) {
+    ++counts_.cached;
+    // The same outcome, marked as reused (it cost nothing this time).
+    std::shared_future<CandidateOutcome> earlier = hit->second;
+    return std::async(std::launch::deferred, [earlier] {
+             CandidateOutcome o = earlier.get();
+             o.cached = true;
+             o.seconds = 0;
+             return o;
+           }).share();
+  }
+  auto task = std::make_shared<std::packaged_task<CandidateOutcome()>>([this, taskDir, source] {
+    return evaluate(taskDir, source);
+  });
+  std::shared_future<CandidateOutcome> future = task->get_future().share();
+  cache_[key] = future;
+  queue_.push_back([task] { (*task)(); });
+  wake_.notify_one();
+  return future;
+}
+
+CandidateOutcome RlEnvironment::fromResult(reward::CandidateResult result, const std::string &taskDir,
+                                           const std::string &sha, bool extracted) const {
+  CandidateOutcome o;
+  o.taskDir = taskDir;
+  o.sha256 = sha;
+  o.extracted = extracted;
+  const reward::RewardDocument &doc = result.reward;
+  o.outcome = extracted ? doc.outcome : "no_code_block";
+  o.gate = doc.gate;
+  o.total = doc.total;
+  o.correct = doc.total && doc.gate.empty();
+  o.turn = reward::turnFrom(doc);
+  o.turn.sourceSha256 = sha;
+  if (options_.rewardMode == "outcome" && doc.total && doc.gate.empty()) {
+    double sum = 0; // correctness and speed only: the structural, penalty, counter and learned terms left out
+    for (const reward::RewardTerm &t : doc.terms)
+      if (t.group == "outcome" || t.group == "speed") sum += t.contribution;
+    o.turn.reward = sum;
+  }
+  o.reward = o.turn.reward;
+  if (doc.mode != "static-only" && o.correct)
+    if (const Json *s = support::member(result.resultJson, "speedup"); s && s->is_number()) o.speedup = s->get<double>();
+  o.feedback = doc.feedback;
+  o.document = reward::rewardToJson(doc);
+  return o;
+}
+
+CandidateOutcome RlEnvironment::evaluate(const std::string &taskDir, const std::optional<std::string> &source) {
+  auto start = std::chrono::steady_clock::now();
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  const reward::RewardConfig &config = pipeline_->config();
+  if (!source) {
+    Json result = syntheticResult(taskDir, "", "compile_error", "no code block",
+                                  "the answer has no ```cuda code block", options_.staticOnly);
+    CandidateOutcome o = fromResult(reward::rewardFromDocuments(config, result, "rl environment", std::nullopt,
+                                                                std::nullopt, std::nullopt, "no code block"),
+                                    taskDir, "", false);
+    o.feedback = "Outcome: no code block (reward " + support::writeJson(Json(o.reward.value_or(0))) +
+                 ").\nAnswer with one complete .cu file in a single ```cuda code block.";
+    return o;
+  }
+  std::string sha = support::sha256Hex(*source);
+  reward::CandidateRequest request;
+  request.taskDir = taskDir;
+  request.source = *source;
+  std::string failure;
+  // A candidate the evaluator dies on (no result document) is tried once more: a crash that was not
+  // the candidate's doing does not repeat; one that repeats is the candidate's runtime_fault.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      CandidateOutcome o = fromResult(pipeline_->run(request), taskDir, sha, true);
+      o.seconds = seconds();
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++counts_.evaluated;
+      return o;
+    } catch (const std::exception &e) {
+      failure = e.what();
+    }
+  }
+  Json result = syntheticResult(taskDir, sha, "runtime_fault",
+                                "the evaluator failed on this candidate twice: " + failure.substr(0, 400), "",
+                                options_.staticOnly);
+  CandidateOutcome o;
+  try {
+    o = fromResult(reward::rewardFromDocuments(config, result, "rl environment", std::nullopt, std::nullopt,
+                                               std::nullopt, "the evaluator failed"),
+                   taskDir, sha, true);
+  } catch (const std::exception &e) { // cannot happen with the result above; never the trainer's end either
+    o.taskDir = taskDir;
+    o.sha256 = sha;
+    o.extracted = true;
+    o.outcome = o.gate = "runtime_fault";
+    o.reward = o.total = config.gates.runtimeFault;
+    o.turn.sourceSha256 = sha;
+    o.turn.reward = o.reward;
+    o.feedback = std::string("Outcome: runtime_fault (") + e.what() + ")";
+  }
+  o.evaluatorError = failure;
+  o.seconds = seconds();
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++counts_.evaluated;
+  ++counts_.evaluatorFailures;
+  return o;
+}
+
+std::vector<reward::TurnReward> RlEnvironment::score(const std::vector<const CandidateOutcome *> &turns) const {
+  std::vector<reward::TurnInput> inputs;
+  for (const CandidateOutcome *t : turns) inputs.push_back(t->turn);
+  return reward::scoreTrajectory(config_, inputs);
+}
+
+std::unique_ptr<reward::Evaluator> makeEnvironmentEvaluator(const EnvironmentOptions &options) {
+  if (options.evaluator == "serve") {
+    reward::ServiceOptions s;
+    s.evalPath = options.evalPath;
+    s.extraArgs = options.evalArgs;
+    s.compileOnly = options.staticOnly;
+    s.timeoutSeconds = options.evalTimeout;
+    return reward::makeServiceEvaluator(s);
+  }
+  if (options.evaluator != "process")
+    throw LearnError("evaluator: expected process or serve, got \"" + options.evaluator + "\"");
+  reward::EvaluatorOptions e;
+  e.evalPath = options.evalPath;
+  e.compileOnly = options.staticOnly;
+  e.extraArgs = options.evalArgs;
+  e.timeoutSeconds = options.evalTimeout;
+  e.gpuSlots = 1; // candidates timed one at a time on the GPU
+  return reward::makeProcessEvaluator(e);
+}
+
+} // namespace cudaperf::learn

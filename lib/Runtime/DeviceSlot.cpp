@@ -1,0 +1,363 @@
+#include "DeviceSlot.h"
+
+#include "cudaperf/Runtime/CounterRng.h"
+#include "cudaperf/Runtime/DeviceData.h"
+#include "cudaperf/Runtime/GpuMonitor.h"
+#include "cudaperf/Support/Sha256.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+namespace cudaperf::runtime {
+
+using support::Json;
+using support::member;
+
+namespace {
+
+const char *kDoneMarker = "\"event\":\"done\"";
+
+std::string joined(const std::vector<std::string> &names) {
+  std::string out;
+  for (const std::string &n : names)
+    out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
+uint64_t deviceMemory(const Json &device) {
+  const Json *m = member(device, "memory_bytes");
+  return m && m->is_number_unsigned() ? m->get<uint64_t>() : m && m->is_number() ? uint64_t(m->get<double>()) : 0;
+}
+
+// The worker's and the holder's environment: their GPU alone (device 0 for them), and launches
+// asynchronous whatever the caller's environment says (timing depends on it).
+std::vector<std::string> workerEnvironment(const std::string &uuid) {
+  std::vector<std::string> env = {"CUDA_LAUNCH_BLOCKING=0", "CUDA_DEVICE_MAX_CONNECTIONS=8"};
+  if (!uuid.empty())
+    env.push_back("CUDA_VISIBLE_DEVICES=" + uuid);
+  return env;
+}
+
+} // namespace
+
+double secondsBetween(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+DeviceSlot::DeviceSlot(const EvalOptions &options, const Toolchain &toolchain, Json device)
+    : options_(options), toolchain_(toolchain), device_(std::move(device)),
+      index_(device_.value("index", 0)), uuid_(device_.value("uuid", std::string())),
+      env_(workerEnvironment(uuid_)),
+      holder_(options.workerPath, env_, options.workDir + "/holder-" + std::to_string(index_) + ".log") {}
+
+DeviceSlot::~DeviceSlot() { support::stopProcess(spare_); }
+
+std::string DeviceSlot::dataKey(const TaskEntry &t) const {
+  support::Sha256 key;
+  key.field("device-data/1").field(kGeneratorVersion).field(t.dir).field(t.taskText).field(joined(t.configs))
+      .field(std::to_string(options_.seed)).field(std::to_string(options_.sets));
+  key.field(t.task.kind == TaskKind::PyTorchToCuda ? t.torchKey : t.reference.objectPath);
+  return key.hex().substr(0, 32);
+}
+
+void DeviceSlot::releaseData(const std::string &key) {
+  std::string error;
+  if (holder_.pid() > 0) // a holder that is gone holds nothing
+    holder_.request(Json{{"op", "release"}, {"key", key}}, 60, error);
+  auto it = data_.find(key);
+  if (it != data_.end()) {
+    unlink(it->second.manifest.c_str());
+    data_.erase(it);
+  }
+}
+
+std::string DeviceSlot::ensureData(TaskEntry &t, std::string &key, std::string &manifest, Json &report) {
+  key = dataKey(t);
+  auto it = data_.find(key);
+  if (it != data_.end() && it->second.holderGeneration == holder_.generation() && holder_.pid() > 0) {
+    it->second.lastUse = ++useClock_;
+    manifest = it->second.manifest;
+    report = Json{{"cached", true}};
+    return "";
+  }
+  // Whatever an earlier holder had is gone with it.
+  for (auto d = data_.begin(); d != data_.end();)
+    d = d->second.holderGeneration == holder_.generation() && holder_.pid() > 0 ? std::next(d) : data_.erase(d);
+  // Room for it: least recently used tasks go first.
+  uint64_t need = 0;
+  for (const Config &c : t.task.configs)
+    need += uint64_t(options_.sets) * layoutSet(t.task, c).slabBytes;
+  uint64_t limit = uint64_t(options_.deviceDataFraction * double(deviceMemory(device_)));
+  auto used = [&] {
+    uint64_t u = 0;
+    for (const auto &kv : data_)
+      u += kv.second.bytes;
+    return u;
+  };
+  while (!data_.empty() && used() + need > limit) {
+    auto lru = std::min_element(data_.begin(), data_.end(),
+                                [](const auto &a, const auto &b) { return a.second.lastUse < b.second.lastUse; });
+    releaseData(lru->first);
+  }
+  manifest = options_.workDir + "/data-" + std::to_string(index_) + "-" + key + ".json";
+  Json req = Json::object();
+  req["op"] = "prepare";
+  req["key"] = key;
+  req["task_dir"] = t.dir;
+  req["configs"] = t.configs;
+  req["seed"] = options_.seed;
+  req["sets"] = options_.sets;
+  req["manifest"] = manifest;
+  req["memory_wait_seconds"] = options_.memoryWaitSeconds;
+  req["set_cache_limit_bytes"] = options_.setCacheLimitBytes;
+  if (options_.build.useCache) {
+    std::string dir = options_.build.cacheDir + "/data";
+    if (makeDirs(dir))
+      req["set_cache"] = dir;
+  }
+  if (t.task.kind == TaskKind::PyTorchToCuda) {
+    if (!t.torchError.empty())
+      return t.torchError;
+    std::vector<std::string> args = {"--task", t.dir, "--seed", std::to_string(options_.seed), "--sets",
+                                     std::to_string(options_.sets), "--warmup", std::to_string(options_.warmup),
+                                     "--min-runs", std::to_string(options_.minRuns), "--max-runs",
+                                     std::to_string(options_.maxRuns), "--budget-ms", std::to_string(options_.budgetMs)};
+    if (options_.timing)
+      args.insert(args.end(), {"--timing-out", t.torchTimingPath});
+    else
+      args.push_back("--no-timing");
+    if (!t.configs.empty())
+      args.insert(args.end(), {"--configs", joined(t.configs)});
+    req["reference_id"] = t.torchKey;
+    req["torch"] = Json{{"program", options_.torchReferencePath},
+                        {"args", args},
+                        {"timing_path", options_.timing ? t.torchTimingPath : std::string()},
+                        {"timeout_seconds", options_.torchTimeoutSeconds},
+                        {"log_path", options_.workDir + "/torch-reference-" + std::to_string(index_) + ".log"}};
+  } else {
+    req["reference_so"] = t.reference.objectPath;
+    req["reference_id"] = t.reference.objectPath; // its path names its build
+  }
+  std::string error;
+  Json answer = holder_.request(req, options_.torchTimeoutSeconds + 60, error);
+  if (!error.empty())
+    return error;
+  if (answer.value("op", "") != "prepared")
+    return answer.value("detail", support::writeJson(answer));
+  TaskData d;
+  d.manifest = manifest;
+  d.bytes = answer.value("bytes", need);
+  d.lastUse = ++useClock_;
+  d.holderGeneration = holder_.generation();
+  data_[key] = d;
+  report = answer;
+  report.erase("op");
+  report.erase("key");
+  report.erase("manifest");
+  report["cached"] = false;
+  if (t.task.kind == TaskKind::PyTorchToCuda && options_.timing) {
+    std::lock_guard<std::mutex> lock(t.mu);
+    std::string text;
+    if (!t.pytorchEager.is_object() && readFile(t.torchTimingPath, text)) {
+      try {
+        t.pytorchEager = support::parseJson(text, t.torchTimingPath);
+      } catch (const std::exception &e) {
+        return e.what();
+      }
+    }
+    if (!t.pytorchEager.is_object())
+      return "cudaperf-torch-reference wrote no timing (" + t.torchTimingPath + ")";
+  }
+  return "";
+}
+
+support::ChildProcess DeviceSlot::startWorker(const std::vector<std::string> &argv, bool pool) {
+  support::ProcessOptions po;
+  po.outputPath = options_.workDir + "/worker-" + std::to_string(index_) + "-" + std::to_string(++spawned_) + ".log";
+  po.fileSizeLimit = options_.outputLimitBytes;
+  po.extraEnv = env_; // whatever the caller's environment says, launches stay asynchronous
+  return support::spawnProcess(pool ? std::vector<std::string>{options_.workerPath, "--pool"} : argv, po, pool);
+}
+
+support::ProcessResult DeviceSlot::runWorker(const std::vector<std::string> &argv, const std::string &events,
+                                             std::vector<uint32_t> &ourPids, std::vector<GpuSample> &samples) {
+  support::ChildProcess worker;
+  if (options_.spareWorkers) {
+    // The spare started ahead gets the job; a new spare starts now, beside this run.
+    Json job = Json{{"argv", std::vector<std::string>(argv.begin() + 1, argv.end())}};
+    std::string line = support::writeJson(job) + "\n";
+    for (int attempt = 0; attempt < 2 && !worker.running(); ++attempt) {
+      if (!spare_.running())
+        spare_ = startWorker(argv, true);
+      if (spare_.running() && write(spare_.stdinFd, line.data(), line.size()) == ssize_t(line.size())) {
+        worker = spare_;
+        spare_ = support::ChildProcess();
+      } else {
+        support::stopProcess(spare_); // it died waiting: a fresh one
+      }
+    }
+    spare_ = startWorker(argv, true);
+    if (spare_.running())
+      ourPids.push_back(uint32_t(spare_.pid));
+  }
+  if (!worker.running())
+    worker = startWorker(argv, false);
+  if (worker.running())
+    ourPids.push_back(uint32_t(worker.pid));
+  GpuActivityRecorder recorder(uuid_, options_.gpuSamplePeriodSeconds);
+  recorder.start();
+  support::ProcessOptions po;
+  po.timeoutSeconds = options_.timeoutSeconds;
+  po.maxCapturedBytes = 4096;
+  po.progressPath = events;
+  po.stallSeconds = options_.stallSeconds;
+  po.doneMarker = kDoneMarker;
+  std::string log = worker.outputPath;
+  support::ProcessResult r = support::superviseProcess(worker, po);
+  samples = recorder.stop();
+  if (!log.empty())
+    unlink(log.c_str());
+  return r;
+}
+
+void DeviceSlot::keepBaselineTiming(const std::string &key, const std::string &events) {
+  if (options_.baselineReuse <= 0 || baselines_.count(key))
+    return;
+  std::stringstream in(events), out;
+  std::string line;
+  bool ok = false;
+  int timings = 0;
+  while (std::getline(in, line)) {
+    if (line.find("\"impl\":\"baseline\"") == std::string::npos)
+      continue;
+    if (line.find("\"event\":\"timing\"") != std::string::npos && line.find("\"cached\"") == std::string::npos) {
+      out << line << "\n";
+      ++timings;
+    }
+    if (line.find("\"event\":\"verdict\"") != std::string::npos)
+      ok = line.find("\"outcome\":\"ok\"") != std::string::npos;
+  }
+  if (!ok || timings == 0)
+    return;
+  std::string file = options_.workDir + "/baseline-" + std::to_string(index_) + "-" + key + ".jsonl";
+  if (writeFile(file, out.str()))
+    baselines_[key] = {file, 0};
+}
+
+Json DeviceSlot::run(BuiltCandidate &c) {
+  TaskEntry &t = *c.task;
+  Clock::time_point acquired = Clock::now();
+  Json stages = Json::object();
+  stages["queued"] = secondsBetween(c.submitted, c.buildStarted);
+  stages["build"] = secondsBetween(c.buildStarted, c.built);
+  stages["wait_for_device"] = secondsBetween(c.built, acquired);
+
+  EvalRecord rec;
+  rec.task = &t.task;
+  rec.candidatePath = c.candidatePath;
+  rec.candidateSha256 = c.candidateSha256;
+  rec.arch = options_.arch;
+  rec.candidateBuild = c.build;
+  rec.seed = options_.seed;
+  rec.sets = options_.sets;
+  rec.stallSeconds = options_.stallSeconds;
+  rec.toolchain = &toolchain_;
+
+  std::string key, manifest;
+  Json dataReport;
+  std::string dataError = ensureData(t, key, manifest, dataReport);
+  Clock::time_point dataReady = Clock::now();
+  stages["task_data"] = secondsBetween(acquired, dataReady);
+  if (!dataError.empty()) {
+    Json doc = Json::object();
+    doc["schema"] = kResultSchema;
+    doc["task"] = t.task.name;
+    doc["task_dir"] = t.dir;
+    doc["candidate"] = c.candidatePath;
+    doc["outcome"] = outcomeName(Outcome::InternalError);
+    doc["detail"] = "the task's data could not be prepared on GPU " + std::to_string(index_) + ": " + dataError;
+    doc["stage_seconds"] = stages;
+    return doc;
+  }
+
+  std::string baselineKey = key + support::Sha256().field(t.baseline.objectPath).field(std::to_string(options_.warmup))
+                                      .field(std::to_string(options_.minRuns)).field(std::to_string(options_.maxRuns))
+                                      .field(std::to_string(options_.budgetMs)).hex().substr(0, 16);
+  std::string events = options_.workDir + "/worker-" + std::to_string(c.serial) + ".events";
+  std::vector<std::string> argv = {options_.workerPath, "--events", events, "--task", t.dir, "--device-data", manifest,
+                                   "--candidate", c.build.objectPath,
+                                   "--seed", std::to_string(options_.seed), "--sets", std::to_string(options_.sets),
+                                   "--warmup", std::to_string(options_.warmup),
+                                   "--min-runs", std::to_string(options_.minRuns),
+                                   "--max-runs", std::to_string(options_.maxRuns),
+                                   "--budget-ms", std::to_string(options_.budgetMs),
+                                   "--device-index", std::to_string(index_),
+                                   "--memory-wait", std::to_string(options_.memoryWaitSeconds),
+                                   "--leak-limit-mib", std::to_string(options_.leakLimitMiB)};
+  bool hasBaseline = !t.baseline.objectPath.empty();
+  if (hasBaseline)
+    argv.insert(argv.end(), {"--baseline", t.baseline.objectPath});
+  if (!options_.timing)
+    argv.push_back("--no-timing");
+  if (c.counters)
+    argv.push_back("--counters");
+  if (!t.configs.empty())
+    argv.insert(argv.end(), {"--configs", joined(t.configs)});
+  auto reuse = hasBaseline ? baselines_.find(baselineKey) : baselines_.end();
+  if (reuse != baselines_.end() && reuse->second.uses < options_.baselineReuse && options_.timing) {
+    argv.insert(argv.end(), {"--baseline-timing", reuse->second.file});
+    ++reuse->second.uses;
+  } else if (reuse != baselines_.end()) {
+    unlink(reuse->second.file.c_str()); // used up: the next worker times the baseline again
+    baselines_.erase(reuse);
+  }
+
+  std::vector<GpuSample> samples;
+  std::vector<uint32_t> ourPids;
+  for (int attempt = 0;; ++attempt) {
+    unlink(events.c_str());
+    ourPids.assign({uint32_t(getpid())});
+    if (holder_.pid() > 0)
+      ourPids.push_back(uint32_t(holder_.pid()));
+    rec.worker = runWorker(argv, events, ourPids, samples);
+    rec.workerRan = rec.worker.started;
+    if (!rec.worker.started)
+      rec.worker.output = rec.worker.startError;
+    rec.events.clear();
+    readFile(events, rec.events);
+    // A worker that could not start because the device was full for a moment starts again.
+    if (attempt >= options_.setupRetries || !retryableSetupError(rec.events))
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(4000, 500 * (attempt + 1))));
+  }
+  Clock::time_point workerDone = Clock::now();
+  stages["worker"] = secondsBetween(dataReady, workerDone);
+
+  std::set<uint32_t> ours(ourPids.begin(), ourPids.end());
+  // Our processes with a context here: all of ours but the evaluator itself.
+  GpuSharing sharing = Nvml::instance().available() ? summarizeSharing(samples, ours, ours.size() - 1) : GpuSharing();
+  if (!Nvml::instance().available())
+    sharing.reason = Nvml::instance().reason();
+  rec.sharing = &sharing;
+  {
+    std::lock_guard<std::mutex> lock(t.mu);
+    if (t.task.kind == TaskKind::PyTorchToCuda && t.pytorchEager.is_object())
+      rec.pytorchEager = &t.pytorchEager;
+    rec.evaluationSeconds = c.build.seconds + secondsBetween(acquired, workerDone);
+    rec.stageSeconds = stages;
+    Json doc = assembleResult(rec);
+    doc["task_data"] = dataReport;
+    keepBaselineTiming(baselineKey, rec.events);
+    // The candidate wrote into the shared task data: it is prepared afresh for the next one.
+    if (const Json *w = member(doc, "worker"))
+      if (const Json *intact = member(*w, "shared_data_intact"); intact && intact->is_boolean() && !intact->get<bool>())
+        releaseData(key);
+    unlink(events.c_str());
+    return doc;
+  }
+}
+
+} // namespace cudaperf::runtime

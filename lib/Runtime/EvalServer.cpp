@@ -1,0 +1,300 @@
+#include "cudaperf/Runtime/EvalServer.h"
+#include "cudaperf/Runtime/ServeProtocol.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace cudaperf::runtime {
+
+using support::Json;
+
+namespace {
+
+// Means of the evaluator's stages over the results delivered so far.
+class StageTotals {
+public:
+  void add(const Json &result) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++results_;
+    if (const Json *outcome = support::member(result, "outcome"); outcome && outcome->is_string())
+      ++outcomes_[outcome->get<std::string>()];
+    if (const Json *s = support::member(result, "stage_seconds"); s && s->is_object())
+      for (const auto &kv : s->items())
+        if (kv.value().is_number()) {
+          sums_[kv.key()] += kv.value().get<double>();
+          ++counts_[kv.key()];
+        }
+  }
+  Json json() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    Json means = Json::object();
+    for (const auto &[k, v] : sums_)
+      means[k] = v / double(counts_.at(k));
+    return Json{{"results", results_}, {"outcomes", outcomes_}, {"mean_stage_seconds", means}};
+  }
+
+private:
+  mutable std::mutex mu_;
+  uint64_t results_ = 0;
+  std::map<std::string, uint64_t> outcomes_;
+  std::map<std::string, double> sums_;
+  std::map<std::string, uint64_t> counts_;
+};
+
+// One client: where its messages go (its results too, from whatever thread finishes them).
+class Session {
+public:
+  Session(int outFd, int number) : outFd_(outFd), number_(number) {}
+  void send(const Json &message) {
+    std::string line = support::writeJson(message) + "\n";
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_)
+      return;
+    for (size_t done = 0; done < line.size();) {
+      ssize_t n = write(outFd_, line.data() + done, line.size() - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0) {
+        closed_ = true; // the client went away; its remaining results are dropped
+        return;
+      }
+      done += size_t(n);
+    }
+  }
+  std::string key(const std::string &idKey) const { return std::to_string(number_) + ":" + idKey; }
+  // No message after this (its descriptor number may soon belong to another client).
+  void close() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!closed_ && outFd_ >= 0)
+      ::close(outFd_);
+    closed_ = true;
+  }
+
+private:
+  std::mutex mu_;
+  int outFd_;
+  int number_;
+  bool closed_ = false;
+};
+
+struct Server {
+  explicit Server(Evaluator &e) : evaluator(e) {}
+  Evaluator &evaluator;
+  StageTotals totals;
+  std::atomic<bool> shuttingDown{false};
+  std::atomic<int> sessions{0};
+  bool drain = true;
+
+  Json stats() {
+    SchedulerStats s = evaluator.stats();
+    Json j = Json{{"type", "stats"}};
+    j.update(totals.json());
+    j["submitted"] = s.submitted;
+    j["finished"] = s.finished;
+    j["cancelled"] = s.cancelled;
+    j["waiting"] = s.waiting;
+    j["building"] = s.building;
+    j["running"] = s.running;
+    j["runs_per_device"] = s.runsPerDevice;
+    return j;
+  }
+
+  Json ready() {
+    Json devices = Json::array();
+    for (const Json &d : evaluator.devices())
+      devices.push_back(d);
+    return Json{{"type", "ready"},
+                {"protocol", kServeProtocol},
+                {"arch", evaluator.arch()},
+                {"devices", devices},
+                {"queue_limit", evaluator.options().queueLimit},
+                {"build_threads", evaluator.options().jobs}};
+  }
+
+  // One request line; false once the client asked for shutdown.
+  bool handle(const std::shared_ptr<Session> &session, const std::string &line) {
+    ServeParse p = parseServeRequest(line);
+    if (!p.request) {
+      session->send(serveError(p.id, p.errorCode, p.errorMessage));
+      return true;
+    }
+    const ServeRequest &r = *p.request;
+    switch (r.op) {
+    case ServeRequest::Op::Ping:
+      session->send(Json{{"type", "pong"}, {"id", r.id}});
+      return true;
+    case ServeRequest::Op::Stats: {
+      Json s = stats();
+      s["id"] = r.id;
+      session->send(s);
+      return true;
+    }
+    case ServeRequest::Op::Cancel:
+      switch (evaluator.cancel(session->key(r.idKey))) {
+      case Scheduler::Cancel::Cancelled: break; // its "cancelled" message comes from the scheduler
+      case Scheduler::Cancel::Running:
+        session->send(serveError(r.id, "not_cancellable", "already running; its result will follow"));
+        break;
+      case Scheduler::Cancel::Unknown:
+        session->send(serveError(r.id, "unknown_id", "no queued or running request has this id"));
+        break;
+      }
+      return true;
+    case ServeRequest::Op::Shutdown:
+      drain = r.drain;
+      return false;
+    case ServeRequest::Op::Evaluate:
+      break;
+    }
+    EvalJob job;
+    job.taskDir = r.taskDir;
+    job.candidatePath = r.candidatePath;
+    job.hasSource = r.candidatePath.empty();
+    job.candidateSource = r.source;
+    job.candidateName = !r.name.empty() ? r.name : "request " + r.id.dump();
+    job.configs = r.configs;
+    job.counters = r.counters;
+    Json id = r.id;
+    std::weak_ptr<Session> weak = session;
+    auto done = [this, weak, id](const Json &result, bool cancelled) {
+      if (!cancelled)
+        totals.add(result);
+      if (auto s = weak.lock())
+        s->send(cancelled ? serveCancelled(id) : serveResult(id, result));
+    };
+    // Blocks while the queue is full: this client's further lines wait (back-pressure).
+    switch (evaluator.submit(session->key(r.idKey), std::move(job), done, true)) {
+    case Scheduler::Submit::Accepted: break;
+    case Scheduler::Submit::Duplicate:
+      session->send(serveError(id, "duplicate_id", "a request with this id is still queued or running"));
+      break;
+    case Scheduler::Submit::Closed:
+      session->send(serveError(id, "shutting_down", "the server is shutting down"));
+      break;
+    case Scheduler::Submit::Full:
+      session->send(serveError(id, "queue_full", "the queue is full"));
+      break;
+    }
+    return true;
+  }
+
+  // Reads request lines until EOF or shutdown; true when the client asked for shutdown.
+  bool readLoop(int inFd, const std::shared_ptr<Session> &session) {
+    std::string buffer;
+    char chunk[65536];
+    while (!shuttingDown) {
+      pollfd p{inFd, POLLIN, 0};
+      int r = poll(&p, 1, 200);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        continue;
+      ssize_t n = read(inFd, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      buffer.append(chunk, size_t(n));
+      for (size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
+        std::string line = buffer.substr(0, nl);
+        buffer.erase(0, nl + 1);
+        if (line.find_first_not_of(" \t\r") == std::string::npos)
+          continue;
+        if (!handle(session, line))
+          return true;
+      }
+      if (buffer.size() > (64u << 20)) { // a line larger than any source text is malformed
+        session->send(serveError(nullptr, "bad_request", "a request line longer than 64 MiB"));
+        buffer.clear();
+      }
+    }
+    return false;
+  }
+
+  void finish(const std::shared_ptr<Session> &session) {
+    shuttingDown = true;
+    evaluator.close(drain);
+    evaluator.wait();
+    Json bye = stats();
+    bye["type"] = "bye"; // keeps its place, first
+    session->send(bye);
+  }
+};
+
+} // namespace
+
+int serveStream(Evaluator &evaluator, int inFd, int outFd) {
+  Server server(evaluator);
+  auto session = std::make_shared<Session>(outFd, 0);
+  session->send(server.ready());
+  server.readLoop(inFd, session); // EOF and shutdown both end it
+  server.finish(session);
+  return 0;
+}
+
+int serveSocket(Evaluator &evaluator, const std::string &path) {
+  sockaddr_un addr{};
+  if (path.size() >= sizeof addr.sun_path) {
+    std::cerr << "cudaperf-eval: socket path too long: " << path << "\n";
+    return 1;
+  }
+  struct stat st;
+  if (lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode))
+    unlink(path.c_str()); // left by an earlier server
+  int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  if (listener < 0 || bind(listener, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0 ||
+      listen(listener, 16) != 0) {
+    std::cerr << "cudaperf-eval: cannot listen on " << path << ": " << strerror(errno) << "\n";
+    if (listener >= 0)
+      close(listener);
+    return 1;
+  }
+  std::cerr << "cudaperf-eval: serving on " << path << "\n";
+  Server server(evaluator);
+  std::vector<std::thread> readers;
+  std::mutex mu;
+  std::shared_ptr<Session> closer;
+  int next = 0;
+  while (!server.shuttingDown) {
+    pollfd p{listener, POLLIN, 0};
+    if (poll(&p, 1, 200) <= 0)
+      continue;
+    int fd = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0)
+      continue;
+    auto session = std::make_shared<Session>(fd, ++next);
+    session->send(server.ready());
+    readers.emplace_back([&, fd, session] {
+      if (server.readLoop(fd, session)) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!closer)
+          closer = session;
+        server.shuttingDown = true;
+      }
+      if (session != closer)
+        session->close(); // this client is done; the others go on
+    });
+  }
+  close(listener);
+  unlink(path.c_str());
+  for (auto &t : readers)
+    t.join();
+  server.finish(closer ? closer : std::make_shared<Session>(-1, 0));
+  return 0;
+}
+
+} // namespace cudaperf::runtime

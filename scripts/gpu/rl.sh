@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# `make train` on the GPU host (docs/training.md, "The experiment"): a short multi-turn GRPO run from the
+# SFT checkpoint, with the held-out evaluation (turn 1 and best-of-T, training families and held-out
+# families) before and after it, in one command. Runs on its own or right after scripts/gpu/sft.sh in the
+# same device call (scripts/gpu/session.sh): it then reuses sft.sh's build (build-gpu), dataset and
+# checkpoint, which stay on the host under /tmp/cudaperf-sft.
+#   1. builds cudaperf-train, cudaperf-eval (+ worker), cudaperf-dataset (incremental after sft.sh);
+#   2. the dataset: sft.sh's, else generated;
+#   3. cudaperf-train rl --config data/rl/h200.json for RL_SECONDS of training (evaluations on top),
+#      rewards from the persistent evaluator (cudaperf-eval --serve) or one cudaperf-eval per candidate;
+#   4. RL_ABLATIONS=1: the same seeds and budget with reward_mode=outcome, then with turns=1;
+#   5. packs logs, curves and the LoRA state (exact resume in a later call) under OUTDIR.
+# Usage: scripts/gpu/rl.sh [OUTDIR]   (default $OUT, else /tmp/rl)
+# Carry: .carry/deps (scripts/pack-deps.sh); data/models/sft when sft.sh does not run first.
+# Environment: RL_SFT_DIR (default /tmp/cudaperf-sft/sft/checkpoint, else data/models/sft), RL_SECONDS
+# (training seconds, default 200), RL_TOTAL_SECONDS (whole-script deadline, default RL_SECONDS + 170),
+# RL_SEED (0), RL_SET (extra "--set K=V ..." for cudaperf-train rl), RL_ABLATIONS (0), RL_ABLATION_SECONDS
+# (default RL_SECONDS / 2 each), RL_RESUME_TAR (an rl-state.tar.gz of an earlier call: resume from it),
+# RL_ANALYZER (a cudaperf-analyze to run; default /tmp/cudaperf-analyzer/cudaperf-analyze when
+# scripts/gpu/validate.sh unpacked it earlier in the session, else none: the static terms are then neutral).
+# Writes OUTDIR/{summary.txt,rl.log,rl-report.tar.gz,rl-state.tar.gz[,ablations.tar.gz]}.
+# Commit: the summary table and curves into docs/training.md ("Results"); rl-state.tar.gz travels back
+# (carry) to continue with RL_RESUME_TAR. Exit 1 if a step failed.
+set -uo pipefail
+out=${1:-${OUT:-/tmp/rl}}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+export PATH=$PWD/.carry/deps/bin:/opt/torch/.venv/bin:/usr/local/cuda/bin:$PATH
+export NCCL_NVLS_ENABLE=0
+mkdir -p "$out"
+work=/tmp/cudaperf-rl
+rm -rf "$work" && mkdir -p "$work/logs"
+exec > >(tee -a "$out/rl.log") 2>&1
+summary=$out/summary.txt
+: > "$summary"
+note() { echo "$*" | tee -a "$summary"; }
+rl_seconds=${RL_SECONDS:-200}
+deadline=$(( $(date +%s) + ${RL_TOTAL_SECONDS:-$(( rl_seconds + 170 ))} ))
+left() { echo $(( deadline - $(date +%s) )); }
+cap() { local want=$1 l; l=$(( $(left) - 15 )); [ "$l" -lt "$want" ] && want=$l; [ "$want" -lt 1 ] && want=1; echo "$want"; }
+seed=${RL_SEED:-0}
+failed=0
+pack() {
+  local files=()
+  for f in build.log dataset.log; do [ -f "$work/logs/$f" ] && cp "$work/logs/$f" "$out/" && files+=("$f"); done
+  if [ -d "$work/run" ]; then
+    for f in rl-config.json rl-log.jsonl eval.jsonl rl-report.json reward.svg correctness.svg speedup.svg train.log; do
+      [ -f "$work/run/$f" ] && cp "$work/run/$f" "$out/" && files+=("$f")
+    done
+    [ -f "$work/run/candidates.jsonl" ] && gzip -c "$work/run/candidates.jsonl" > "$out/candidates.jsonl.gz" && files+=(candidates.jsonl.gz)
+    [ -d "$work/run/state" ] && tar -czf "$out/rl-state.tar.gz" -C "$work/run" state $( [ -d "$work/run/adapter" ] && echo adapter )
+  fi
+  [ ${#files[@]} -gt 0 ] && tar -czf "$out/rl-report.tar.gz" -C "$out" "${files[@]}" && (cd "$out" && rm -f "${files[@]}")
+  local abl=()
+  for d in outcome single-turn; do [ -d "$work/ablation-$d" ] && abl+=("ablation-$d"); done
+  if [ ${#abl[@]} -gt 0 ]; then
+    for d in "${abl[@]}"; do rm -rf "$work/$d/work" "$work/$d/checkpoint" "$work/$d/state" "$work/$d/adapter"; gzip -f "$work/$d/candidates.jsonl" 2>/dev/null; done
+    tar -czf "$out/ablations.tar.gz" -C "$work" "${abl[@]}"
+  fi
+}
+
+note "== machine"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$summary"
+note "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+
+note "== build"
+SECONDS=0
+prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null)
+deps=()
+[ -d .carry/deps ] && deps=(-DCUDAPERF_DEPS_PREFIX="$PWD/.carry/deps")
+timeout "$(cap 120)" cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDAPERF_BUILD_ANALYZER=OFF \
+  -DCUDAPERF_BUILD_TESTS=OFF -DCMAKE_PREFIX_PATH="$prefix" "${deps[@]}" > "$work/logs/build.log" 2>&1 &&
+  timeout "$(cap 300)" cmake --build build-gpu -j "$(nproc)" --target cudaperf-dataset cudaperf-train cudaperf-eval \
+    cudaperf-eval-worker >> "$work/logs/build.log" 2>&1
+rc=$?
+note "build rc=$rc in ${SECONDS} s"
+grep -E "error|NOT found|unknown target" "$work/logs/build.log" | head -20 | tee -a "$summary"
+bin=$root/build-gpu/bin
+for b in cudaperf-train cudaperf-eval; do
+  [ -x "$bin/$b" ] || { note "RESULT: FAILED (no $b)"; pack; exit 1; }
+done
+
+note "== inputs"
+sft=${RL_SFT_DIR:-}
+if [ -z "$sft" ]; then
+  if [ -f /tmp/cudaperf-sft/sft/checkpoint/config.json ]; then sft=/tmp/cudaperf-sft/sft/checkpoint; else sft=$root/data/models/sft; fi
+fi
+[ -f "$sft/config.json" ] && [ -f "$sft/tokenizer.json" ] || { note "RESULT: FAILED (no SFT checkpoint in $sft)"; pack; exit 1; }
+note "SFT checkpoint: $sft"
+dataset=/tmp/cudaperf-sft/dataset
+if [ ! -f "$dataset/manifest.jsonl" ]; then
+  dataset=$work/dataset
+  SECONDS=0
+  timeout "$(cap 150)" "$bin/cudaperf-dataset" generate --out "$dataset" --kind all --jobs "$(nproc)" > "$work/logs/dataset.log" 2>&1
+  note "cudaperf-dataset generate rc=$? in ${SECONDS} s"
+fi
+[ -f "$dataset/manifest.jsonl" ] || { note "RESULT: FAILED (no dataset)"; pack; exit 1; }
+note "dataset: $dataset ($(wc -l < "$dataset/manifest.jsonl") tasks)"
+analyzer=${RL_ANALYZER:-}
+[ -z "$analyzer" ] && [ -x /tmp/cudaperf-analyzer/cudaperf-analyze ] && analyzer=/tmp/cudaperf-analyzer/cudaperf-analyze
+[ -z "$analyzer" ] && analyzer=none
+note "analyzer: $analyzer$( [ "$analyzer" = none ] && echo ' (static terms neutral: unified = outcome + constants)')"
+# The persistent evaluator where this build has it, else one process per candidate.
+evaluator=process
+"$bin/cudaperf-eval" --help 2>&1 | grep -q -- "--serve" && evaluator=serve
+note "evaluator: $evaluator"
+export CUDAPERF_CACHE_DIR=$work/cache
+
+# cudaperf-train rl with the experiment's config and this run's paths; extra arguments after.
+run_rl() { # DIR SECONDS [--set K=V]...
+  local dir=$1 secs=$2; shift 2
+  local eval_args='["--sets","2","--budget-ms","40","--timeout","30","--stall-timeout","10"]'
+  [ "$evaluator" = serve ] && eval_args='["--jobs","12","--sets","2","--budget-ms","40","--timeout","30","--stall-timeout","10"]'
+  # shellcheck disable=SC2086
+  timeout --kill-after=10 "$(cap $(( secs + 150 )))" "$bin/cudaperf-train" rl --config data/rl/h200.json --out "$dir" \
+    --set model="$sft" --set dataset="$dataset" --set seed="$seed" --set max_seconds="$secs" \
+    --set evaluator="$evaluator" --set eval_path="$bin/cudaperf-eval" --set analyzer_path="$analyzer" \
+    --set eval_args="$eval_args" "$@" ${RL_SET:-}
+}
+
+note "== RL (cudaperf-train rl, ${rl_seconds} s of training)"
+mkdir -p "$work/run"
+resume=()
+if [ -n "${RL_RESUME_TAR:-}" ] && [ -f "$RL_RESUME_TAR" ]; then
+  tar -xzf "$RL_RESUME_TAR" -C "$work/run" && resume=(--resume) && note "resuming from $RL_RESUME_TAR"
+fi
+SECONDS=0
+run_rl "$work/run" "$rl_seconds" "${resume[@]}" > "$work/run/train.log" 2>&1
+rc=$?
+note "cudaperf-train rl rc=$rc in ${SECONDS} s"
+grep -E "eval |steps \(|environment:|skipped" "$work/run/train.log" | tail -12 | tee -a "$summary"
+[ "$rc" -eq 0 ] || { failed=1; tail -5 "$work/run/train.log" | tee -a "$summary"; }
+
+if [ "${RL_ABLATIONS:-0}" = 1 ]; then
+  abl_seconds=${RL_ABLATION_SECONDS:-$(( rl_seconds / 2 ))}
+  for spec in "outcome:reward_mode=outcome" "single-turn:turns=1"; do
+    name=${spec%%:*}; set_kv=${spec#*:}
+    [ "$(left)" -lt $(( abl_seconds + 60 )) ] && { note "ablation $name: skipped ($(left) s left)"; continue; }
+    note "== ablation $name ($set_kv, ${abl_seconds} s)"
+    SECONDS=0
+    mkdir -p "$work/ablation-$name"
+    run_rl "$work/ablation-$name" "$abl_seconds" --set "$set_kv" > "$work/ablation-$name/train.log" 2>&1
+    note "ablation $name rc=$? in ${SECONDS} s"
+    grep -E "eval " "$work/ablation-$name/train.log" | tee -a "$summary"
+  done
+fi
+
+note "== summary (held-out evaluation, greedy; correct / fast_1 / mean speedup of correct)"
+python3 - "$work" <<'PY' | tee -a "$summary"
+import glob, json, os, sys
+work = sys.argv[1]
+def row(v, key):
+    x = v[key]
+    f = lambda a: "n/a" if a is None else ("%.1f%%" % (100 * a))
+    s = x.get("mean_speedup_correct")
+    return "%s / %s / %s" % (f(x.get("correct")), f(x.get("fast_1")), "n/a" if s is None else "%.2fx" % s)
+print("%-12s %-10s %-18s %-24s %-24s" % ("run", "eval", "set", "turn 1", "best of T"))
+for run in ["run"] + sorted(os.path.basename(d) for d in glob.glob(os.path.join(work, "ablation-*"))):
+    path = os.path.join(work, run, "eval.jsonl")
+    if not os.path.exists(path):
+        continue
+    for line in open(path):
+        e = json.loads(line)
+        for name, v in e["sets"].items():
+            print("%-12s %-10s %-18s %-24s %-24s" % (run, e["label"], "%s (%d)" % (name, v["tasks"]), row(v, "turn1"), row(v, "best_of_turns")))
+log = os.path.join(work, "run", "rl-log.jsonl")
+if os.path.exists(log):
+    lines = [json.loads(l) for l in open(log) if l.strip()]
+    if lines:
+        last = lines[-1]
+        print("steps %d; last step: reward %.3f, correct %.1f%%, %d candidates, %.0f tokens/s, %.1f s (generate %.1f, reward wait %.1f, update %.1f)" % (
+            last["step"], last["reward_mean"] or 0, 100 * (last["correct_rate"] or 0), last["candidates"], last["tokens_per_second"],
+            last["seconds"]["step"], last["seconds"]["generate"], last["seconds"]["reward_wait"], last["seconds"]["update"]))
+PY
+
+note "== pack"
+pack
+ls -l "$out" | tee -a "$summary"
+if [ $failed -eq 0 ]; then note "RESULT: ok"; else note "RESULT: FAILED (see above)"; fi
+exit $failed

@@ -1,0 +1,175 @@
+// The RL trainer's torch-free parts (docs/training.md): advantages, loss weights, the config, and the
+// environment over lib/Reward with the stand-in evaluator of the reward tests (test/reward/fake-eval.py:
+// the result is chosen by a marker in the source, so neither nvcc nor a GPU is needed).
+#include "cudaperf/Learn/RlAdvantages.h"
+#include "cudaperf/Learn/RlConfig.h"
+#include "cudaperf/Learn/RlEnvironment.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <unistd.h>
+
+using namespace cudaperf;
+using namespace cudaperf::learn;
+
+namespace {
+
+const std::string kSource = CUDAPERF_SOURCE_DIR;
+const std::string kTask = kSource + "/data/tasks/vector_add";
+
+EnvironmentOptions fakeOptions(const std::string &name) {
+  EnvironmentOptions o;
+  o.evalPath = kSource + "/test/reward/fake-eval.py";
+  o.analyzerPath = "none";
+  o.jobs = 2;
+  o.workDir = (std::filesystem::temp_directory_path() / ("cudaperf-rl-env-" + name + "-" + std::to_string(getpid()))).string();
+  std::filesystem::remove_all(o.workDir);
+  return o;
+}
+
+std::string candidate(const std::string &marker) {
+  return "// fake: " + marker + "\n#include <cuda_runtime.h>\nextern \"C\" void vector_add(int n, const float *a, const float *b, float *c, cudaStream_t s) {}\n";
+}
+
+} // namespace
+
+TEST(RlAdvantages, NormalizedPerGroupAndTurn) {
+  // group 0: returns 1, 3 at turn 0 and 0, 0 at turn 1; group 1: one trajectory excluded at turn 0.
+  std::vector<TurnReturn> r = {{0, 0, 0, 1.0}, {0, 1, 0, 3.0}, {0, 0, 1, 0.0}, {0, 1, 1, 0.0},
+                               {1, 0, 0, 2.0}, {1, 1, 0, std::nullopt}, {1, 2, 0, 4.0}};
+  auto a = groupAdvantages(r, "std");
+  ASSERT_EQ(a.size(), r.size());
+  EXPECT_NEAR(*a[0], -1.0, 1e-5); // (1 - 2) / 1
+  EXPECT_NEAR(*a[1], 1.0, 1e-5);
+  EXPECT_NEAR(*a[2], 0.0, 1e-9);   // equal returns: no signal
+  EXPECT_NEAR(*a[4], -1.0, 1e-5);
+  EXPECT_FALSE(a[5].has_value());  // excluded stays out
+  EXPECT_NEAR(*a[6], 1.0, 1e-5);
+  auto centered = groupAdvantages(r, "none");
+  EXPECT_NEAR(*centered[1], 1.0, 1e-9);
+  EXPECT_NEAR(*centered[6], 1.0, 1e-9);
+  EXPECT_EQ(*groupAdvantages({{0, 0, 0, 5.0}}, "std")[0], 0.0); // alone in its group
+  EXPECT_THROW(groupAdvantages(r, "rank"), std::invalid_argument);
+}
+
+TEST(RlAdvantages, LossWeightsNormalizeAsNamed) {
+  std::vector<size_t> tokens = {2, 6, 4, 0}, group = {0, 0, 1, 1};
+  auto token = lossTokenWeights(tokens, group, "token");
+  for (size_t i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(token[i], 1.0 / 12);
+  EXPECT_EQ(token[3], 0.0);
+  auto sequence = lossTokenWeights(tokens, group, "sequence");
+  for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(sequence[i] * double(tokens[i]), 1.0 / 3, 1e-12);
+  auto byGroup = lossTokenWeights(tokens, group, "group");
+  EXPECT_NEAR(byGroup[0] * 2 + byGroup[1] * 6, 0.5, 1e-12); // each group weighs one half
+  EXPECT_NEAR(byGroup[2] * 4, 0.5, 1e-12);
+  EXPECT_THROW(lossTokenWeights(tokens, group, "batch"), std::invalid_argument);
+}
+
+TEST(RlConfig, DefaultsFileAndOverrides) {
+  RlConfig c;
+  support::Json j = rlConfigToJson(c);
+  EXPECT_EQ(j["gamma"], 0.4);
+  EXPECT_EQ(j["turns"], 4);
+  RlConfig back;
+  applyRlConfigJson(back, j, "test");
+  EXPECT_EQ(rlConfigToJson(back), j);
+  applyRlConfigOverride(c, "group_size=8");
+  applyRlConfigOverride(c, "eval_args=[\"--sets\",\"2\"]");
+  applyRlConfigOverride(c, "model=123");
+  EXPECT_EQ(c.groupSize, 8);
+  EXPECT_EQ(c.evalArgs, (std::vector<std::string>{"--sets", "2"}));
+  EXPECT_EQ(c.model, "123");
+  try {
+    applyRlConfigJson(c, support::Json{{"gama", 0.5}}, "cfg.json");
+    FAIL();
+  } catch (const LearnError &e) {
+    EXPECT_NE(std::string(e.what()).find("unknown key \"gama\""), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(applyRlConfigOverride(c, "loss_normalization=batch"), LearnError);
+  EXPECT_THROW(applyRlConfigOverride(c, "gamma=2"), LearnError);
+  EXPECT_THROW(applyRlConfigOverride(c, "turns=1.5"), LearnError);
+  EXPECT_EQ(rlConfigKeys().size(), size_t(j.size() - 1)); // every key but the schema is documented
+}
+
+TEST(RlEnvironment, RewardsFailuresAndCache) {
+  RlEnvironment env(fakeOptions("rewards"));
+  CandidateOutcome ok = env.submit(kTask, candidate("ok 2.0")).get();
+  EXPECT_EQ(ok.outcome, "ok");
+  EXPECT_TRUE(ok.correct);
+  ASSERT_TRUE(ok.speedup.has_value());
+  EXPECT_DOUBLE_EQ(*ok.speedup, 2.0);
+  ASSERT_TRUE(ok.reward.has_value());
+  EXPECT_GT(*ok.reward, 1.0);
+  EXPECT_FALSE(ok.cached);
+  EXPECT_EQ(ok.document["schema"], "cudaperf-reward/1");
+
+  CandidateOutcome again = env.submit(kTask, candidate("ok 2.0")).get();
+  EXPECT_TRUE(again.cached);
+  EXPECT_EQ(again.reward, ok.reward);
+
+  CandidateOutcome compile = env.submit(kTask, candidate("compile_error")).get();
+  EXPECT_EQ(compile.gate, "compile_error");
+  EXPECT_DOUBLE_EQ(*compile.reward, env.rewardConfig().gates.compileError);
+
+  CandidateOutcome none = env.submit(kTask, std::nullopt).get();
+  EXPECT_EQ(none.outcome, "no_code_block");
+  EXPECT_DOUBLE_EQ(*none.reward, env.rewardConfig().gates.compileError);
+  EXPECT_NE(none.feedback.find("code block"), std::string::npos);
+
+  CandidateOutcome internal = env.submit(kTask, candidate("internal_error")).get();
+  EXPECT_FALSE(internal.reward.has_value()); // excluded, not the candidate's fault
+
+  RlEnvironment::Counts counts = env.counts();
+  EXPECT_EQ(counts.submitted, 5u);
+  EXPECT_EQ(counts.cached, 1u);
+  EXPECT_EQ(counts.evaluatorFailures, 0u);
+}
+
+TEST(RlEnvironment, CandidateThatCrashesTheEvaluatorEarnsItsGate) {
+  RlEnvironment env(fakeOptions("crash"));
+  CandidateOutcome crash = env.submit(kTask, candidate("crash")).get(); // the evaluator dies with SIGSEGV
+  EXPECT_EQ(crash.gate, "runtime_fault");
+  ASSERT_TRUE(crash.reward.has_value());
+  EXPECT_DOUBLE_EQ(*crash.reward, env.rewardConfig().gates.runtimeFault);
+  EXPECT_NE(crash.evaluatorError.find("no result document"), std::string::npos) << crash.evaluatorError;
+  EXPECT_EQ(env.counts().evaluatorFailures, 1u);
+  // and the environment goes on
+  EXPECT_EQ(env.submit(kTask, candidate("ok 1.5")).get().outcome, "ok");
+}
+
+TEST(RlEnvironment, OutcomeModeAndDiscountedReturns) {
+  EnvironmentOptions unifiedOptions = fakeOptions("unified"), outcomeOptions = fakeOptions("outcome");
+  outcomeOptions.rewardMode = "outcome";
+  RlEnvironment unified(unifiedOptions), outcome(outcomeOptions);
+  CandidateOutcome u = unified.submit(kTask, candidate("ok 3.0")).get();
+  CandidateOutcome o = outcome.submit(kTask, candidate("ok 3.0")).get();
+  double expected = 0;
+  for (const auto &t : u.document["terms"])
+    if (t["group"] == "outcome" || t["group"] == "speed") expected += t["contribution"].get<double>();
+  EXPECT_NEAR(*o.reward, expected, 1e-12);
+  EXPECT_LT(*o.reward, *u.reward); // the structural terms (neutral halves without analysis) left out
+
+  CandidateOutcome wrong = unified.submit(kTask, candidate("wrong_answer")).get();
+  std::vector<reward::TurnReward> scored = unified.score({&wrong, &u});
+  ASSERT_EQ(scored.size(), 2u);
+  EXPECT_NEAR(*scored[0].discountedReturn, *wrong.reward + 0.4 * *u.reward, 1e-12);
+  EXPECT_NEAR(*scored[1].discountedReturn, *u.reward, 1e-12);
+}
+
+TEST(RlEnvironment, PersistentEvaluatorServiceRestartsAfterACrash) {
+  EnvironmentOptions o = fakeOptions("serve");
+  o.evaluator = "serve";
+  o.evalPath = kSource + "/test/learn/fake-eval-serve.py";
+  RlEnvironment env(o);
+  EXPECT_NE(env.describe().find("--serve"), std::string::npos);
+  CandidateOutcome ok = env.submit(kTask, candidate("ok 1.25")).get();
+  EXPECT_EQ(ok.outcome, "ok");
+  EXPECT_DOUBLE_EQ(*ok.speedup, 1.25);
+  CandidateOutcome crash = env.submit(kTask, candidate("crash")).get(); // the service dies (twice)
+  EXPECT_EQ(crash.gate, "runtime_fault");
+  EXPECT_DOUBLE_EQ(*crash.reward, env.rewardConfig().gates.runtimeFault);
+  CandidateOutcome after = env.submit(kTask, candidate("wrong_answer")).get(); // a new service
+  EXPECT_EQ(after.gate, "wrong_answer");
+}

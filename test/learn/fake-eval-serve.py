@@ -1,0 +1,27 @@
+#!/usr/bin/env python3
+"""A stand-in for `cudaperf-eval --serve` (docs/eval-serve.md) in the RL environment's tests: the
+protocol's ready line, then one result per request, computed by test/reward/fake-eval.py from the
+marker in the candidate's source. A candidate marked `// fake: crash` kills the whole service, as a
+crash of the real evaluator's server process would."""
+import json
+import os
+import subprocess
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+fake = os.path.join(here, "..", "reward", "fake-eval.py")
+print(json.dumps({"type": "ready", "protocol": "cudaperf-eval-serve/1", "devices": [], "queue_limit": 256}), flush=True)
+compile_only = "--compile-only" in sys.argv
+for line in sys.stdin:
+    request = json.loads(line)
+    if request.get("op") == "shutdown":
+        break
+    if request.get("op") == "cancel":
+        continue
+    source = open(request["candidate"], "rb").read()
+    if b"// fake: crash" in source:
+        os._exit(139)
+    args = [sys.executable, fake, request["task_dir"], request["candidate"], "--jsonl"] + (["--compile-only"] if compile_only else [])
+    out = subprocess.run(args, capture_output=True, text=True).stdout.strip().splitlines()
+    result = json.loads(out[-1])
+    print(json.dumps({"type": "result", "id": request["id"], "outcome": result["outcome"], "result": result}), flush=True)

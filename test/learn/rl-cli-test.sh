@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# cudaperf-train rl and eval-policy on the CPU with a tiny model (docs/training.md): usage errors, one RL
+# step with the static-only reward (cudaperf-eval --compile-only + cudaperf-analyze, when built: nvcc
+# compiles whatever code blocks the policy writes), logs, curves, report; a run stopped after step 2 and
+# resumed reproduces step 3 of the uninterrupted run exactly (log and trainable weights); eval-policy.
+# Usage: rl-cli-test.sh CUDAPERF-TRAIN SOURCE_DIR [CUDAPERF-EVAL [CUDAPERF-ANALYZE]]
+set -uo pipefail
+train=$1 src=$2 eval=${3:-} analyzer=${4:-none}
+dir=$(mktemp -d /tmp/cudaperf-rl-cli.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+cd "$dir" || exit 1
+fails=0
+check() { # NAME EXPECTED_RC CMD...
+  local name=$1 want=$2; shift 2
+  "$@" > out.txt 2> err.txt
+  local rc=$?
+  if [ "$rc" -eq "$want" ]; then echo "ok   $name"; else echo "FAIL $name: rc=$rc, expected $want"; tail -5 err.txt; fails=$((fails + 1)); fi
+}
+
+python3 - "$src" <<'PY'
+import json, os, sys
+root = os.path.join(sys.argv[1], "data", "tasks")
+rows = [("saxpy", "train", "a"), ("vector_add", "train", "a"), ("reduce_sum", "train", "b"), ("transpose", "test", "a"),
+        ("histogram", "test", "c")]
+with open("manifest.jsonl", "w") as f:
+    for name, split, family in rows:
+        d = os.path.join(root, name)
+        impls = sorted(os.listdir(os.path.join(d, "impls")))
+        f.write(json.dumps({"task": name, "dir": d, "family": family, "kind": "c", "split": split,
+                            "implementations": [{"file": "impls/" + i, "strategies": [], "baseline": i == "baseline.cu",
+                                                 "expected": "neutral"} for i in impls]}) + "\n")
+PY
+cat > shape.json <<'JSON'
+{"model_type":"qwen2","vocab_size":384,"hidden_size":32,"intermediate_size":64,"num_hidden_layers":1,
+ "num_attention_heads":2,"num_key_value_heads":1,"max_position_embeddings":4096,"rope_theta":10000.0,
+ "tie_word_embeddings":true}
+JSON
+check "tiny SFT checkpoint" 0 "$train" sft --dataset . --device cpu --dtype float32 --model-config shape.json --vocab 384 \
+  --batch-tokens 3000 --micro-batch-tokens 1500 --max-seq-len 1500 --warmup 1 --steps 1 --out sft
+cat > rl.json <<JSON
+{"model": "sft/checkpoint", "dataset": ".", "device": "cpu", "dtype": "float32", "lora_rank": 4, "lora_dropout": 0.1,
+ "tasks_per_step": 2, "group_size": 2, "turns": 2, "max_new_tokens": 24, "eval_tasks": 1, "eval_held_out_family_tasks": 1,
+ "analyzer_path": "none", "reward_jobs": 2, "save_every": 1, "mini_batches": 2, "kl_coef": 0.05,
+ "eval_path": "$src/test/reward/fake-eval.py"}
+JSON
+
+check "rl needs --out" 2 "$train" rl --config rl.json
+check "unknown config key" 1 "$train" rl --config rl.json --set gama=0.3 --out x
+grep -q 'unknown key "gama"' err.txt && echo "ok   the message names the key" || { echo "FAIL key message"; fails=$((fails + 1)); }
+check "bad choice" 1 "$train" rl --config rl.json --set loss_normalization=batch --out x
+check "print-config" 0 "$train" rl --config rl.json --print-config
+python3 -c "import json; c=json.load(open('out.txt')); assert c['gamma']==0.4 and c['lora_rank']==4, c" \
+  && echo "ok   print-config" || { echo "FAIL print-config"; fails=$((fails + 1)); }
+
+# Static-only: the real evaluator (compile only) and analyzer where they are built.
+if [ -n "$eval" ] && [ -x "$eval" ]; then
+  check "one RL step, static-only reward" 0 "$train" rl --config rl.json --set steps=1 --set static_only=true \
+    --set eval_path="$eval" --set analyzer_path="$analyzer" --set eval_tasks=0 --set eval_held_out_family_tasks=0 --out static
+  python3 - <<'PY' && echo "ok   static-only log" || { echo "FAIL static-only log"; fails=$((fails + 1)); }
+import json
+log = [json.loads(l) for l in open("static/rl-log.jsonl")]
+assert len(log) == 1 and log[0]["step"] == 1 and log[0]["candidates"] == 8, log
+cands = [json.loads(l) for l in open("static/candidates.jsonl")]
+assert len(cands) == 8 and all(c["own_reward"] is not None for c in cands), cands[0]
+PY
+else
+  echo "skip one RL step, static-only reward (cudaperf-eval not built)"
+fi
+
+# Exact resume: 3 steps straight, against 2 steps + resume.
+check "rl 3 steps" 0 "$train" rl --config rl.json --set steps=3 --out full
+for f in rl-config.json rl-log.jsonl candidates.jsonl eval.jsonl rl-report.json reward.svg correctness.svg speedup.svg \
+         state/trainer_state.json checkpoint/config.json adapter/adapter_config.json; do
+  [ -s "full/$f" ] || { echo "FAIL missing full/$f"; fails=$((fails + 1)); }
+done
+check "rl stopped after step 2" 0 "$train" rl --config rl.json --set steps=3 --stop-after-steps 2 --out split
+check "rl resumed to step 3" 0 "$train" rl --config rl.json --set steps=3 --resume --out split
+grep -q "resumed .* at RL step 2" err.txt && echo "ok   resumed at step 2" || { echo "FAIL resume message"; fails=$((fails + 1)); }
+python3 - <<'PY' && echo "ok   resume reproduces step 3" || { echo "FAIL resume differs"; fails=$((fails + 1)); }
+import json
+def lines(p): return [json.loads(l) for l in open(p) if l.strip()]
+a, b = lines("full/rl-log.jsonl"), lines("split/rl-log.jsonl")
+assert [x["step"] for x in b] == [1, 2, 3], [x["step"] for x in b]
+keys = ["loss", "policy_loss", "kl", "grad_norm", "generated_tokens", "reward_mean", "samples", "ratio_max"]
+for x, y in zip(a, b):
+    assert all(x[k] == y[k] for k in keys), (x["step"], {k: (x[k], y[k]) for k in keys})
+ca = [(c["step"], c["task"], c["trajectory"], c["turn"], c["completion_tokens"], c["source_sha256"]) for c in lines("full/candidates.jsonl") if c["phase"] == "train"]
+cb = [(c["step"], c["task"], c["trajectory"], c["turn"], c["completion_tokens"], c["source_sha256"]) for c in lines("split/candidates.jsonl") if c["phase"] == "train"]
+assert ca == cb
+assert [e["label"] for e in lines("split/eval.jsonl")] == ["before", "after"]
+PY
+cmp -s full/state/trainable.safetensors split/state/trainable.safetensors && cmp -s full/state/optimizer.safetensors split/state/optimizer.safetensors \
+  && echo "ok   resumed weights and optimizer bit-identical" || { echo "FAIL resumed state differs"; fails=$((fails + 1)); }
+
+check "eval-policy" 0 "$train" eval-policy --config rl.json --model sft/checkpoint --out ep
+python3 -c "
+import json; e=json.load(open('ep/eval-policy.json'))
+assert set(e['sets']) == {'train_families', 'held_out_families'}, e['sets'].keys()
+v = e['sets']['train_families']; assert v['tasks'] == 1 and len(v['per_turn']) == 2 and 'best_of_turns' in v, v
+" && echo "ok   eval-policy report" || { echo "FAIL eval-policy report"; fails=$((fails + 1)); }
+
+echo "$fails failure(s)"
+[ "$fails" -eq 0 ]

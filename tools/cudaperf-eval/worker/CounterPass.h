@@ -1,0 +1,26 @@
+// The hardware-counter pass over a candidate that was found correct and timed (docs/counters.md):
+// per configuration, one call profiled with the CUPTI range profiler, every kernel it launches
+// counted. A separate pass because replay changes timing.
+#pragma once
+
+#include "Measure.h"
+#include "SharedData.h"
+
+#include "cudaperf/Runtime/Task.h"
+
+#include <string>
+
+namespace cudaperf::worker {
+
+struct CounterPass {
+  const runtime::Task &task;
+  const SharedData &shared;
+  cudaStream_t stream;
+  L2Flusher &flusher;
+  double memoryWaitSeconds;
+};
+
+// One "counters" event per configuration (until one is unavailable: the reason would repeat).
+void collectCounters(const CounterPass &pass, const std::string &impl, EntryFn fn);
+
+} // namespace cudaperf::worker
