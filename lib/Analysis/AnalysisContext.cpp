@@ -23,9 +23,30 @@ AnalysisContext::AnalysisContext(llvm::Module &M, const AnalyzerOptions &Opts)
 }
 
 AnalysisContext::~AnalysisContext() {
+  if (Faulted) {
+    // A fault may have left the caches half updated; destroying them could fault again, outside
+    // any isolation. The process ends soon after: leak them.
+    (void)FAM.release();
+    (void)LAM.release();
+    (void)CGAM.release();
+    (void)MAM.release();
+    for (auto &[F, Inv] : Inventories)
+      (void)Inv.release();
+    return;
+  }
   // Analysis results refer to each other through the proxies; clear before destruction.
   FAM->clear();
   MAM->clear();
+}
+
+void AnalysisContext::forgetAfterFault(llvm::Function &F) {
+  Faulted = true;
+  auto It = Inventories.find(&F);
+  if (It != Inventories.end()) {
+    (void)It->second.release();
+    Inventories.erase(It);
+  }
+  FAM->clear(F, F.getName());
 }
 
 llvm::Function *AnalysisContext::kernelFunction(const KernelReport &K) const {

@@ -181,6 +181,10 @@ public:
     bool AnyUnknownExecutions = false;
     unsigned Counted = 0;
     for (const MemoryInstruction &M : Inv.Accesses) {
+      if (M.Space == MemorySpace::Texture || M.Space == MemorySpace::Surface) {
+        K.Accesses.push_back(textureAccess(M, K, E, SE, LI));
+        continue;
+      }
       if (M.Space != MemorySpace::Global && M.Space != MemorySpace::Generic)
         continue;
       MemoryAccess A = analyseAccess(M, K, E, SE, LI);
@@ -211,8 +215,24 @@ public:
   }
 
 private:
-  MemoryAccess analyseAccess(const MemoryInstruction &M, const KernelReport &K, LaneEvaluator &E,
+  /// Texture fetches and surface accesses read and write global memory through the texture units,
+  /// addressed by a handle and coordinates: listed with their executions, sectors not predicted.
+  MemoryAccess textureAccess(const MemoryInstruction &M, const KernelReport &K, LaneEvaluator &E,
                              ScalarEvolution &SE, LoopInfo &LI) {
+    MemoryAccess A = accessOf(M, K);
+    A.Pattern = "not-modelled";
+    std::string ExecExpr;
+    std::optional<int64_t> Exec = executionsPerThread(E, SE, LI, M.inst()->getParent(), &ExecExpr);
+    A.Extra["executions_per_thread"] = Exec ? json::Value(*Exec) : json::Value(nullptr);
+    if (!Exec && !ExecExpr.empty())
+      A.Extra["executions_per_thread_expr"] = ExecExpr;
+    A.Extra["notes"] = json::Array{std::string("through the texture units (handle and coordinates): "
+                                               "sectors per request are not predicted")};
+    return A;
+  }
+
+  /// Where and what \p M is, as the report lists it.
+  static MemoryAccess accessOf(const MemoryInstruction &M, const KernelReport &K) {
     MemoryAccess A;
     A.Loc = M.Loc;
     if (A.Loc.File.empty())
@@ -220,6 +240,12 @@ private:
     A.Space = toString(M.Space);
     A.Op = toString(M.Kind);
     A.Bytes = M.Bytes;
+    return A;
+  }
+
+  MemoryAccess analyseAccess(const MemoryInstruction &M, const KernelReport &K, LaneEvaluator &E,
+                             ScalarEvolution &SE, LoopInfo &LI) {
+    MemoryAccess A = accessOf(M, K);
     json::Array Notes;
     if (!M.Note.empty())
       Notes.push_back(M.Note);

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Analysis/LaneAddress.h"
+#include "cudaperf/Analysis/WorkBudget.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
@@ -25,6 +26,7 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
+#include <cctype>
 
 using namespace llvm;
 
@@ -117,6 +119,31 @@ int64_t LaneEvaluator::baseAddressOf(const Value *V) {
   return B;
 }
 
+namespace {
+/// \p S as ScalarEvolution prints it, without the '%' of value names, so that it reads like the
+/// source: (4 * threadIdx.x), {0,+,1}<%for.body> stays as it is.
+std::string readableSCEV(const SCEV *S) {
+  std::string Raw, Out;
+  raw_string_ostream OS(Raw);
+  OS << *S;
+  for (size_t I = 0; I < Raw.size(); ++I) {
+    bool LoopName = I > 0 && Raw[I - 1] == '<';
+    if (Raw[I] == '%' && !LoopName && I + 1 < Raw.size() &&
+        (std::isalnum(static_cast<unsigned char>(Raw[I + 1])) || Raw[I + 1] == '_'))
+      continue;
+    Out += Raw[I];
+  }
+  return Out;
+}
+} // namespace
+
+const std::string &LaneEvaluator::printed(const SCEV *S) {
+  auto [It, Inserted] = Printed.try_emplace(S);
+  if (Inserted)
+    It->second = readableSCEV(S);
+  return It->second;
+}
+
 LaneValues LaneEvaluator::evaluate(const Value *V) { return evalValue(V); }
 LaneValues LaneEvaluator::evaluate(const SCEV *S) { return evalSCEVNode(S); }
 
@@ -167,12 +194,21 @@ LaneValues LaneEvaluator::evalValue(const Value *V) {
       R = splat(0);
     }
   } else if (const auto *I = dyn_cast<Instruction>(V)) {
+    // The kernel's work budget (WorkBudget.h) and the depth of the evaluation (a chain of
+    // thousands of dependent instructions would overflow the stack) bound it: beyond either the
+    // value is unknown.
+    if (Depth >= MaxEvaluationDepth || !spendWork()) {
+      Flags |= LaneUnsupported;
+      return LaneValues(Sample.Lanes.size() * elementsOf(V->getType()), 0);
+    }
     if (!InProgress.insert(V).second) {
       // A cycle that ScalarEvolution did not describe.
       Flags |= LaneUnsupported;
       return splat(0);
     }
+    ++Depth;
     R = evalInstruction(I);
+    --Depth;
     InProgress.erase(V);
   } else if (const auto *CE = dyn_cast<ConstantExpr>(V)) {
     // Constant expressions: casts and GEPs of globals.
@@ -311,6 +347,9 @@ LaneValues LaneEvaluator::evalInstruction(const Instruction *I) {
           Out = UA / UB;
         } else if (BO->getOpcode() == Instruction::URem) {
           Out = UA % UB;
+        } else if (SB == -1) {
+          // INT64_MIN / -1 traps on x86; the IR's result wraps (sdiv) or is 0 (srem).
+          Out = BO->getOpcode() == Instruction::SDiv ? 0 - UA : 0;
         } else if (BO->getOpcode() == Instruction::SDiv) {
           Out = static_cast<uint64_t>(SA / SB);
         } else {
@@ -470,6 +509,23 @@ LaneValues LaneEvaluator::evalInstruction(const Instruction *I) {
     return splat(Ld->getType()->isPointerTy() ? baseAddressOf(I) : 0);
   }
 
+  // __mul24 / __umul24 (libdevice, not linked): the low 32 bits of the product of the operands'
+  // low 24 bits, sign- or zero-extended.
+  if (const auto *CB = dyn_cast<CallBase>(I); CB && CB->getCalledFunction() && CB->arg_size() == 2) {
+    StringRef Name = CB->getCalledFunction()->getName();
+    if (Name == "__nv_mul24" || Name == "__nv_umul24") {
+      bool Signed = Name == "__nv_mul24";
+      LaneValues A = evalValue(CB->getArgOperand(0)), B = evalValue(CB->getArgOperand(1));
+      for (size_t L = 0; L < R.size(); ++L) {
+        uint64_t UA = unsignedView(A[L], 24), UB = unsignedView(B[L], 24);
+        int64_t XA = Signed ? SignExtend64(UA, 24) : int64_t(UA);
+        int64_t XB = Signed ? SignExtend64(UB, 24) : int64_t(UB);
+        R[L] = canon(static_cast<uint64_t>(XA * XB), Bits);
+      }
+      return R;
+    }
+  }
+
   if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I) || isa<CallBase>(I)) {
     const auto *CB = dyn_cast<CallBase>(I);
     bool IsLoadIntrinsic = false;
@@ -525,6 +581,14 @@ LaneValues LaneEvaluator::evalPhi(const Instruction *I) {
 }
 
 LaneValues LaneEvaluator::evalSCEVNode(const SCEV *S) {
+  if (Depth >= MaxEvaluationDepth) {
+    Flags |= LaneUnsupported;
+    return splat(0);
+  }
+  struct DepthGuard {
+    unsigned &D;
+    ~DepthGuard() { --D; }
+  } Guard{++Depth};
   size_t N = Sample.Lanes.size();
   unsigned Bits = SE ? static_cast<unsigned>(SE->getTypeSizeInBits(S->getType())) : 64;
   LaneValues R(N, 0);
@@ -654,11 +718,12 @@ std::vector<WarpSample> representativeWarps(const LaunchFacts &Facts, bool InLoo
       Chosen.push_back(I * (Warps.size() - 1) / 7);
   }
   std::vector<ThreadIndex> Blocks = {{0, 0, 0}, {1, 1, 1}, {2, 3, 2}, {5, 2, 3}};
+  // Wrapped into a known grid; a grid that cannot launch (a dimension below 1) wraps nothing.
   if (Facts.Grid)
     for (ThreadIndex &B : Blocks) {
-      B.X %= Facts.Grid->X;
-      B.Y %= Facts.Grid->Y;
-      B.Z %= Facts.Grid->Z;
+      B.X %= std::max<int64_t>(1, Facts.Grid->X);
+      B.Y %= std::max<int64_t>(1, Facts.Grid->Y);
+      B.Z %= std::max<int64_t>(1, Facts.Grid->Z);
     }
   std::vector<int64_t> Iterations = InLoop ? std::vector<int64_t>{0, 1, 2} : std::vector<int64_t>{0};
   std::vector<WarpSample> Out;
@@ -755,10 +820,11 @@ static bool evaluateLatchTripCounts(LaneEvaluator &E, ScalarEvolution &SE, const
   const SCEV *Start = AR->getStart(), *Step = AR->getStepRecurrence(SE);
   {
     raw_string_ostream OS(Symbolic);
+    const std::string &B = E.printed(RHS), &X0 = E.printed(Start), &St = E.printed(Step);
     if (Increasing)
-      OS << "1 + ceil((" << *RHS << (OrEqual ? " + 1" : "") << " - " << *Start << ") / " << *Step << ")";
+      OS << "1 + ceil((" << B << (OrEqual ? " + 1" : "") << " - " << X0 << ") / " << St << ")";
     else
-      OS << "1 + ceil((" << *Start << " - " << *RHS << (OrEqual ? " + 1" : "") << ") / -(" << *Step << "))";
+      OS << "1 + ceil((" << X0 << " - " << B << (OrEqual ? " + 1" : "") << ") / -(" << St << "))";
   }
   E.resetFlags();
   E.setSample(S);
@@ -881,10 +947,7 @@ LaneValues evaluateLaneTripCounts(LaneEvaluator &E, ScalarEvolution &SE, const L
     }
     return Trips;
   }
-  {
-    raw_string_ostream OS(Symbolic);
-    OS << "1 + " << *BTC;
-  }
+  Symbolic = "1 + " + E.printed(BTC);
   E.resetFlags();
   E.setSample(S);
   LaneValues V = E.evaluate(BTC);
@@ -913,13 +976,12 @@ std::string describeAddress(ScalarEvolution &SE, const Value *Ptr) {
   const SCEV *S = SE.getSCEV(const_cast<Value *>(Ptr));
   if (S->getType()->isPointerTy())
     S = SE.removePointerBase(S);
-  std::string Out;
-  raw_string_ostream OS(Out);
-  OS << *S;
-  return Out;
+  return readableSCEV(S);
 }
 
 void nameSpecialValues(Function &F, const std::vector<std::string> &ParamNames) {
+  // clang's code generation discards value names (setName does nothing) unless told otherwise.
+  F.getContext().setDiscardValueNames(false);
   for (Argument &A : F.args())
     if (!A.hasName() && A.getArgNo() < ParamNames.size() && !ParamNames[A.getArgNo()].empty())
       A.setName(ParamNames[A.getArgNo()]);
@@ -932,6 +994,15 @@ void nameSpecialValues(Function &F, const std::vector<std::string> &ParamNames) 
                                                : "gridDim.";
         I.setName(std::string(Base) + Reg->second);
       }
+  // Printing an unnamed value numbers every value of its function first (LLVM's slot tracker), so
+  // each printed expression cost the size of the kernel; with names, printing is local.
+  unsigned Next = 0;
+  for (Argument &A : F.args())
+    if (!A.hasName())
+      A.setName("arg" + std::to_string(A.getArgNo()));
+  for (Instruction &I : instructions(F))
+    if (!I.hasName() && !I.getType()->isVoidTy())
+      I.setName("v" + std::to_string(Next++));
 }
 
 } // namespace cudaperf

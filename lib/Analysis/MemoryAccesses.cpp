@@ -1,9 +1,11 @@
 //===- MemoryAccesses.cpp - Inventory of a kernel's memory instructions ---===//
 #include "cudaperf/Analysis/MemoryAccesses.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
@@ -23,6 +25,8 @@ const char *toString(MemorySpace S) {
   case MemorySpace::Constant: return "constant";
   case MemorySpace::Param: return "param";
   case MemorySpace::Generic: return "generic";
+  case MemorySpace::Texture: return "texture";
+  case MemorySpace::Surface: return "surface";
   }
   return "generic";
 }
@@ -74,6 +78,10 @@ std::optional<MemorySpace> spaceOfAddrSpace(unsigned AS) {
 }
 
 struct BaseFinder {
+  /// Set for the nested walk that asks whether a loaded pointer was read from a by-value
+  /// parameter. A load never yields param space, so the nested walk does not look through loads
+  /// again: pointer-chasing loops (p = p->next) would otherwise recurse without end.
+  bool InsideLoadedPointer = false;
   SmallPtrSet<const Value *, 16> Visited;
   SmallVector<std::pair<MemorySpace, BaseKind>, 4> Found;
   const Value *First = nullptr;
@@ -101,9 +109,20 @@ struct BaseFinder {
     return nullptr;
   }
 
-  void walk(const Value *V) {
-    if (!Visited.insert(V).second)
-      return;
+  /// Depth-first over the values \p Start is derived from, with an explicit stack: GEP chains and
+  /// phi webs of unrolled code can be thousands deep.
+  void walk(const Value *Start) {
+    SmallVector<const Value *, 16> Stack = {Start};
+    while (!Stack.empty()) {
+      const Value *V = Stack.pop_back_val();
+      if (Visited.insert(V).second)
+        visit(V, Stack);
+    }
+  }
+
+  /// Records \p V as a base or pushes what it is derived from (in reverse, so that the first
+  /// operand is visited first).
+  void visit(const Value *V, SmallVectorImpl<const Value *> &Stack) {
     if (auto S = spaceOfAddrSpace(V->getType()->isPointerTy() ? V->getType()->getPointerAddressSpace()
                                                                : ASGeneric)) {
       // A typed address space is authoritative; still find the base kind below when cheap.
@@ -113,23 +132,23 @@ struct BaseFinder {
         return add(*S, BaseKind::Alloca, V);
     }
     if (const auto *GEP = dyn_cast<GEPOperator>(V))
-      return walk(GEP->getPointerOperand());
+      return Stack.push_back(GEP->getPointerOperand());
     if (const auto *Op = dyn_cast<Operator>(V)) {
       if (Op->getOpcode() == Instruction::BitCast || Op->getOpcode() == Instruction::AddrSpaceCast)
-        return walk(Op->getOperand(0));
+        return Stack.push_back(Op->getOperand(0));
       if (Op->getOpcode() == Instruction::IntToPtr) {
         if (const Value *P = pointerInsideInteger(Op->getOperand(0)))
-          return walk(P);
+          return Stack.push_back(P);
         return add(MemorySpace::Generic, BaseKind::Unknown, V);
       }
     }
     if (const auto *Sel = dyn_cast<SelectInst>(V)) {
-      walk(Sel->getTrueValue());
-      return walk(Sel->getFalseValue());
+      Stack.push_back(Sel->getFalseValue());
+      return Stack.push_back(Sel->getTrueValue());
     }
     if (const auto *Phi = dyn_cast<PHINode>(V)) {
-      for (const Value *In : Phi->incoming_values())
-        walk(In);
+      for (unsigned I = Phi->getNumIncomingValues(); I-- > 0;)
+        Stack.push_back(Phi->getIncomingValue(I));
       return;
     }
     if (const auto *Arg = dyn_cast<Argument>(V)) {
@@ -145,9 +164,7 @@ struct BaseFinder {
       return add(MemorySpace::Local, BaseKind::Alloca, V);
     if (const auto *LI = dyn_cast<LoadInst>(V)) {
       // A pointer field of a by-value struct parameter is a kernel argument, not data.
-      BaseKind K;
-      const Value *B = nullptr;
-      if (resolveBase(LI->getPointerOperand(), K, B) == MemorySpace::Param)
+      if (!InsideLoadedPointer && pointsIntoParamSpace(LI->getPointerOperand()))
         return add(MemorySpace::Global, BaseKind::KernelParam, V);
       // A device pointer stored in memory points to global memory in practice.
       return add(MemorySpace::Global, BaseKind::LoadedPointer, V);
@@ -157,6 +174,14 @@ struct BaseFinder {
           II->getIntrinsicID() == Intrinsic::nvvm_ldu_global_p)
         return add(MemorySpace::Global, BaseKind::LoadedPointer, V);
     add(MemorySpace::Generic, BaseKind::Unknown, V);
+  }
+
+  static bool pointsIntoParamSpace(const Value *Ptr) {
+    BaseFinder Nested;
+    Nested.InsideLoadedPointer = true;
+    Nested.walk(Ptr);
+    return !Nested.Found.empty() &&
+           llvm::all_of(Nested.Found, [](const auto &F) { return F.first == MemorySpace::Param; });
   }
 };
 
@@ -334,13 +359,71 @@ struct Collector {
           Group.push_back(*P);
           continue;
         }
-        if (!I.mayReadOrWriteMemory())
+        // Texture fetches are inline PTX that LLVM sees as reading no memory.
+        auto *CB = dyn_cast<CallBase>(&I);
+        if (!I.mayReadOrWriteMemory() && !(CB && isa<InlineAsm>(CB->getCalledOperand())))
           continue;
         flushGroup(Group, Combine);
+        if (CB && !I.mayReadOrWriteMemory()) {
+          addTextureOrSurface(*CB);
+          continue;
+        }
         visitOther(I);
       }
       flushGroup(Group, Combine);
     }
+  }
+
+  /// A texture fetch (inline PTX tex.* / tld4.*, as clang's texture intrinsics write it, or the
+  /// built-in headers' __cudaperf_texture_fetch) or a surface access (a call of
+  /// cudaperf_nvcc_compat.h's __cudaperf_surface_load/store).
+  bool addTextureOrSurface(CallBase &CB) {
+    MemorySpace Space;
+    AccessKind Kind = AccessKind::Load;
+    Type *T = CB.getType();
+    if (const auto *Asm = dyn_cast<InlineAsm>(CB.getCalledOperand())) {
+      StringRef S = StringRef(Asm->getAsmString()).ltrim();
+      if (!S.starts_with("tex.") && !S.starts_with("tld4."))
+        return false;
+      Space = MemorySpace::Texture;
+    } else if (Function *Callee = CB.getCalledFunction()) {
+      StringRef N = Callee->getName();
+      if (N.contains("__cudaperf_texture_fetch")) {
+        Space = MemorySpace::Texture;
+      } else if (N.contains("__cudaperf_surface_load")) {
+        Space = MemorySpace::Surface;
+      } else if (N.contains("__cudaperf_surface_store") && CB.arg_size() > 0) {
+        Space = MemorySpace::Surface;
+        Kind = AccessKind::Store;
+        T = CB.getArgOperand(0)->getType();
+      } else {
+        return false;
+      }
+    } else {
+      return false;
+    }
+    MemoryInstruction M;
+    M.Insts.push_back(&CB);
+    M.Pointer = CB.arg_size() ? CB.getArgOperand(Kind == AccessKind::Store ? 1 : 0) : nullptr;
+    M.Kind = Kind;
+    M.Bytes = T->isSized() ? storeBytes(DL, T) : 0;
+    M.Align = M.Bytes ? M.Bytes : 1;
+    M.Space = Space;
+    M.Base = BaseKind::Unknown;
+    M.Loc = sourceLocationOf(CB);
+    Inv.Accesses.push_back(std::move(M));
+    return true;
+  }
+
+  /// Inline PTX that names no memory instruction (reads of %globaltimer, %smid, shuffles written
+  /// by hand ...) touches no memory.
+  static bool asmMayAccessMemory(const InlineAsm &Asm) {
+    StringRef S = Asm.getAsmString();
+    for (StringRef Op : {"ld.", "st.", "atom", "red.", "cp.", "tex.", "tld4", "suld", "sust", "sured",
+                         "mbarrier", "prefetch", "cvta", "wgmma", "ldmatrix", "stmatrix", "tma", "bulk"})
+      if (S.contains(Op))
+        return true;
+    return Asm.hasSideEffects() && S.trim().empty();
   }
 
   void visitOther(Instruction &I) {
@@ -376,6 +459,10 @@ struct Collector {
       // libdevice math (__nv_*) is not linked; it touches no user memory.
       if (Callee && Callee->getName().starts_with("__nv_"))
         return;
+      if (addTextureOrSurface(*CB))
+        return;
+      if (const auto *Asm = dyn_cast<InlineAsm>(CB->getCalledOperand()); Asm && !asmMayAccessMemory(*Asm))
+        return; // special-register reads (%globaltimer, %smid ...), arithmetic
       OpaqueCall C;
       C.Call = CB;
       C.Callee = Callee ? Callee->getName().str() : "";

@@ -57,6 +57,7 @@ namespace {
 class OccupancyAnalysis : public KernelAnalysis {
 public:
   llvm::StringRef name() const override { return "occupancy"; }
+  bool evaluatesLanes() const override { return false; }
 
   void run(AnalysisContext &Ctx, llvm::Function *F, KernelReport &K) override {
     std::string Why;

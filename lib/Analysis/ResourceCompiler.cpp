@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Analysis/Resources.h"
+#include "cudaperf/Analysis/FaultIsolation.h"
 #include "cudaperf/Support/Toolkit.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -19,8 +20,20 @@
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
+#include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <mutex>
 #include <set>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <thread>
+
+extern char **environ;
 
 namespace cudaperf {
 
@@ -292,7 +305,55 @@ void writeCache(const std::string &Path, const ResourceReport &Rep) {
 
 // --- the compilers --------------------------------------------------------------------------------
 
-llvm::Expected<std::string> runNvcc(const std::string &Nvcc, const ResourceRequest &R) {
+/// Runs \p Args (stdout and stderr to \p LogFile) in its own process group, so that a time-out
+/// or a cancellation kills nvcc and the compilers it started. Returns the exit code, or -1 with
+/// \p ErrMsg set.
+int runCancellable(const std::vector<std::string> &Args, const std::string &LogFile,
+                   const std::atomic<bool> *Cancel, std::string &ErrMsg) {
+  std::vector<char *> Argv;
+  for (const std::string &A : Args)
+    Argv.push_back(const_cast<char *>(A.c_str()));
+  Argv.push_back(nullptr);
+  posix_spawn_file_actions_t Files;
+  posix_spawn_file_actions_init(&Files);
+  posix_spawn_file_actions_addopen(&Files, 1, LogFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&Files, 1, 2);
+  posix_spawn_file_actions_addopen(&Files, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawnattr_t Attr;
+  posix_spawnattr_init(&Attr);
+  posix_spawnattr_setflags(&Attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&Attr, 0);
+  pid_t Pid = 0;
+  int Err = posix_spawn(&Pid, Args.front().c_str(), &Files, &Attr, Argv.data(), environ);
+  posix_spawn_file_actions_destroy(&Files);
+  posix_spawnattr_destroy(&Attr);
+  if (Err != 0) {
+    ErrMsg = "cannot run " + Args.front() + ": " + std::strerror(Err);
+    return -1;
+  }
+  auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(CompileTimeoutSeconds);
+  for (;;) {
+    int Status = 0;
+    pid_t Done = waitpid(Pid, &Status, WNOHANG);
+    if (Done == Pid)
+      return WIFEXITED(Status) ? WEXITSTATUS(Status) : 128 + WTERMSIG(Status);
+    if (Done < 0 && errno != EINTR) {
+      ErrMsg = std::string("waitpid: ") + std::strerror(errno);
+      return -1;
+    }
+    bool Cancelled = Cancel && Cancel->load();
+    if (Cancelled || std::chrono::steady_clock::now() > Deadline) {
+      kill(-Pid, SIGKILL);
+      waitpid(Pid, &Status, 0);
+      ErrMsg = Cancelled ? "cancelled" : "timed out after " + std::to_string(CompileTimeoutSeconds) + " s";
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+llvm::Expected<std::string> runNvcc(const std::string &Nvcc, const ResourceRequest &R,
+                                    const std::atomic<bool> *Cancel) {
   llvm::SmallString<128> Out, Log;
   if (auto EC = llvm::sys::fs::createTemporaryFile("cudaperf-resources", "cubin", Out))
     return llvm::createStringError(EC, "cannot create a temporary file");
@@ -302,12 +363,8 @@ llvm::Expected<std::string> runNvcc(const std::string &Nvcc, const ResourceReque
                                    "-o", std::string(Out)};
   Args.insert(Args.end(), R.Args.begin(), R.Args.end());
   Args.push_back(R.File);
-  std::vector<llvm::StringRef> Refs(Args.begin(), Args.end());
-  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, llvm::StringRef(Log),
-                                                llvm::StringRef(Log)};
   std::string ErrMsg;
-  int RC = llvm::sys::ExecuteAndWait(Nvcc, Refs, std::nullopt, Redirects, CompileTimeoutSeconds, 0,
-                                     &ErrMsg);
+  int RC = runCancellable(Args, std::string(Log), Cancel, ErrMsg);
   auto Text = llvm::MemoryBuffer::getFile(Log);
   std::string LogText = Text ? (*Text)->getBuffer().str() : "";
   llvm::sys::fs::remove(Out);
@@ -372,7 +429,9 @@ llvm::Expected<std::string> runNvrtc(const Nvrtc &N, const ResourceRequest &R) {
                A.starts_with("-std=") || A.starts_with("-maxrregcount") ||
                A.starts_with("--maxrregcount") || A.starts_with("--use_fast_math") ||
                A.starts_with("-use_fast_math") || A.starts_with("--extended-lambda") ||
-               A.starts_with("--expt-")) {
+               A.starts_with("--expt-") || A.starts_with("-rdc=") || A.starts_with("--fmad=") ||
+               A.starts_with("--ftz=") || A.starts_with("--prec-div=") ||
+               A.starts_with("--prec-sqrt=")) {
       Opts.push_back(A.str());
     }
   }
@@ -441,7 +500,10 @@ ResourceRoute parseResourceRoute(llvm::StringRef S) {
 
 std::string resourceCacheDir() { return support::cacheDirectory(); }
 
-llvm::Expected<ResourceReport> compileResources(const ResourceRequest &R) {
+namespace {
+
+llvm::Expected<ResourceReport> compileResourcesNow(const ResourceRequest &R,
+                                                   const std::atomic<bool> *Cancel) {
   if (R.Route == ResourceRoute::Estimate)
     return llvm::createStringError(std::errc::operation_not_supported,
                                    "NVIDIA's compiler was not asked for (route 'estimate')");
@@ -478,7 +540,7 @@ llvm::Expected<ResourceReport> compileResources(const ResourceRequest &R) {
       }
     }
     auto Start = std::chrono::steady_clock::now();
-    llvm::Expected<std::string> Log = A.Route == "nvrtc" ? runNvrtc(*N, R) : runNvcc(Nvcc, R);
+    llvm::Expected<std::string> Log = A.Route == "nvrtc" ? runNvrtc(*N, R) : runNvcc(Nvcc, R, Cancel);
     if (!Log) {
       LastError = llvm::toString(Log.takeError());
       Notes.push_back(LastError);
@@ -495,6 +557,92 @@ llvm::Expected<ResourceReport> compileResources(const ResourceRequest &R) {
     return Rep;
   }
   return llvm::createStringError(std::errc::invalid_argument, "%s", LastError.c_str());
+}
+
+/// A register compile running on its own thread (prefetchResources).
+struct Prefetch {
+  std::thread Worker;
+  std::atomic<bool> Cancel{false};
+  std::mutex M;
+  std::condition_variable Finished;
+  bool Done = false;
+  std::optional<ResourceReport> Report;
+  std::string Error;
+};
+
+std::mutex PrefetchesMutex;
+std::map<std::string, std::unique_ptr<Prefetch>> Prefetches; // by requestIdentity
+
+std::string requestIdentity(const ResourceRequest &R) {
+  std::string Id = R.File + '\n' + R.Arch + '\n' + R.CudaPath + '\n' + R.CacheDir + '\n' +
+                   std::to_string(int(R.Route)) + std::to_string(int(R.HasHostCode));
+  for (const std::string &A : R.Args)
+    Id += '\n' + A;
+  Id += "\n--";
+  for (const std::string &N : R.NameExpressions)
+    Id += '\n' + N;
+  return Id;
+}
+
+} // namespace
+
+void prefetchResources(const ResourceRequest &R) {
+  if (R.Route == ResourceRoute::Estimate)
+    return;
+  std::lock_guard<std::mutex> Lock(PrefetchesMutex);
+  auto &Slot = Prefetches[requestIdentity(R)];
+  if (Slot)
+    return;
+  Slot = std::make_unique<Prefetch>();
+  Prefetch *P = Slot.get();
+  P->Worker = std::thread([P, R] {
+    std::optional<ResourceReport> Report;
+    std::string Error;
+    // A fault in the prefetch is reported like a failed compile: registers are then estimated.
+    if (std::optional<Fault> F = runIsolated([&] {
+          llvm::Expected<ResourceReport> Rep = compileResourcesNow(R, &P->Cancel);
+          if (Rep)
+            Report = std::move(*Rep);
+          else
+            Error = llvm::toString(Rep.takeError());
+        }))
+      Error = "the register compile stopped with a fault (" + F->Description + ")";
+    std::lock_guard<std::mutex> Lock(P->M);
+    P->Report = std::move(Report);
+    P->Error = std::move(Error);
+    P->Done = true;
+    P->Finished.notify_all();
+  });
+}
+
+void cancelResourcePrefetches() {
+  std::map<std::string, std::unique_ptr<Prefetch>> All;
+  {
+    std::lock_guard<std::mutex> Lock(PrefetchesMutex);
+    All.swap(Prefetches);
+  }
+  for (auto &[Id, P] : All) {
+    P->Cancel = true;
+    if (P->Worker.joinable())
+      P->Worker.join();
+  }
+}
+
+llvm::Expected<ResourceReport> compileResources(const ResourceRequest &R) {
+  Prefetch *P = nullptr;
+  {
+    std::lock_guard<std::mutex> Lock(PrefetchesMutex);
+    auto It = Prefetches.find(requestIdentity(R));
+    if (It != Prefetches.end())
+      P = It->second.get();
+  }
+  if (!P)
+    return compileResourcesNow(R, nullptr);
+  std::unique_lock<std::mutex> Lock(P->M);
+  P->Finished.wait(Lock, [P] { return P->Done; });
+  if (P->Report)
+    return *P->Report;
+  return llvm::createStringError(std::errc::invalid_argument, "%s", P->Error.c_str());
 }
 
 } // namespace cudaperf

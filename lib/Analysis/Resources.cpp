@@ -31,20 +31,21 @@ struct FileResources {
 class ResourcesAnalysis : public KernelAnalysis {
 public:
   llvm::StringRef name() const override { return "resources"; }
+  bool evaluatesLanes() const override { return false; }
 
   void run(AnalysisContext &Ctx, llvm::Function *F, KernelReport &K) override {
     const std::string &Arch = Ctx.options().Arch;
-    std::string File = K.Loc.File.empty() ? Ctx.module().getSourceFileName() : K.Loc.File;
-    ResourceRoute Route = ResourceRoute::Auto;
-    if (auto Env = llvm::sys::Process::GetEnv("CUDAPERF_RESOURCES"))
-      Route = parseResourceRoute(*Env);
-    if (Ctx.options().EstimateResourcesOnly)
-      Route = ResourceRoute::Estimate; // compiling a file of thousands of kernels takes minutes
+    AnalyzerOptions Opts = Ctx.options();
+    // The translation unit, not the header a kernel may be defined in: nvcc compiles only the
+    // former ("nvcc fatal: Don't know what to do with 'kernel.h'").
+    if (Opts.MainFile.empty())
+      Opts.MainFile = Ctx.module().getSourceFileName();
+    std::optional<ResourceRequest> Req = fileResourceRequest(Opts);
 
     const KernelResourceUsage *Found = nullptr;
     FileResources *FR = nullptr;
-    if (Route != ResourceRoute::Estimate && !File.empty()) {
-      FR = &compiledFile(File, Arch, Route, K, Ctx.options().CompileArgs);
+    if (Req) {
+      FR = &compiledFile(*Req);
       Found = lookup(*FR, K);
       // A template kernel that only host code instantiates is missing from NVRTC's output until
       // it is named; compile once more with its name.
@@ -52,7 +53,7 @@ public:
           llvm::StringRef(K.Name).contains('<')) {
         FR->NameExpressions.push_back(K.Name);
         FR->Report.reset();
-        FR = &compiledFile(File, Arch, Route, K, Ctx.options().CompileArgs, /*Force=*/true);
+        FR = &compiledFile(*Req, /*Force=*/true);
         Found = lookup(*FR, K);
       }
     }
@@ -90,42 +91,11 @@ private:
     R["constant_bytes"] = U.ConstantBytes;
   }
 
-  static std::vector<std::string> flagsFromEnvironment() {
-    std::vector<std::string> Args;
-    if (auto Env = llvm::sys::Process::GetEnv("CUDAPERF_NVCC_FLAGS")) {
-      llvm::SmallVector<llvm::StringRef, 8> Parts;
-      llvm::StringRef(*Env).split(Parts, ' ', -1, /*KeepEmpty=*/false);
-      for (llvm::StringRef P : Parts)
-        Args.push_back(P.str());
-    }
-    return Args;
-  }
-
-  static bool looksLikeHostCode(const std::string &File, const KernelReport &K) {
-    if (!K.LaunchSites.empty())
-      return true;
-    auto Buf = llvm::MemoryBuffer::getFile(File);
-    if (!Buf)
-      return false;
-    llvm::StringRef Text = (*Buf)->getBuffer();
-    return Text.contains("<<<") || Text.contains("main(") || Text.contains("cudaMalloc");
-  }
-
-  FileResources &compiledFile(const std::string &File, const std::string &Arch, ResourceRoute Route,
-                              const KernelReport &K, const std::vector<std::string> &CompileArgs,
-                              bool Force = false) {
-    FileResources &FR = Files[File + "\n" + Arch];
+  FileResources &compiledFile(ResourceRequest Req, bool Force = false) {
+    FileResources &FR = Files[Req.File + "\n" + Req.Arch];
     if (FR.Report || (!FR.Error.empty() && !Force))
       return FR;
-    ResourceRequest Req;
-    Req.File = File;
-    Req.Arch = Arch;
-    Req.Args = CompileArgs;
-    for (std::string &A : flagsFromEnvironment())
-      Req.Args.push_back(std::move(A));
     Req.NameExpressions = FR.NameExpressions;
-    Req.HasHostCode = looksLikeHostCode(File, K);
-    Req.Route = Route;
     auto Rep = compileResources(Req);
     if (Rep) {
       FR.Report = std::move(*Rep);
@@ -156,7 +126,48 @@ private:
   }
 };
 
+std::vector<std::string> flagsFromEnvironment() {
+  std::vector<std::string> Args;
+  if (auto Env = llvm::sys::Process::GetEnv("CUDAPERF_NVCC_FLAGS")) {
+    llvm::SmallVector<llvm::StringRef, 8> Parts;
+    llvm::StringRef(*Env).split(Parts, ' ', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef P : Parts)
+      Args.push_back(P.str());
+  }
+  return Args;
+}
+
+/// Whether the file has host code NVRTC cannot compile (it then goes to nvcc first). Read from the
+/// text, so that the request is known before the file is parsed; a miss only costs a failed NVRTC
+/// attempt before nvcc.
+bool looksLikeHostCode(const std::string &File) {
+  auto Buf = llvm::MemoryBuffer::getFile(File);
+  if (!Buf)
+    return false;
+  llvm::StringRef Text = (*Buf)->getBuffer();
+  return Text.contains("<<<") || Text.contains("main(") || Text.contains("cudaMalloc");
+}
+
 } // namespace
+
+std::optional<ResourceRequest> fileResourceRequest(const AnalyzerOptions &Opts) {
+  ResourceRoute Route = ResourceRoute::Auto;
+  if (auto Env = llvm::sys::Process::GetEnv("CUDAPERF_RESOURCES"))
+    Route = parseResourceRoute(*Env);
+  if (Opts.EstimateResourcesOnly)
+    Route = ResourceRoute::Estimate; // compiling a file of thousands of kernels takes minutes
+  if (Route == ResourceRoute::Estimate || Opts.MainFile.empty())
+    return std::nullopt;
+  ResourceRequest Req;
+  Req.File = Opts.MainFile;
+  Req.Arch = Opts.Arch;
+  Req.Args = Opts.CompileArgs;
+  for (std::string &A : flagsFromEnvironment())
+    Req.Args.push_back(std::move(A));
+  Req.HasHostCode = looksLikeHostCode(Req.File);
+  Req.Route = Route;
+  return Req;
+}
 
 std::unique_ptr<KernelAnalysis> createResourcesAnalysis() {
   return std::make_unique<ResourcesAnalysis>();

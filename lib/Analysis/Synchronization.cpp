@@ -21,6 +21,7 @@
 #include "cudaperf/Analysis/LaneAddress.h"
 #include "cudaperf/Analysis/MemoryAccesses.h"
 #include "cudaperf/Analysis/WarpRequests.h"
+#include "cudaperf/Analysis/WorkBudget.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/PostDominators.h"
 #include "llvm/Analysis/ScalarEvolution.h"
@@ -29,6 +30,7 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -100,40 +102,71 @@ bool ordersMemory(const Instruction &I) {
   return !isa<AllocaInst>(getUnderlyingObject(Ptr));
 }
 
-/// Is there a path from just after \p From to \p To that passes no block-wide barrier?
-bool barrierFreePath(const Instruction *From, const Instruction *To) {
-  // Scan the rest of From's block, then blocks breadth-first; a block is entered at its start.
-  auto scan = [&](BasicBlock::const_iterator It, const BasicBlock *BB, bool &Blocked) {
-    for (; It != BB->end(); ++It) {
-      if (&*It == To)
-        return true;
-      if (isBlockBarrier(*It)) {
-        Blocked = true;
-        return false;
+/// Which instructions a thread can reach from just after a given one without passing a block-wide
+/// barrier. Positions and first barriers of blocks are computed once per function; the blocks
+/// reached from one instruction once per instruction, so that judging every write-read pair of an
+/// unrolled kernel is not quadratic in its size.
+class BarrierFreeReach {
+public:
+  explicit BarrierFreeReach(const Function &F) {
+    for (const BasicBlock &BB : F) {
+      unsigned Pos = 0;
+      for (const Instruction &I : BB) {
+        Position[&I] = Pos;
+        if (isBlockBarrier(I))
+          Barriers[&BB].push_back(Pos);
+        ++Pos;
       }
     }
-    return false;
-  };
-  bool Blocked = false;
-  if (scan(std::next(From->getIterator()), From->getParent(), Blocked))
-    return true;
-  if (Blocked)
-    return false;
-  SmallVector<const BasicBlock *, 16> Work(succ_begin(From->getParent()), succ_end(From->getParent()));
-  DenseSet<const BasicBlock *> Seen;
-  while (!Work.empty()) {
-    const BasicBlock *BB = Work.pop_back_val();
-    if (!Seen.insert(BB).second)
-      continue;
-    bool B = false;
-    if (scan(BB->begin(), BB, B))
-      return true;
-    if (!B)
-      for (const BasicBlock *S : successors(BB))
-        Work.push_back(S);
   }
-  return false;
-}
+
+  /// Is there a path from just after \p From to \p To that passes no block-wide barrier?
+  bool reaches(const Instruction *From, const Instruction *To) {
+    const BasicBlock *FromBB = From->getParent(), *ToBB = To->getParent();
+    unsigned FromPos = Position.lookup(From), ToPos = Position.lookup(To);
+    std::optional<unsigned> Next = firstBarrierAtOrAfter(FromBB, FromPos + 1);
+    if (FromBB == ToBB && ToPos > FromPos)
+      return !Next || *Next > ToPos;
+    if (Next) // the rest of From's block ends at a barrier: no path leaves it
+      return false;
+    const DenseSet<const BasicBlock *> &Reached = blocksEnteredFrom(FromBB);
+    std::optional<unsigned> First = firstBarrierAtOrAfter(ToBB, 0);
+    return Reached.contains(ToBB) && (!First || *First > ToPos);
+  }
+
+private:
+  std::optional<unsigned> firstBarrierAtOrAfter(const BasicBlock *BB, unsigned Pos) const {
+    auto It = Barriers.find(BB);
+    if (It == Barriers.end())
+      return std::nullopt;
+    auto B = std::lower_bound(It->second.begin(), It->second.end(), Pos);
+    if (B == It->second.end())
+      return std::nullopt;
+    return *B;
+  }
+
+  /// The blocks entered (at their start) on barrier-free paths leaving \p BB at its end.
+  const DenseSet<const BasicBlock *> &blocksEnteredFrom(const BasicBlock *BB) {
+    auto [It, New] = Entered.try_emplace(BB);
+    if (!New)
+      return It->second;
+    DenseSet<const BasicBlock *> &Seen = It->second;
+    SmallVector<const BasicBlock *, 16> Work(succ_begin(BB), succ_end(BB));
+    while (!Work.empty()) {
+      const BasicBlock *B = Work.pop_back_val();
+      if (!Seen.insert(B).second)
+        continue;
+      if (!Barriers.count(B))
+        for (const BasicBlock *S : successors(B))
+          Work.push_back(S);
+    }
+    return Seen;
+  }
+
+  DenseMap<const Instruction *, unsigned> Position;
+  DenseMap<const BasicBlock *, SmallVector<unsigned, 2>> Barriers; // positions, ascending
+  DenseMap<const BasicBlock *, DenseSet<const BasicBlock *>> Entered;
+};
 
 /// True when every backward path from \p Barrier reaches another barrier or the kernel's start
 /// without a memory access on the way.
@@ -201,15 +234,34 @@ std::vector<int64_t> blockAddresses(LaneEvaluator &E, const Value *Ptr, const Di
   return Out;
 }
 
+/// blockAddresses, each (pointer, iteration) evaluated once: the missing-barrier search asks for
+/// the same write's addresses once per read.
+class BlockAddressCache {
+public:
+  BlockAddressCache(LaneEvaluator &E, const Dim3 &Block) : E(E), Block(Block) {}
+  const std::vector<int64_t> &get(const Value *Ptr, int64_t Iteration) {
+    auto [It, New] = Cache.try_emplace({Ptr, Iteration});
+    if (New)
+      It->second = blockAddresses(E, Ptr, Block, Iteration);
+    return It->second;
+  }
+  const Dim3 &block() const { return Block; }
+
+private:
+  LaneEvaluator &E;
+  Dim3 Block;
+  std::map<std::pair<const Value *, int64_t>, std::vector<int64_t>> Cache;
+};
+
 /// A shared-memory read that may see another thread's write without a barrier between.
 struct RaceWitness {
   int64_t Reader = 0, Writer = 0;
 };
 
-std::optional<RaceWitness> crossThreadOverlap(LaneEvaluator &E, const MemoryInstruction &W,
-                                              const MemoryInstruction &R, const Dim3 &Block) {
+std::optional<RaceWitness> crossThreadOverlap(BlockAddressCache &Addresses, const MemoryInstruction &W,
+                                              const MemoryInstruction &R) {
   for (int64_t KW = 0; KW < 2; ++KW) {
-    std::vector<int64_t> WA = blockAddresses(E, W.Pointer, Block, KW);
+    const std::vector<int64_t> &WA = Addresses.get(W.Pointer, KW);
     if (WA.empty())
       return std::nullopt;
     // Written byte -> two of its writers (the second -1 when one thread alone writes it).
@@ -221,7 +273,7 @@ std::optional<RaceWitness> crossThreadOverlap(LaneEvaluator &E, const MemoryInst
           It->second.second = int64_t(T);
       }
     for (int64_t KR = KW; KR < KW + 2; ++KR) {
-      std::vector<int64_t> RA = blockAddresses(E, R.Pointer, Block, KR);
+      const std::vector<int64_t> &RA = Addresses.get(R.Pointer, KR);
       if (RA.empty())
         return std::nullopt;
       for (size_t T = 0; T < RA.size(); ++T)
@@ -250,6 +302,8 @@ std::string threadName(int64_t Linear, const Dim3 &Block) {
 }
 
 class SynchronizationAnalysis : public KernelAnalysis {
+  static constexpr unsigned MaxCopiesPerSitePair = 16;
+
 public:
   StringRef name() const override { return "synchronization"; }
 
@@ -303,20 +357,32 @@ public:
       Sites.push_back(std::move(Site));
     }
 
-    // Missing barriers between shared-memory writes and reads of other threads' data.
+    // Missing barriers between shared-memory writes and reads of other threads' data. Unrolled
+    // loops and inlined calls make many copies of one source write and read; at most
+    // MaxCopiesPerSitePair pairs of copies are judged per pair of source locations.
     const MemoryInventory &Inv = Ctx.memoryAccesses(*F);
+    BarrierFreeReach Reach(*F);
+    BlockAddressCache Addresses(E, K.Launch.Block);
     std::set<std::pair<unsigned, unsigned>> Reported;
+    std::map<std::pair<unsigned, unsigned>, unsigned> Judged;
+    unsigned Unjudged = 0;
+    bool OutOfBudget = false;
     for (const MemoryInstruction &W : Inv.Accesses) {
       if (W.Space != MemorySpace::Shared || W.Kind == AccessKind::Load)
         continue;
       for (const MemoryInstruction &R : Inv.Accesses) {
         if (R.Space != MemorySpace::Shared || R.Kind != AccessKind::Load ||
-            R.BaseValue != W.BaseValue || !barrierFreePath(W.inst(), R.inst()))
+            R.BaseValue != W.BaseValue)
           continue;
         auto Key = std::make_pair(R.Loc.Line * 1000 + R.Loc.Column, W.Loc.Line * 1000 + W.Loc.Column);
-        if (Reported.count(Key))
+        if (Reported.count(Key) || !Reach.reaches(W.inst(), R.inst()))
           continue;
-        std::optional<RaceWitness> Race = crossThreadOverlap(E, W, R, K.Launch.Block);
+        if (++Judged[Key] > MaxCopiesPerSitePair || OutOfBudget ||
+            (OutOfBudget = !spendWork(K.Launch.Block.count()))) {
+          ++Unjudged;
+          continue;
+        }
+        std::optional<RaceWitness> Race = crossThreadOverlap(Addresses, W, R);
         if (!Race)
           continue;
         Reported.insert(Key);
@@ -327,6 +393,15 @@ public:
         Missing.push_back(std::move(M));
       }
     }
+
+    if (Unjudged)
+      K.Notes.push_back("missing-barrier search: " + std::to_string(Unjudged) +
+                        " shared write-read pairs not judged (" +
+                        (OutOfBudget ? std::string("analysis budget exhausted")
+                                     : "more than " + std::to_string(MaxCopiesPerSitePair) +
+                                           " unrolled or inlined copies of one pair of source "
+                                           "locations") +
+                        ")");
 
     // Atomics by space and contention.
     std::map<std::string, std::map<std::string, int64_t>> Atomics;

@@ -12,6 +12,8 @@ int64_t warpCount(const Dim3 &Block) {
 
 std::vector<std::vector<ThreadIndex>> warpsOfBlock(const Dim3 &Block) {
   std::vector<std::vector<ThreadIndex>> Warps;
+  if (Block.X < 1 || Block.Y < 1 || Block.Z < 1)
+    return Warps; // no block of that shape can launch
   int64_t Total = Block.count();
   for (int64_t Linear = 0; Linear < Total; ++Linear) {
     if (Linear % WarpSize == 0)

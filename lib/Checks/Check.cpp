@@ -2,6 +2,8 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/GlobPattern.h"
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 namespace cudaperf {
 
@@ -51,11 +53,61 @@ std::vector<std::string> CheckFilter::unmatchedPatterns() const {
   return Out;
 }
 
+namespace {
+
+/// "; reported once for 3 instantiations (k<1>, k<2>, k<4>) and 12 copies of this code (unrolled
+/// iterations or inlined calls)".
+std::string coverageNote(const Diagnostic &D) {
+  std::string Note;
+  if (D.Kernels.size() > 1) {
+    Note += std::to_string(D.Kernels.size()) + " instantiations (";
+    constexpr size_t MaxNamed = 4;
+    for (size_t I = 0; I < D.Kernels.size() && I < MaxNamed; ++I)
+      Note += (I ? ", " : "") + D.Kernels[I];
+    if (D.Kernels.size() > MaxNamed)
+      Note += ", ...";
+    Note += ")";
+  }
+  if (D.Occurrences > D.Kernels.size()) {
+    if (!Note.empty())
+      Note += " and ";
+    Note += std::to_string(D.Occurrences) + " copies of this code (unrolled iterations or inlined calls)";
+  }
+  return Note.empty() ? "" : "; reported once for " + Note;
+}
+
+/// One diagnostic per check and source location; the first (in kernel and instruction order) keeps
+/// its message and the others are counted.
+void mergeRepeatedFindings(std::vector<Diagnostic> &Diags) {
+  std::vector<Diagnostic> Out;
+  std::map<std::tuple<std::string, std::string, unsigned, unsigned>, size_t> Seen;
+  for (Diagnostic &D : Diags) {
+    auto Key = std::make_tuple(D.Check, D.Loc.File, D.Loc.Line, D.Loc.Column);
+    auto [It, New] = Seen.try_emplace(Key, Out.size());
+    if (New) {
+      D.Kernels = {D.Kernel};
+      Out.push_back(std::move(D));
+      continue;
+    }
+    Diagnostic &First = Out[It->second];
+    ++First.Occurrences;
+    if (std::find(First.Kernels.begin(), First.Kernels.end(), D.Kernel) == First.Kernels.end())
+      First.Kernels.push_back(D.Kernel);
+    First.Level = std::max(First.Level, D.Level);
+  }
+  for (Diagnostic &D : Out)
+    D.Message += coverageNote(D);
+  Diags = std::move(Out);
+}
+
+} // namespace
+
 void runChecks(FileReport &R, const CheckFilter &Filter) {
   for (const KernelReport &K : R.Kernels)
     for (const auto &C : allChecks())
       if (Filter.enabled(C->info().Name))
         C->run(K, R.Diagnostics);
+  mergeRepeatedFindings(R.Diagnostics);
   std::stable_sort(R.Diagnostics.begin(), R.Diagnostics.end(),
                    [](const Diagnostic &A, const Diagnostic &B) {
                      return std::tie(A.Loc.File, A.Loc.Line, A.Loc.Column) <

@@ -10,6 +10,7 @@
 namespace cudaperf {
 
 // Factories (one per file in lib/Checks).
+std::unique_ptr<Check> createAnalysisFaultCheck();
 std::unique_ptr<Check> createDivergentBarrierCheck();
 std::unique_ptr<Check> createInvalidLaunchConfigCheck();
 std::unique_ptr<Check> createLowIntensityCheck();
@@ -24,6 +25,7 @@ std::unique_ptr<Check> createUncoalescedAccessCheck();
 const std::vector<std::unique_ptr<Check>> &allChecks() {
   static const std::vector<std::unique_ptr<Check>> Checks = [] {
     std::vector<std::unique_ptr<Check>> C;
+    C.push_back(createAnalysisFaultCheck());
     C.push_back(createDivergentBarrierCheck());
     C.push_back(createInvalidLaunchConfigCheck());
     C.push_back(createLowIntensityCheck());

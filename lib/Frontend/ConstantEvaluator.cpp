@@ -87,8 +87,9 @@ std::optional<int64_t> ConstantEvaluator::evaluateIntImpl(const Expr *E, const F
     case BO_Add: return A + C;
     case BO_Sub: return A - C;
     case BO_Mul: return A * C;
-    case BO_Div: return C ? std::optional<int64_t>(A / C) : std::nullopt;
-    case BO_Rem: return C ? std::optional<int64_t>(A % C) : std::nullopt;
+    // INT64_MIN / -1 overflows (and traps on x86): not a constant either.
+    case BO_Div: return C && !(C == -1 && A == INT64_MIN) ? std::optional<int64_t>(A / C) : std::nullopt;
+    case BO_Rem: return C && !(C == -1 && A == INT64_MIN) ? std::optional<int64_t>(A % C) : std::nullopt;
     case BO_Shl: return (C >= 0 && C < 63) ? std::optional<int64_t>(A << C) : std::nullopt;
     case BO_Shr: return (C >= 0 && C < 63) ? std::optional<int64_t>(A >> C) : std::nullopt;
     case BO_And: return A & C;

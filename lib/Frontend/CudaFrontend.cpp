@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "EmbeddedHeaders.h"
 #include "KernelCollector.h"
+#include "cudaperf/Frontend/SourceRewrites.h"
 #include "cudaperf/Frontend/Frontend.h"
 #include "cudaperf/Support/Toolkit.h"
 #include "clang/CodeGen/CodeGenAction.h"
@@ -104,6 +105,100 @@ private:
   const HostEntryRequest *Entry;
 };
 
+/// The toolkit's version as nvcc reports it in __CUDACC_VER_MAJOR__/MINOR/BUILD: major and minor
+/// from CUDA_VERSION in cuda.h, the build from nvcc's package (a pip-style dist-info directory
+/// nvidia_cuda_nvcc-13.0.88.dist-info, or version.json), 0 when neither says.
+struct ToolkitVersion {
+  int Major = 0, Minor = 0, Build = 0;
+};
+
+std::optional<ToolkitVersion> toolkitVersion(StringRef CudaPath) {
+  auto Header = llvm::MemoryBuffer::getFile(CudaPath + "/include/cuda.h");
+  if (!Header)
+    return std::nullopt;
+  StringRef Text = (*Header)->getBuffer();
+  size_t At = Text.find("#define CUDA_VERSION ");
+  if (At == StringRef::npos)
+    return std::nullopt;
+  int Version = 0;
+  if (Text.substr(At + 21).take_while(llvm::isDigit).getAsInteger(10, Version) || Version <= 0)
+    return std::nullopt;
+  ToolkitVersion V{Version / 1000, Version % 1000 / 10, 0};
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(CudaPath + "/dist-info", EC), End; It != End && !EC;
+       It.increment(EC)) {
+    StringRef Name = llvm::sys::path::filename(It->path());
+    if (!Name.consume_front("nvidia_cuda_nvcc-") || !Name.consume_back(".dist-info"))
+      continue;
+    llvm::SmallVector<StringRef, 3> Parts;
+    Name.split(Parts, '.');
+    if (Parts.size() == 3)
+      Parts[2].getAsInteger(10, V.Build);
+  }
+  if (auto Json = llvm::MemoryBuffer::getFile(CudaPath + "/version.json"); Json && !V.Build) {
+    // "cuda_nvcc" : { "name" : ..., "version" : "12.4.131" }
+    StringRef J = (*Json)->getBuffer();
+    size_t N = J.find("\"cuda_nvcc\"");
+    size_t Ver = N == StringRef::npos ? N : J.find("\"version\"", N);
+    if (Ver != StringRef::npos) {
+      StringRef Rest = J.substr(Ver + 9).ltrim(" :\t\"");
+      llvm::SmallVector<StringRef, 3> Parts;
+      Rest.take_until([](char C) { return C == '"'; }).split(Parts, '.');
+      if (Parts.size() == 3)
+        Parts[2].getAsInteger(10, V.Build);
+    }
+  }
+  return V;
+}
+
+/// gcc's OpenMP header: nvcc hands -fopenmp to the host compiler, whose omp.h is on its own path;
+/// clang has none unless LLVM's OpenMP runtime is installed.
+std::string findGccOpenMPHeader() {
+  std::string Best;
+  std::error_code EC;
+  for (StringRef Root : {"/usr/lib/gcc/x86_64-linux-gnu", "/usr/lib/gcc/aarch64-linux-gnu",
+                         "/usr/lib/gcc/x86_64-redhat-linux", "/usr/lib64/gcc/x86_64-suse-linux"}) {
+    for (llvm::sys::fs::directory_iterator It(Root, EC), End; It != End && !EC; It.increment(EC)) {
+      std::string Candidate = It->path() + "/include/omp.h";
+      if (!llvm::sys::fs::exists(Candidate))
+        continue;
+      // The highest gcc version (directories are named by it).
+      int Version = 0, BestVersion = 0;
+      llvm::sys::path::filename(It->path()).take_while(llvm::isDigit).getAsInteger(10, Version);
+      if (!Best.empty())
+        llvm::sys::path::filename(llvm::sys::path::parent_path(llvm::sys::path::parent_path(Best)))
+            .take_while(llvm::isDigit)
+            .getAsInteger(10, BestVersion);
+      if (Best.empty() || Version > BestVersion)
+        Best = Candidate;
+    }
+  }
+  return Best;
+}
+
+/// -fopenmp (also given as -Xcompiler -fopenmp) means OpenMP in the host compiler to nvcc; for the
+/// device parse it only has to make <omp.h> available: the flag is dropped (clang's OpenMP mode
+/// would change how the file is compiled) and the header directory added.
+tooling::ArgumentsAdjuster openMPAdjuster(std::string HeaderDir) {
+  return [HeaderDir](const tooling::CommandLineArguments &Args, StringRef) {
+    tooling::CommandLineArguments Out;
+    bool OpenMP = false;
+    for (const std::string &A : Args) {
+      if (A == "-fopenmp" || StringRef(A).starts_with("-fopenmp=") || A == "-qopenmp" ||
+          A == "-fopenmp-simd") {
+        OpenMP = true;
+        continue;
+      }
+      Out.push_back(A);
+    }
+    if (OpenMP && !HeaderDir.empty()) {
+      Out.push_back("-isystem");
+      Out.push_back(HeaderDir);
+    }
+    return Out;
+  };
+}
+
 } // namespace
 
 std::string resolveCudaPath(const FrontendOptions &Opts) {
@@ -123,18 +218,33 @@ std::vector<ParsedFile> parseFiles(const tooling::CompilationDatabase &DB,
   std::string Root = EmbeddedHeaderRoot.str();
   std::string ResourceDir = Opts.ResourceDir.empty() ? CUDAPERF_DEFAULT_RESOURCE_DIR : Opts.ResourceDir;
 
-  // The embedded headers live in memory, overlaid on the real file system.
+  // The embedded headers live in memory, overlaid on the real file system; so does gcc's omp.h,
+  // alone in its directory (gcc's other headers would shadow clang's).
   llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> Memory(new llvm::vfs::InMemoryFileSystem);
   for (const EmbeddedHeader &H : embeddedHeaders())
     Memory->addFile(Root + "/" + H.Path, 0, llvm::MemoryBuffer::getMemBuffer(H.Contents, H.Path));
+  std::string OpenMPDir;
+  if (std::string Omp = findGccOpenMPHeader(); !Omp.empty())
+    if (auto Buf = llvm::MemoryBuffer::getFile(Omp)) {
+      OpenMPDir = Root + "/openmp";
+      // gcc 11+ writes __attribute__((__malloc__ (deallocator))), which clang does not take.
+      std::string Text = "#pragma push_macro(\"__malloc__\")\n#define __malloc__(...) __malloc__\n" +
+                         (*Buf)->getBuffer().str() + "\n#pragma pop_macro(\"__malloc__\")\n";
+      Memory->addFile(OpenMPDir + "/omp.h", 0, llvm::MemoryBuffer::getMemBufferCopy(Text, Omp));
+    }
   llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> Overlay(
       new llvm::vfs::OverlayFileSystem(llvm::vfs::getRealFileSystem()));
   Overlay->pushOverlay(Memory);
-  tooling::ClangTool Tool(DB, Files, std::make_shared<PCHContainerOperations>(), Overlay);
+  // The user's files are read through the nvcc-syntax rewrites (SourceRewrites.h).
+  auto Sources = createNvccSourceFileSystem(
+      Overlay, {Root + "/", ResourceDir + "/", CudaPath.empty() ? "" : CudaPath + "/", "/usr/include/",
+                "/usr/lib/", "/usr/local/cuda"});
+  tooling::ClangTool Tool(DB, Files, std::make_shared<PCHContainerOperations>(), Sources);
 
   Tool.clearArgumentsAdjusters();
   Tool.appendArgumentsAdjuster(
       [](const tooling::CommandLineArguments &Args, StringRef) { return translateNvccArgs(Args); });
+  Tool.appendArgumentsAdjuster(openMPAdjuster(OpenMPDir));
   Tool.appendArgumentsAdjuster(tooling::getClangStripOutputAdjuster());
   Tool.appendArgumentsAdjuster(tooling::getClangStripDependencyFileAdjuster());
   // Every input is CUDA, whatever its extension.
@@ -149,6 +259,10 @@ std::vector<ParsedFile> parseFiles(const tooling::CompilationDatabase &DB,
       std::string("-target-sdk-version=") + AssumedSdkVersion,
       "-Wno-unknown-cuda-version",
       "-w", // clang's own warnings are not cudaperf's findings; errors still show
+      // What nvcc accepts (with a warning at most) and clang makes an error by default: `register`
+      // in C++17, narrowing conversions in braced initializers (`int v[2] = {0.0, y};`).
+      "-Wno-register",
+      "-Wno-c++11-narrowing",
       Opts.OptLevel,
       "-gline-tables-only",
       "-resource-dir=" + ResourceDir,
@@ -157,6 +271,13 @@ std::vector<ParsedFile> parseFiles(const tooling::CompilationDatabase &DB,
     Extra.push_back("--cuda-path=" + CudaPath);
     Extra.push_back("-isystem");
     Extra.push_back(Root + "/compat");
+    // nvcc's own macros, consistent with the toolkit (headers and user code test them).
+    Extra.push_back("-D__NVCC__=1");
+    if (auto V = toolkitVersion(CudaPath)) {
+      Extra.push_back("-D__CUDACC_VER_MAJOR__=" + std::to_string(V->Major));
+      Extra.push_back("-D__CUDACC_VER_MINOR__=" + std::to_string(V->Minor));
+      Extra.push_back("-D__CUDACC_VER_BUILD__=" + std::to_string(V->Build));
+    }
     // CUDA 13 keeps libcu++/CUB/Thrust (cuda/std/..., used by cooperative_groups.h) under
     // include/cccl, which nvcc adds to the search path itself.
     if (llvm::sys::fs::is_directory(CudaPath + "/include/cccl")) {
@@ -170,6 +291,10 @@ std::vector<ParsedFile> parseFiles(const tooling::CompilationDatabase &DB,
     Extra.push_back("-include");
     Extra.push_back("cudaperf_cuda_builtin.h");
   }
+  Extra.push_back("-isystem");
+  Extra.push_back(Root + "/common");
+  Extra.push_back("-include");
+  Extra.push_back("cudaperf_nvcc_compat.h");
   Extra.insert(Extra.end(), Opts.ExtraArgs.begin(), Opts.ExtraArgs.end());
   Tool.appendArgumentsAdjuster(
       tooling::getInsertArgumentAdjuster(Extra, tooling::ArgumentInsertPosition::END));

@@ -135,6 +135,35 @@ std::vector<std::string> translateNvccArgs(const std::vector<std::string> &Args)
   return Out;
 }
 
+std::vector<std::string> nvccCodeGenerationFlags(const std::vector<std::string> &Args) {
+  std::vector<std::string> Out;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    StringRef A = Args[I];
+    bool Next = false;
+    if (A == "--expt-relaxed-constexpr" || A == "-expt-relaxed-constexpr" ||
+        A == "--expt-extended-lambda" || A == "-expt-extended-lambda" ||
+        A == "--extended-lambda" || A == "-extended-lambda" || A == "--use_fast_math" ||
+        A == "-use_fast_math" || A.starts_with("--fmad=") || A.starts_with("-fmad=") ||
+        A.starts_with("--ftz=") || A.starts_with("-ftz=") || A.starts_with("--prec-div=") ||
+        A.starts_with("-prec-div=") || A.starts_with("--prec-sqrt=") || A.starts_with("-prec-sqrt=")) {
+      Out.push_back(A.str());
+    } else if (A == "-dc" || A == "--device-c" || A == "-rdc=true" ||
+               A == "--relocatable-device-code=true") {
+      Out.push_back("-rdc=true");
+    } else if ((A == "-rdc" || A == "--relocatable-device-code") && I + 1 < Args.size()) {
+      if (Args[++I] == "true")
+        Out.push_back("-rdc=true");
+    } else if (matchesValueOption(A, "-maxrregcount", Next) ||
+               matchesValueOption(A, "--maxrregcount", Next)) {
+      if (Next && I + 1 < Args.size())
+        Out.push_back("-maxrregcount=" + Args[++I]);
+      else if (!Next)
+        Out.push_back("-maxrregcount=" + A.substr(A.find('=') + 1).str());
+    }
+  }
+  return Out;
+}
+
 std::vector<std::string> sourceMeaningFlags(const clang::tooling::CompilationDatabase &DB,
                                             const std::string &File) {
   llvm::SmallString<256> Abs(File);
@@ -178,6 +207,10 @@ std::vector<std::string> sourceMeaningFlags(const clang::tooling::CompilationDat
     else if (A.starts_with("-std="))
       Out.push_back(A.str());
   }
+  // What changes the code NVIDIA's compiler makes (and so the registers); translateNvccArgs drops
+  // these for clang.
+  for (std::string &F : nvccCodeGenerationFlags(C.CommandLine))
+    Out.push_back(std::move(F));
   return Out;
 }
 

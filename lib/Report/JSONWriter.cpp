@@ -44,6 +44,16 @@ Object accessToJSON(const MemoryAccess &A, const ReportOptions &Opts) {
 }
 } // namespace
 
+void addFindingCoverage(const Diagnostic &D, Object &Out) {
+  if (D.Occurrences <= 1)
+    return;
+  Array Ks;
+  for (const std::string &K : D.Kernels)
+    Ks.push_back(K);
+  Out["kernels"] = std::move(Ks);
+  Out["occurrences"] = static_cast<int64_t>(D.Occurrences);
+}
+
 Value kernelToJSON(const KernelReport &K, const ReportOptions &Opts) {
   Object Launch{{"grid", dimToJSON(K.Launch.Grid)},
                 {"block", dimToJSON(K.Launch.Block)},
@@ -147,13 +157,15 @@ Value kernelToJSON(const KernelReport &K, const ReportOptions &Opts) {
 }
 
 Value diagnosticToJSON(const Diagnostic &D, const ReportOptions &Opts) {
-  return Object{{"check", D.Check},
-                {"severity", toString(D.Level)},
-                {"message", D.Message},
-                {"kernel", D.Kernel},
-                {"file", displayPath(D.Loc.File, Opts.SourceRoot)},
-                {"line", D.Loc.Line},
-                {"column", D.Loc.Column}};
+  Object O{{"check", D.Check},
+           {"severity", toString(D.Level)},
+           {"message", D.Message},
+           {"kernel", D.Kernel},
+           {"file", displayPath(D.Loc.File, Opts.SourceRoot)},
+           {"line", D.Loc.Line},
+           {"column", D.Loc.Column}};
+  addFindingCoverage(D, O);
+  return O;
 }
 
 Value reportToJSON(const std::vector<FileReport> &Reports, const ReportOptions &Opts) {

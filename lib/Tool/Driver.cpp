@@ -1,16 +1,20 @@
 //===- Driver.cpp - cudaperf-analyze ---------------------------------------===//
 //
 // cudaperf-analyze [options] FILE... [-- compiler flags]
-// Exit codes: 0 analysed (findings or not); 1 an input could not be analysed; 2 bad usage.
+// Exit codes: 0 analysed (findings or not); 1 an input could not be analysed, or an analysis of one
+// of its kernels stopped with a fault (the rest is reported); 2 bad usage.
 //
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Tool/Driver.h"
 #include "TaskMode.h"
+#include "cudaperf/Analysis/FaultIsolation.h"
 #include "cudaperf/Analysis/OccupancyFacts.h"
+#include "cudaperf/Analysis/Resources.h"
 #include "cudaperf/Checks/Check.h"
 #include "cudaperf/Frontend/Frontend.h"
 #include "cudaperf/Report/Writers.h"
 #include "cudaperf/Support/Arch.h"
+#include "clang/Basic/Stack.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
@@ -72,6 +76,27 @@ struct Options {
       "occupancy-table",
       cl::desc("Also print each kernel's theoretical occupancy for block sizes 32..1024 (text)"),
       cl::cat(Category)};
+  cl::opt<uint64_t> AnalysisSteps{
+      "analysis-steps",
+      cl::desc("Lane-evaluation steps one kernel's analyses may take; beyond, facts are unknown "
+               "and the kernel gets a note (default 20000000)"),
+      cl::init(WorkLimits().EvaluatorSteps), cl::value_desc("n"), cl::cat(Category)};
+  cl::opt<double> AnalysisSeconds{
+      "analysis-seconds",
+      cl::desc("Seconds one kernel's analyses may take; beyond, facts are unknown and the kernel "
+               "gets a note (default 30)"),
+      cl::init(WorkLimits().Seconds), cl::value_desc("s"), cl::cat(Category)};
+  cl::opt<unsigned> MaxInstantiations{
+      "max-instantiations",
+      cl::desc("Instantiations of one template kernel that get the memory, work and barrier "
+               "analyses; later ones get resources and occupancy only (default 32)"),
+      cl::init(32), cl::value_desc("n"), cl::cat(Category)};
+  cl::opt<std::string> InjectFault{
+      "inject-fault",
+      cl::desc("Raise a fault (segv, fpe, abort, stack-overflow, fatal-error) when ANALYSIS "
+               "(default: the first) starts on KERNEL, or at the end of the parse of file NAME "
+               "when KERNEL is @NAME (tests the fault isolation)"),
+      cl::value_desc("KERNEL:KIND[:ANALYSIS]"), cl::Hidden, cl::cat(Category)};
   cl::opt<std::string> Task{
       "task", cl::desc("Evaluate the candidate's entry point at the configurations of this task "
                        "directory and analyse every launch it makes (docs/json-schema.md)"),
@@ -122,15 +147,63 @@ bool writeSarifFile(const std::string &Path, const std::vector<FileReport> &Repo
   return true;
 }
 
+std::optional<ParsedFile> parseFileIsolated(const clang::tooling::CompilationDatabase &DB,
+                                            const std::string &File, const FrontendOptions &FO,
+                                            llvm::StringRef InjectFaultKind) {
+  std::vector<ParsedFile> Parsed;
+  if (std::optional<Fault> F = runIsolated([&] {
+        Parsed = parseFiles(DB, {File}, FO);
+        // With the parse's results alive, as a fault in clang would leave them.
+        if (!InjectFaultKind.empty())
+          injectFault(InjectFaultKind);
+      })) {
+    // What the faulting parse left behind may be inconsistent: leak it rather than destroy it.
+    for (ParsedFile &P : Parsed) {
+      (void)P.DeviceModule.release();
+      (void)P.Context.release();
+    }
+    llvm::WithColor::error(llvm::errs(), "cudaperf-analyze")
+        << "'" << File << "' could not be analysed: the parser stopped with a fault ("
+        << F->Description << "); this is a cudaperf defect, please report it with the file\n";
+    return std::nullopt;
+  }
+  if (Parsed.empty() || !Parsed.front().Success) {
+    llvm::WithColor::error(llvm::errs(), "cudaperf-analyze")
+        << "'" << File << "' could not be analysed (see clang's messages above)\n";
+    return std::nullopt;
+  }
+  return std::move(Parsed.front());
+}
+
+bool runChecksIsolated(FileReport &R, const CheckFilter &Filter) {
+  std::optional<Fault> F = runIsolated([&] { runChecks(R, Filter); });
+  if (!F)
+    return true;
+  R.Diagnostics.clear();
+  llvm::WithColor::error(llvm::errs(), "cudaperf-analyze")
+      << "the checks of '" << R.File << "' stopped with a fault (" << F->Description
+      << "); its findings are not reported; this is a cudaperf defect, please report it with "
+         "the file\n";
+  return false;
+}
+
+/// Files larger than this get the register compile only on demand, not prefetched.
+constexpr uint64_t PrefetchMaxBytes = 2 << 20;
+
 int runAnalyzeTool(int Argc, const char **Argv) {
+  // Lets clang's parser notice deep recursion (template instantiation, nested expressions) and
+  // continue on a larger stack instead of overflowing this one.
+  clang::noteBottomOfStack();
   // Split off the compiler flags after "--" (nvcc-style flags are translated first: clang's
   // driver would reject them).
   std::unique_ptr<clang::tooling::CompilationDatabase> DB;
+  std::vector<std::string> CodeGenerationFlags; // nvcc's, for the register compile
   for (int I = 1; I < Argc; ++I) {
     if (llvm::StringRef(Argv[I]) != "--")
       continue;
     std::vector<std::string> Flags = {"nvcc"};
     Flags.insert(Flags.end(), Argv + I + 1, Argv + Argc);
+    CodeGenerationFlags = nvccCodeGenerationFlags(Flags);
     Flags = translateNvccArgs(Flags);
     Flags.erase(Flags.begin());
     DB = std::make_unique<clang::tooling::FixedCompilationDatabase>(".", Flags);
@@ -186,6 +259,25 @@ int runAnalyzeTool(int Argc, const char **Argv) {
   AnalyzerOptions AO;
   AO.Arch = O.Arch;
   AO.MaxKernels = O.MaxKernels;
+  AO.Limits.EvaluatorSteps = O.AnalysisSteps;
+  AO.Limits.Seconds = O.AnalysisSeconds;
+  AO.MaxInstantiations = O.MaxInstantiations;
+  if (!(O.AnalysisSeconds > 0))
+    return usage("--analysis-seconds must be positive");
+  std::string ParseFault, ParseFaultFile;
+  if (!O.InjectFault.empty()) {
+    llvm::SmallVector<llvm::StringRef, 3> Parts;
+    llvm::StringRef(O.InjectFault).split(Parts, ':');
+    if (Parts.size() < 2 || Parts[0].empty() || !isInjectableFault(Parts[1]))
+      return usage("--inject-fault must be KERNEL:KIND[:ANALYSIS] with KIND one of segv, fpe, "
+                   "abort, stack-overflow, fatal-error, not '" + O.InjectFault + "'");
+    if (Parts[0].starts_with("@")) {
+      ParseFaultFile = Parts[0].drop_front().str();
+      ParseFault = Parts[1].str();
+    } else {
+      AO.InjectFault = O.InjectFault;
+    }
+  }
   for (const std::string &Spec : O.Launch) {
     LaunchOverride L;
     std::string Err;
@@ -245,23 +337,42 @@ int runAnalyzeTool(int Argc, const char **Argv) {
       Reports.push_back(std::move(R));
       continue;
     }
-    std::vector<ParsedFile> Parsed = parseFiles(*DB, {File}, FO);
-    if (Parsed.empty() || !Parsed.front().Success) {
-      llvm::WithColor::error(llvm::errs(), "cudaperf-analyze")
-          << "'" << File << "' could not be analysed (see clang's messages above)\n";
+    AnalyzerOptions FileAO = AO;
+    FileAO.CompileArgs = sourceMeaningFlags(*DB, File);
+    FileAO.CompileArgs.insert(FileAO.CompileArgs.end(), CodeGenerationFlags.begin(),
+                              CodeGenerationFlags.end());
+    llvm::SmallString<256> MainFile(File);
+    llvm::sys::fs::make_absolute(MainFile);
+    FileAO.MainFile = std::string(MainFile);
+    // NVIDIA's compiler runs for registers while clang parses (the file's cost is then the longer
+    // of the two, not their sum); an unused prefetch is cancelled when the file is done. Generated
+    // files of megabytes, which mostly end up over --max-kernels, only when asked for.
+    struct CancelPrefetchAtEnd {
+      ~CancelPrefetchAtEnd() { cancelResourcePrefetches(); }
+    } CancelPrefetch;
+    uint64_t Size = 0;
+    if (!llvm::sys::fs::file_size(File, Size) && Size <= PrefetchMaxBytes)
+      if (std::optional<ResourceRequest> Req = fileResourceRequest(FileAO))
+        prefetchResources(*Req);
+    std::optional<ParsedFile> PF = parseFileIsolated(
+        *DB, File, FO, llvm::sys::path::filename(File) == ParseFaultFile ? ParseFault : "");
+    if (!PF) {
       Exit = ExitInputError;
       Reports.push_back(std::move(R));
       continue;
     }
-    ParsedFile &PF = Parsed.front();
     R.Analysed = true;
-    R.Kernels = std::move(PF.Kernels);
-    AnalyzerOptions FileAO = AO;
-    FileAO.CompileArgs = sourceMeaningFlags(*DB, File);
-    if (O.DumpIR && PF.DeviceModule)
-      PF.DeviceModule->print(llvm::errs(), nullptr);
-    analyzeModule(PF.DeviceModule.get(), R.Kernels, FileAO);
-    runChecks(R, Filter);
+    R.Kernels = std::move(PF->Kernels);
+    if (O.DumpIR && PF->DeviceModule)
+      PF->DeviceModule->print(llvm::errs(), nullptr);
+    analyzeModule(PF->DeviceModule.get(), R.Kernels, FileAO);
+    if (!runChecksIsolated(R, Filter))
+      Exit = ExitInputError;
+    // A fault in an analysis is reported for its kernel (cudaperf-analysis-fault); the exit code
+    // says the file was not fully analysed.
+    for (const KernelReport &K : R.Kernels)
+      if (K.Extra.getArray("analysis_faults"))
+        Exit = ExitInputError;
     Reports.push_back(std::move(R));
   }
 

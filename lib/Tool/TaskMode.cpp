@@ -149,12 +149,10 @@ int runTaskMode(const TaskModeOptions &TO, const clang::tooling::CompilationData
     Flags = translateNvccArgs(Flags);
     FO.ExtraArgs.insert(FO.ExtraArgs.end(), Flags.begin() + 1, Flags.end());
   }
-  std::vector<ParsedFile> Parsed = parseFiles(DB, {TO.File}, FO);
-  if (Parsed.empty() || !Parsed.front().Success) {
-    error() << "'" << TO.File << "' could not be analysed (see clang's messages above)\n";
+  std::optional<ParsedFile> Parsed = parseFileIsolated(DB, TO.File, FO);
+  if (!Parsed)
     return ExitInputError;
-  }
-  ParsedFile &PF = Parsed.front();
+  ParsedFile &PF = *Parsed;
 
   FileReport R;
   R.File = TO.File;
@@ -268,7 +266,7 @@ int runTaskMode(const TaskModeOptions &TO, const clang::tooling::CompilationData
   for (KernelReport &K : AtLaunch)
     Pointers.push_back(&K);
   analyzeModule(PF.DeviceModule.get(), R.Kernels, FileAO, Pointers);
-  runChecks(R, Filter);
+  bool ChecksRan = runChecksIsolated(R, Filter);
 
   for (size_t CI = 0; CI < T.Configurations.size(); ++CI) {
     TaskConfigurationReport &C = T.Configurations[CI];
@@ -282,7 +280,7 @@ int runTaskMode(const TaskModeOptions &TO, const clang::tooling::CompilationData
       }
     for (KernelReport &K : FailingLaunches[CI])
       AtConfig.Kernels.push_back(std::move(K));
-    runChecks(AtConfig, Filter);
+    ChecksRan &= runChecksIsolated(AtConfig, Filter);
     C.Diagnostics = std::move(AtConfig.Diagnostics);
   }
 
@@ -298,7 +296,14 @@ int runTaskMode(const TaskModeOptions &TO, const clang::tooling::CompilationData
     writeTextDiagnostics(Reports, RO, llvm::errs());
     writeTaskSummary(T, RO, llvm::outs());
   }
-  return ExitAnalysed;
+  // As without --task: a fault in an analysis or the checks is reported, and the exit code says
+  // the file was not fully analysed.
+  bool Faulted = !ChecksRan;
+  for (const KernelReport &K : Reports.front().Kernels)
+    Faulted |= K.Extra.getArray("analysis_faults") != nullptr;
+  for (const KernelReport &K : AtLaunch)
+    Faulted |= K.Extra.getArray("analysis_faults") != nullptr;
+  return Faulted ? ExitInputError : ExitAnalysed;
 }
 
 } // namespace cudaperf

@@ -35,6 +35,15 @@ std::string checkInputFile(const std::string &File);
 bool writeSarifFile(const std::string &Path, const std::vector<FileReport> &Reports,
                     const CheckFilter &Filter, const ReportOptions &RO);
 
+/// Parses \p File with every fault in the parser caught (\p InjectFaultKind raises one at its end,
+/// for tests); nothing, with the reason on stderr, when the file cannot be analysed.
+std::optional<ParsedFile> parseFileIsolated(const clang::tooling::CompilationDatabase &DB,
+                                            const std::string &File, const FrontendOptions &FO,
+                                            llvm::StringRef InjectFaultKind = "");
+
+/// runChecks with its faults caught: false (findings dropped, a message on stderr) after one.
+bool runChecksIsolated(FileReport &R, const CheckFilter &Filter);
+
 } // namespace cudaperf
 
 #endif

@@ -49,3 +49,12 @@ TEST(SourceMeaningFlags, KeepsIncludesMacrosAndStandardWithAbsolutePaths) {
   Args Want = {"-I/build/inc", "-I", "/abs/inc", "-DN=4", "-UX", "-std=c++17", "-include", "/build/pre.h"};
   EXPECT_EQ(Out, Want);
 }
+
+TEST(NvccArgs, KeepsCodeGenerationFlagsForNvidiasCompiler) {
+  Args Out = cudaperf::nvccCodeGenerationFlags(
+      {"nvcc", "--expt-relaxed-constexpr", "-dc", "-maxrregcount", "64", "--use_fast_math",
+       "-I/inc", "-arch=sm_90", "--extended-lambda", "-rdc", "false", "--fmad=false", "k.cu"});
+  Args Want = {"--expt-relaxed-constexpr", "-rdc=true", "-maxrregcount=64", "--use_fast_math",
+               "--extended-lambda", "--fmad=false"};
+  EXPECT_EQ(Out, Want);
+}

@@ -1,6 +1,10 @@
 //===- ResourcesTest.cpp - ptxas -v logs as nvcc and NVRTC print them ----------------------===//
 #include "cudaperf/Analysis/Resources.h"
 #include <gtest/gtest.h>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
 
 using namespace cudaperf;
 
@@ -53,4 +57,54 @@ TEST(ResourceRoute, Parses) {
   EXPECT_EQ(parseResourceRoute("NVRTC"), ResourceRoute::Nvrtc);
   EXPECT_EQ(parseResourceRoute("estimate"), ResourceRoute::Estimate);
   EXPECT_EQ(parseResourceRoute("whatever"), ResourceRoute::Auto);
+}
+
+namespace {
+/// A fake toolkit whose nvcc runs \p Script (a shell body), in a fresh directory.
+std::string fakeToolkit(const std::string &Name, const std::string &Script) {
+  std::string Root = ::testing::TempDir() + "/cudaperf-fake-" + Name;
+  std::string Bin = Root + "/bin";
+  std::string Cmd = "rm -rf '" + Root + "' && mkdir -p '" + Bin + "'";
+  EXPECT_EQ(std::system(Cmd.c_str()), 0);
+  std::string Nvcc = Bin + "/nvcc";
+  FILE *F = std::fopen(Nvcc.c_str(), "w");
+  std::fprintf(F, "#!/bin/sh\n%s\n", Script.c_str());
+  std::fclose(F);
+  EXPECT_EQ(std::system(("chmod +x '" + Nvcc + "'").c_str()), 0);
+  std::FILE *Src = std::fopen((Root + "/k.cu").c_str(), "w");
+  std::fprintf(Src, "__global__ void k() {}\nint main() { k<<<1, 1>>>(); }\n");
+  std::fclose(Src);
+  return Root;
+}
+
+cudaperf::ResourceRequest requestFor(const std::string &Root) {
+  cudaperf::ResourceRequest R;
+  R.File = Root + "/k.cu";
+  R.CudaPath = Root;
+  R.Route = cudaperf::ResourceRoute::Nvcc;
+  R.HasHostCode = true;
+  R.CacheDir = "-";
+  return R;
+}
+} // namespace
+
+TEST(ResourcePrefetch, AnswersTheSameRequestOnceCompiled) {
+  std::string Root = fakeToolkit(
+      "answers", "echo \"ptxas info    : Compiling entry function '_Z1kv' for 'sm_90'\"\n"
+                 "echo 'ptxas info    : Used 7 registers, used 0 barriers'");
+  cudaperf::prefetchResources(requestFor(Root));
+  auto Rep = cudaperf::compileResources(requestFor(Root));
+  ASSERT_TRUE(bool(Rep)) << llvm::toString(Rep.takeError());
+  EXPECT_EQ(Rep->Kernels.at("_Z1kv").Registers, 7);
+  cudaperf::cancelResourcePrefetches();
+}
+
+TEST(ResourcePrefetch, CancellingKillsTheCompiler) {
+  std::string Root = fakeToolkit("cancel", "sleep 60");
+  auto Start = std::chrono::steady_clock::now();
+  cudaperf::prefetchResources(requestFor(Root));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  cudaperf::cancelResourcePrefetches();
+  double Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  EXPECT_LT(Seconds, 10.0);
 }

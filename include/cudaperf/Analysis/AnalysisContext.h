@@ -9,6 +9,7 @@
 #ifndef CUDAPERF_ANALYSIS_ANALYSISCONTEXT_H
 #define CUDAPERF_ANALYSIS_ANALYSISCONTEXT_H
 
+#include "cudaperf/Analysis/WorkBudget.h"
 #include "cudaperf/Report/KernelReport.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
@@ -49,6 +50,19 @@ struct AnalyzerOptions {
   /// Include paths, macros and the language standard of the file's compile command
   /// (sourceMeaningFlags), for analyses that compile the file with another compiler.
   std::vector<std::string> CompileArgs;
+  /// The work one kernel's analyses may do (WorkBudget.h; --analysis-steps, --analysis-seconds).
+  WorkLimits Limits;
+  /// Instantiations of one kernel template that get the lane analyses (coalescing, work, shared
+  /// memory, synchronization); later ones get resources and occupancy only, with a note
+  /// (--max-instantiations).
+  unsigned MaxInstantiations = 32;
+  /// --inject-fault=KERNEL:KIND[:ANALYSIS] (hidden, for tests of the fault isolation): raise fault
+  /// KIND (FaultIsolation.h) when ANALYSIS (default: the first) starts on KERNEL. (The driver
+  /// handles KERNEL = @FILE, a fault at the end of that file's parse.)
+  std::string InjectFault;
+  /// The translation unit being analysed (the file given on the command line, not the header a
+  /// kernel is defined in), for analyses that compile it with another compiler.
+  std::string MainFile;
 };
 
 struct MemoryInventory;
@@ -71,6 +85,10 @@ public:
   /// the IR and never change it).
   const MemoryInventory &memoryAccesses(llvm::Function &F);
 
+  /// After a fault inside an analysis of \p F: drops what is cached for it (it may be half built)
+  /// and, since the caches may be inconsistent, leaks rather than destroys them at the end.
+  void forgetAfterFault(llvm::Function &F);
+
 private:
   llvm::Module &M;
   const AnalyzerOptions &Opts;
@@ -79,6 +97,7 @@ private:
   std::unique_ptr<llvm::CGSCCAnalysisManager> CGAM;
   std::unique_ptr<llvm::ModuleAnalysisManager> MAM;
   std::map<const llvm::Function *, std::unique_ptr<MemoryInventory>> Inventories;
+  bool Faulted = false;
 };
 
 class KernelAnalysis {
@@ -87,6 +106,9 @@ public:
   virtual llvm::StringRef name() const = 0;
   /// \p F is the kernel's device function (null when it was not emitted).
   virtual void run(AnalysisContext &Ctx, llvm::Function *F, KernelReport &K) = 0;
+  /// Whether it evaluates addresses lane by lane (the costly analyses, which
+  /// AnalyzerOptions::MaxInstantiations limits).
+  virtual bool evaluatesLanes() const { return true; }
 };
 
 /// The analyses cudaperf-analyze runs, in order.

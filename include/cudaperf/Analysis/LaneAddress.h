@@ -95,6 +95,9 @@ public:
   const std::set<std::string> &unknownParams() const { return UnknownParams; }
   void resetFlags() { Flags = 0; UnknownParams.clear(); }
   const LaunchFacts &facts() const { return Facts; }
+  /// \p S as ScalarEvolution prints it, printed once: printing a value without a name numbers
+  /// every value of the function, so printing per access and loop was quadratic in kernel size.
+  const std::string &printed(const llvm::SCEV *S);
 
 private:
   LaneValues evalValue(const llvm::Value *V);
@@ -114,6 +117,10 @@ private:
   llvm::DenseMap<const llvm::Value *, LaneValues> Memo;
   llvm::SmallPtrSet<const llvm::Value *, 16> InProgress;
   llvm::DenseMap<const llvm::Value *, int64_t> Bases;
+  llvm::DenseMap<const llvm::SCEV *, std::string> Printed;
+  /// Nesting of evalValue/evalSCEVNode; deeper chains are unknown rather than a stack overflow.
+  static constexpr unsigned MaxEvaluationDepth = 1500;
+  unsigned Depth = 0;
 };
 
 /// The lane addresses of one access in one sampled warp.
@@ -173,7 +180,8 @@ std::optional<int64_t> evaluateGeometricTripCount(LaneEvaluator &E, llvm::Scalar
 std::string describeAddress(llvm::ScalarEvolution &SE, const llvm::Value *Ptr);
 
 /// Names the thread/block index reads and the arguments of \p F after the source (threadIdx.x,
-/// blockDim.y, parameter names) so that printed expressions read like the source. Names only.
+/// blockDim.y, parameter names) so that printed expressions read like the source, and the other
+/// values v0, v1, ... in instruction order (so that printing one is cheap). Names only.
 void nameSpecialValues(llvm::Function &F, const std::vector<std::string> &ParamNames);
 
 } // namespace cudaperf

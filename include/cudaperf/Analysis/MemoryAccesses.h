@@ -30,7 +30,10 @@ class Value;
 
 namespace cudaperf {
 
-enum class MemorySpace { Global, Shared, Local, Constant, Param, Generic };
+/// Texture and Surface: fetches through the texture units (tex/tld4 instructions, clang's texture
+/// intrinsics as inline PTX) and surface reads and writes (cudaperf_nvcc_compat.h's
+/// __cudaperf_surface_load/store); their addresses are a handle and coordinates, not a pointer.
+enum class MemorySpace { Global, Shared, Local, Constant, Param, Generic, Texture, Surface };
 enum class AccessKind { Load, Store, Atomic };
 enum class BaseKind {
   KernelParam,    // a pointer kernel parameter (or read from a by-value struct parameter)
@@ -40,7 +43,7 @@ enum class BaseKind {
   Unknown,        // a call result, an integer turned into a pointer, ...
 };
 
-const char *toString(MemorySpace S); // global | shared | local | constant | param | generic
+const char *toString(MemorySpace S); // global | shared | local | constant | param | generic | texture | surface
 const char *toString(AccessKind K);  // load | store | atomic
 
 struct MemoryInstruction {

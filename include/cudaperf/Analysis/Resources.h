@@ -20,6 +20,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,8 +69,22 @@ struct ResourceReport {
 };
 
 /// Compiles \p R.File with NVIDIA's compiler (or reads the cache). An error says why no route
-/// worked; the caller then estimates.
+/// worked; the caller then estimates. A prefetch of the same request is waited for instead.
 llvm::Expected<ResourceReport> compileResources(const ResourceRequest &R);
+
+/// Starts compileResources(R) on another thread, so that NVIDIA's compiler runs while clang parses
+/// the file and the other analyses run (the register compile was most of the analyzer's time); a
+/// later compileResources of the same request waits for it. cancelResourcePrefetches() stops the
+/// unfinished ones (their compiler is killed) and waits for the threads: the driver calls it after
+/// each file, so that a prefetch the analyses did not use (a file over --max-kernels) costs little.
+void prefetchResources(const ResourceRequest &R);
+void cancelResourcePrefetches();
+
+/// The register compile of the translation unit that analyzeModule will ask for with \p Opts
+/// (the file, its flags, $CUDAPERF_RESOURCES and $CUDAPERF_NVCC_FLAGS); std::nullopt when the
+/// route is the estimate.
+struct AnalyzerOptions;
+std::optional<ResourceRequest> fileResourceRequest(const AnalyzerOptions &Opts);
 
 /// $CUDAPERF_CACHE_DIR, else $XDG_CACHE_HOME/cudaperf, else ~/.cache/cudaperf.
 std::string resourceCacheDir();

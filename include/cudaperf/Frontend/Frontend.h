@@ -67,11 +67,18 @@ std::vector<ParsedFile> parseFiles(const clang::tooling::CompilationDatabase &DB
 std::vector<std::string> translateNvccArgs(const std::vector<std::string> &Args);
 
 /// The flags of \p File's compile command that change what the source means -- include paths,
-/// macro definitions, forced includes, the language standard -- translated from nvcc syntax and
-/// with relative paths made absolute against the command's directory. Other tools that compile
-/// the same file (NVIDIA's compiler for resources) need them.
+/// macro definitions, forced includes, the language standard, and nvcc's code-generation options
+/// (nvccCodeGenerationFlags) -- translated from nvcc syntax and with relative paths made absolute
+/// against the command's directory. Other tools that compile the same file (NVIDIA's compiler for
+/// resources) need them.
 std::vector<std::string> sourceMeaningFlags(const clang::tooling::CompilationDatabase &DB,
                                             const std::string &File);
+
+/// The options of an nvcc command line that change the device code NVIDIA's compiler makes (and
+/// its register counts) but mean nothing to clang: --expt-relaxed-constexpr, --extended-lambda,
+/// -rdc=true (also from -dc), --use_fast_math, -maxrregcount=N, --fmad/--ftz/--prec-div/--prec-sqrt.
+/// sourceMeaningFlags appends them from the compile command.
+std::vector<std::string> nvccCodeGenerationFlags(const std::vector<std::string> &Args);
 
 } // namespace cudaperf
 

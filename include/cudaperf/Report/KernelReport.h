@@ -138,6 +138,11 @@ struct Diagnostic {
   std::string Message;
   SourceLocation Loc;
   std::string Kernel; // name of the kernel it concerns, may be empty
+  /// A finding is reported once per check and source location (runChecks): the kernels
+  /// (template instantiations) it was found in, in order, Kernel first, and how many findings it
+  /// stands for (several per kernel for unrolled iterations and inlined copies of one access).
+  std::vector<std::string> Kernels;
+  unsigned Occurrences = 1;
 };
 
 /// Everything cudaperf-analyze produced for one input file.

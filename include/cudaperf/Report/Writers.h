@@ -34,6 +34,10 @@ void writeTextDiagnostics(const std::vector<FileReport> &Reports, const ReportOp
 void writeTextSummary(const std::vector<FileReport> &Reports, const ReportOptions &Opts,
                       llvm::raw_ostream &OS);
 
+/// A merged finding's `kernels` and `occurrences` (when it stands for more than one), added to
+/// \p Out: the JSON diagnostic or the SARIF result's properties.
+void addFindingCoverage(const Diagnostic &D, llvm::json::Object &Out);
+
 llvm::json::Value kernelToJSON(const KernelReport &K, const ReportOptions &Opts);
 llvm::json::Value dimToJSON(const std::optional<Dim3> &D); // [x, y, z] or null
 llvm::json::Value paramToJSON(const ParamValue &V);

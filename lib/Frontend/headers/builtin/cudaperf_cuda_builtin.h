@@ -255,6 +255,38 @@ CUDAPERF_DEV int atomicOr(int *p, int v) { return __iAtomicOr(p, v); }
 CUDAPERF_DEV unsigned atomicOr(unsigned *p, unsigned v) { return __uAtomicOr(p, v); }
 CUDAPERF_DEV int atomicXor(int *p, int v) { return __iAtomicXor(p, v); }
 CUDAPERF_DEV unsigned atomicXor(unsigned *p, unsigned v) { return __uAtomicXor(p, v); }
+/* Scoped forms (sm_60_atomic_functions.h): the same memory operation, another coherence scope. */
+#define CUDAPERF_SCOPED(OP, T) \
+  CUDAPERF_DEV T OP##_block(T *p, T v) { return OP(p, v); } \
+  CUDAPERF_DEV T OP##_system(T *p, T v) { return OP(p, v); }
+#define CUDAPERF_SCOPED_INT(OP) CUDAPERF_SCOPED(OP, int) CUDAPERF_SCOPED(OP, unsigned)
+CUDAPERF_SCOPED_INT(atomicAdd) CUDAPERF_SCOPED(atomicAdd, float) CUDAPERF_SCOPED(atomicAdd, double)
+CUDAPERF_SCOPED(atomicAdd, unsigned long long)
+CUDAPERF_SCOPED_INT(atomicSub) CUDAPERF_SCOPED_INT(atomicExch) CUDAPERF_SCOPED(atomicExch, float)
+CUDAPERF_SCOPED_INT(atomicMin) CUDAPERF_SCOPED_INT(atomicMax) CUDAPERF_SCOPED_INT(atomicAnd)
+CUDAPERF_SCOPED_INT(atomicOr) CUDAPERF_SCOPED_INT(atomicXor)
+CUDAPERF_SCOPED(atomicInc, unsigned) CUDAPERF_SCOPED(atomicDec, unsigned)
+#undef CUDAPERF_SCOPED_INT
+#undef CUDAPERF_SCOPED
+CUDAPERF_DEV int atomicCAS_block(int *p, int c, int v) { return atomicCAS(p, c, v); }
+CUDAPERF_DEV int atomicCAS_system(int *p, int c, int v) { return atomicCAS(p, c, v); }
+CUDAPERF_DEV unsigned atomicCAS_block(unsigned *p, unsigned c, unsigned v) { return atomicCAS(p, c, v); }
+CUDAPERF_DEV unsigned atomicCAS_system(unsigned *p, unsigned c, unsigned v) { return atomicCAS(p, c, v); }
+
+/* Texture and surface objects. Fetches are calls of the opaque __cudaperf_texture_fetch, which
+ * the memory analyses list as texture accesses (the toolkit's headers give clang's inline PTX). */
+typedef unsigned long long cudaTextureObject_t;
+typedef unsigned long long cudaSurfaceObject_t;
+enum cudaSurfaceBoundaryMode { cudaBoundaryModeZero = 0, cudaBoundaryModeClamp = 1, cudaBoundaryModeTrap = 2 };
+template <class T> __device__ T __cudaperf_texture_fetch(cudaTextureObject_t t, float x, float y, float z);
+template <class T> CUDAPERF_DEV T tex1Dfetch(cudaTextureObject_t t, int x) { return __cudaperf_texture_fetch<T>(t, x, 0, 0); }
+template <class T> CUDAPERF_DEV T tex1D(cudaTextureObject_t t, float x) { return __cudaperf_texture_fetch<T>(t, x, 0, 0); }
+template <class T> CUDAPERF_DEV T tex2D(cudaTextureObject_t t, float x, float y) { return __cudaperf_texture_fetch<T>(t, x, y, 0); }
+template <class T> CUDAPERF_DEV T tex3D(cudaTextureObject_t t, float x, float y, float z) { return __cudaperf_texture_fetch<T>(t, x, y, z); }
+template <class T> CUDAPERF_DEV T tex1DLayered(cudaTextureObject_t t, float x, int layer) { return __cudaperf_texture_fetch<T>(t, x, 0, layer); }
+template <class T> CUDAPERF_DEV T tex2DLayered(cudaTextureObject_t t, float x, float y, int layer) { return __cudaperf_texture_fetch<T>(t, x, y, layer); }
+template <class T> CUDAPERF_DEV void tex1Dfetch(T *r, cudaTextureObject_t t, int x) { *r = tex1Dfetch<T>(t, x); }
+template <class T> CUDAPERF_DEV void tex2D(T *r, cudaTextureObject_t t, float x, float y) { *r = tex2D<T>(t, x, y); }
 typedef uint32_t cuuint32_t;
 typedef uint64_t cuuint64_t;
 CUDAPERF_DEV unsigned int __isGlobal(const void *p) { return __nvvm_isspacep_global(p); }
