@@ -99,12 +99,23 @@ public:
     }
     if (!o.cacheDir.empty())
       fs::create_directories(o.cacheDir);
+    // The analyzer's identity in the cache key: a rebuilt analyzer (new analyses) misses the cache.
+    std::error_code ec;
+    fs::path resolved = analyzer_;
+    if (!resolved.has_parent_path())
+      for (std::string dir : {"/usr/local/bin", "/usr/bin"})
+        if (fs::exists(fs::path(dir) / analyzer_))
+          resolved = fs::path(dir) / analyzer_;
+    auto size = fs::file_size(resolved, ec);
+    auto stamp = fs::last_write_time(resolved, ec).time_since_epoch().count();
+    analyzerIdentity_ = resolved.filename().string() + " " + std::to_string(ec ? 0 : size) + " " +
+                        std::to_string(ec ? 0 : stamp);
   }
 
   // The --task analysis of a candidate, from the cache or the analyzer.
   features::AnalysisDocument analysis(const std::string &taskDir, const std::string &candidate, bool &wasCached) {
     std::string key = support::sha256Hex(readText((fs::path(taskDir) / "task.json").string()) + "\n" +
-                                         readText(candidate) + "\n" + fs::path(analyzer_).filename().string());
+                                         readText(candidate) + "\n" + analyzerIdentity_);
     fs::path cached = options_.cacheDir.empty() ? fs::path() : fs::path(options_.cacheDir) / (key + ".json");
     wasCached = !cached.empty() && fs::exists(cached);
     std::string text;
@@ -214,7 +225,7 @@ private:
   }
 
   PrepareOptions options_;
-  std::string analyzer_;
+  std::string analyzer_, analyzerIdentity_;
   std::atomic<size_t> analysed_{0}, cached_{0};
 };
 

@@ -1,7 +1,7 @@
 // cudaperf-rank's side that needs no LibTorch: turning measured implementations (the generated
 // dataset's, the shipped tasks') and unmeasured candidates into ranking examples. Each candidate is
 // analysed once by `cudaperf-analyze --task` (cached by the SHA-256 of task.json, the source and the
-// analyzer), its lib/Features vectors are joined with its eval result, and the baselines' inputs are
+// analyzer binary's name, size and time), its lib/Features vectors are joined with its eval result, and the baselines' inputs are
 // computed beside: the analyzer's roofline time and the reward's static-only score per configuration.
 #pragma once
 
