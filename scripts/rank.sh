@@ -4,7 +4,7 @@
 # (the analyzer runs once per implementation; cached in BUILD/rank/analysis, so a rerun after more
 # measurements analyses only the new ones), trains the three model kinds, evaluates them beside the
 # baselines on the fixed split and by leave-one-family-out cross-validation, and measures the scoring
-# throughput. Writes OUT (default data/ranking): checkpoints/{linear,mlp,tokens}, eval.{json,md},
+# throughput. Writes OUT (default data/ranking): checkpoints/{linear,mlp,tokens,mlp-counters}, eval.{json,md},
 # cv-*.{json,md}, bench-cpu.json, and prints the tables.
 #
 #   scripts/rank.sh [BUILD_DIR]     env: RANK_OUT=DIR, RANK_JOBS=N (analyses at once, 2),
@@ -48,11 +48,13 @@ TOKENS=(--tokenizer-corpus "$WORK/dataset" --corpus-files 4000)
 say "train (seed 1)"
 "$RANK" train "${EX[@]}" --model linear --out "$OUT/checkpoints/linear" --threads "$THREADS"
 "$RANK" train "${EX[@]}" --model mlp --out "$OUT/checkpoints/mlp" --threads "$THREADS"
+# With the counters too (not the measured duration): for candidates that have had a counter pass.
+"$RANK" train "${EX[@]}" --model mlp --counters --out "$OUT/checkpoints/mlp-counters" --threads "$THREADS"
 "$RANK" train "${EX[@]}" --model tokens --epochs 150 --validate-every 5 "${TOKENS[@]}" --out "$OUT/checkpoints/tokens" --threads "$THREADS"
 
 say "eval (fixed split)"
 "$RANK" eval "${EX[@]}" --examples "$WORK/shipped-examples.jsonl" --checkpoint "$OUT/checkpoints/linear" \
-  --checkpoint "$OUT/checkpoints/mlp" --checkpoint "$OUT/checkpoints/tokens" \
+  --checkpoint "$OUT/checkpoints/mlp" --checkpoint "$OUT/checkpoints/tokens" --checkpoint "$OUT/checkpoints/mlp-counters" \
   --json "$OUT/eval.json" --markdown "$OUT/eval.md" --threads "$THREADS"
 
 say "leave-one-family-out cross-validation"

@@ -56,6 +56,10 @@ for c in configs:
     assert sorted(x["candidate"].rsplit("/", 1)[-1] for x in r) == ["baseline.cu", "tiled.cu"], r
     assert r[0]["score"] >= r[1]["score"] and [x["rank"] for x in r] == [1, 2]
     assert all(len(x["top_features"]) == 3 for x in r)
+# One number per candidate against impls/baseline.cu: the baseline's own is exactly 0.
+vs = {v["candidate"].rsplit("/", 1)[-1]: v for v in doc["versus_baseline"]}
+assert sorted(vs) == ["baseline.cu", "tiled.cu"], vs
+assert vs["baseline.cu"]["mean_score_vs_baseline"] == 0 and vs["tiled.cu"]["configurations"] == 3, vs
 EOF
 check "score text" 0 "configuration large:" -- "$RANK" score "$SRC/data/tasks/transpose" \
   "$SRC/data/tasks/transpose/impls/tiled.cu" --checkpoint "$CKPT/linear" --config large --cache "$TMP/cache"

@@ -502,6 +502,15 @@ int runScore(const std::vector<std::string> &argv) {
   }
   std::vector<double> scores = model.scores(examples);
   auto attributions = model.attributions(examples, size_t(top));
+  // Scores are differences within a task and configuration; against the task's impls/baseline.cu they
+  // become one number per candidate (the reward's --ranking-score): the mean over configurations.
+  std::map<std::string, double> baselineScore;
+  fs::path baseline = fs::path(taskDir) / "impls" / "baseline.cu";
+  if (fs::exists(baseline)) {
+    std::vector<RankExample> base = rank::prepareCandidates(taskDir, {baseline.string()}, prepareOptions(analyzer, cache, jobs));
+    std::vector<double> s = model.scores(base);
+    for (size_t i = 0; i < base.size(); ++i) baselineScore[base[i].configuration] = s[i];
+  }
   std::map<std::string, std::vector<size_t>> byConfig;
   std::vector<std::string> order;
   for (size_t i = 0; i < examples.size(); ++i) {
@@ -532,9 +541,29 @@ int runScore(const std::vector<std::string> &argv) {
     }
     configs.push_back({{"name", c}, {"ranking", ranking}});
   }
+  Json versusBaseline = Json::array();
+  if (!baselineScore.empty()) {
+    std::map<std::string, std::pair<double, int>> sum; // candidate -> (Σ score − baseline's, configurations)
+    std::vector<std::string> names;
+    for (size_t i = 0; i < examples.size(); ++i) {
+      auto b = baselineScore.find(examples[i].configuration);
+      if (b == baselineScore.end()) continue;
+      auto [it, fresh] = sum.emplace(examples[i].implementation, std::make_pair(0.0, 0));
+      if (fresh) names.push_back(examples[i].implementation);
+      it->second.first += scores[i] - b->second;
+      it->second.second += 1;
+    }
+    text << "versus impls/baseline.cu (mean score difference over configurations; the reward's --ranking-score):\n";
+    for (const std::string &n : names) {
+      double mean = sum[n].first / sum[n].second;
+      versusBaseline.push_back({{"candidate", n}, {"mean_score_vs_baseline", mean}, {"configurations", sum[n].second}});
+      text << "  " << std::setprecision(3) << std::showpos << mean << std::noshowpos << "  " << n << "\n";
+    }
+  }
   if (format == "json")
     std::cout << support::writeJson(Json{{"schema", kScoresSchema}, {"task", taskDir}, {"checkpoint", checkpoint},
-                                         {"model", rankModelKindName(model.config().kind)}, {"configurations", configs}},
+                                         {"model", rankModelKindName(model.config().kind)}, {"configurations", configs},
+                                         {"versus_baseline", versusBaseline}},
                                     1)
               << "\n";
   else
