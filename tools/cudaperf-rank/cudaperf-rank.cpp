@@ -10,6 +10,7 @@
 #include "cudaperf/Learn/Transformer.h" // parseDevice
 #include "cudaperf/Support/ArgParser.h"
 #include "cudaperf/Support/Json.h"
+#include "cudaperf/Support/Sha256.h"
 
 #include <chrono>
 #include <filesystem>
@@ -507,9 +508,16 @@ int runScore(const std::vector<std::string> &argv) {
   std::map<std::string, double> baselineScore;
   fs::path baseline = fs::path(taskDir) / "impls" / "baseline.cu";
   if (fs::exists(baseline)) {
-    std::vector<RankExample> base = rank::prepareCandidates(taskDir, {baseline.string()}, prepareOptions(analyzer, cache, jobs));
-    std::vector<double> s = model.scores(base);
-    for (size_t i = 0; i < base.size(); ++i) baselineScore[base[i].configuration] = s[i];
+    // Among the candidates already (by content): its own scores, so its difference is exactly 0.
+    std::ifstream in(baseline, std::ios::binary);
+    std::string baseSha = support::sha256Hex(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+    for (size_t i = 0; i < examples.size(); ++i)
+      if (examples[i].sourceSha256 == baseSha) baselineScore[examples[i].configuration] = scores[i];
+    if (baselineScore.empty()) {
+      std::vector<RankExample> base = rank::prepareCandidates(taskDir, {baseline.string()}, prepareOptions(analyzer, cache, jobs));
+      std::vector<double> s = model.scores(base);
+      for (size_t i = 0; i < base.size(); ++i) baselineScore[base[i].configuration] = s[i];
+    }
   }
   std::map<std::string, std::vector<size_t>> byConfig;
   std::vector<std::string> order;
