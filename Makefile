@@ -25,6 +25,7 @@ help:
 	@echo "make dataset              generate the training dataset into $(BUILD_DIR)/dataset/ (docs/dataset.md)"
 	@echo "make sft                  GPU host only: dataset, SFT of the policy, held-out evaluation (scripts/gpu/sft.sh)"
 	@echo "make lm-crosscheck        GPU host only: cudaperf-lm against transformers, speed, memory fit"
+	@echo "make rank                 the ranking model: examples, training, evaluation, cross-validation (docs/ranking.md)"
 	@echo "make train                GPU host only: multi-turn RL from the SFT checkpoint (scripts/gpu/rl.sh)"
 	@echo "make eval-policy          held-out evaluation of MODEL= (turn 1, best of T; docs/training.md)"
 
@@ -81,6 +82,14 @@ sft:
 	bash scripts/gpu/sft.sh $(OUT)
 lm-crosscheck:
 	bash scripts/gpu/lm-crosscheck.sh $(OUT)
+
+# The offline ranking model on everything measured (docs/ranking.md): examples (runs the analyzer,
+# cached), the three model kinds, the evaluation beside the baselines and leave-one-family-out
+# cross-validation, the scoring throughput; results into data/ranking/. CPU only.
+.PHONY: rank
+rank: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target cudaperf-rank cudaperf-analyze cudaperf-dataset
+	bash scripts/rank.sh $(BUILD_DIR)
 
 # GPU host only (.carry/deps; the SFT checkpoint in data/models/sft or sft.sh's /tmp/cudaperf-sft): multi-turn
 # GRPO from the SFT checkpoint with the held-out evaluation before and after (docs/training.md, "The

@@ -36,6 +36,10 @@ cap() { local l=$((deadline - ${2:-0} - SECONDS)); [ "$1" -lt $l ] && l=$1; [ $l
 left() { echo $((deadline - SECONDS)); }
 log() { echo "[$((SECONDS - start))s] $*"; }
 want() { [[ "$steps" == *" $1 "* ]]; }
+# The least time each step needs; a step's cap leaves it to every later step that BENCH_STEPS selects.
+declare -A RESERVE=([import]=0 [shipped]=100 [compile]=80 [level1]=70)
+after() { local sum=0 seen=0 s; for s in import shipped compile level1; do
+  [ $seen = 1 ] && want $s && sum=$((sum + RESERVE[$s])); [ $s = "$1" ] && seen=1; done; echo $sum; }
 jobs=$(nproc)
 build_jobs=$(( jobs > 4 ? jobs - 2 : 2 ))  # leave two cores to the importers running beside the build
 
@@ -76,9 +80,9 @@ if want import && [ -d .carry/kernelbench ]; then
   log "== 2. KernelBench import, levels 1, 2, 3 in parallel (each level's time is measured while the others run)"
   mkdir -p build/kernelbench
   for level in 1 2 3; do
-    timeout "$(cap 200 250)" python3 scripts/import-kernelbench.py .carry/kernelbench --levels $level --out build/kernelbench \
+    timeout "$(cap 200 $(after import))" python3 scripts/import-kernelbench.py .carry/kernelbench --levels $level --out build/kernelbench \
       --report "$work/kb-level$level.json" --log "$work/logs/kb-importer-level$level.log" \
-      --level-timeout "$(cap 180 260)" > "$work/logs/kb-level$level.log" 2>&1 &
+      --level-timeout "$(cap 180 $(( $(after import) + 10 )))" > "$work/logs/kb-level$level.log" 2>&1 &
     kb_pids+=($!)
   done
 elif want import; then
@@ -131,7 +135,7 @@ eval_args=(--eval-arg=--budget-ms=20 --eval-arg=--stall-timeout=20 --eval-arg=--
 if want shipped && [ -x "$eval_bin" ]; then
   log "== 3. cudaperf-bench --suite data/suites/shipped.json --impls"
   if [ -x "$bench_bin" ]; then
-    CUDAPERF_CACHE_DIR=/tmp/cudaperf-cache timeout "$(cap 200 100)" "$bench_bin" --suite data/suites/shipped.json --impls \
+    CUDAPERF_CACHE_DIR=/tmp/cudaperf-cache timeout "$(cap 200 $(after shipped))" "$bench_bin" --suite data/suites/shipped.json --impls \
       --out "$work/shipped" --jobs 12 "${eval_args[@]}" > "$work/logs/shipped-bench.stdout" 2> "$work/logs/shipped-bench.stderr"
     log "cudaperf-bench rc=$?"
     tail -5 "$work/logs/shipped-bench.stderr"
@@ -141,7 +145,7 @@ if want shipped && [ -x "$eval_bin" ]; then
       echo "$root/$(dirname "$(dirname "$impl")") $root/$impl" >> "$work/shipped.batch"
     done
     mkdir -p "$work/shipped"
-    CUDAPERF_CACHE_DIR=/tmp/cudaperf-cache timeout "$(cap 200 100)" "$eval_bin" --batch "$work/shipped.batch" --jobs 12 \
+    CUDAPERF_CACHE_DIR=/tmp/cudaperf-cache timeout "$(cap 200 $(after shipped))" "$eval_bin" --batch "$work/shipped.batch" --jobs 12 \
       --budget-ms 20 --stall-timeout 20 --timeout 90 --jsonl --summary --output "$work/shipped/results.jsonl" \
       2> "$work/logs/shipped-bench.stderr"
     log "cudaperf-eval rc=$?"
@@ -166,8 +170,8 @@ PY
 }
 if want compile; then
   log "== 4. torch.compile timings of the shipped PyTorch problems (6 compiling processes, one timing at a time)"
-  timeout "$(cap 130 80)" python3 scripts/torch-baselines.py data/tasks/pytorch/*/ --jobs 6 --task-timeout 90 \
-    --deadline "$(cap 110 90)" > "$work/shipped-torch-timing.jsonl" 2> "$work/logs/shipped-torch-baselines.stderr"
+  timeout "$(cap 130 $(after compile))" python3 scripts/torch-baselines.py data/tasks/pytorch/*/ --jobs 6 --task-timeout 90 \
+    --deadline "$(cap 110 $(( $(after compile) + 10 )))" > "$work/shipped-torch-timing.jsonl" 2> "$work/logs/shipped-torch-baselines.stderr"
   note "4. compile timings (shipped): rc=$?, $(grep -c '"configs"' "$work/shipped-torch-timing.jsonl") of 27 tasks timed, $(grep -o '"compile_error": "[^"]' "$work/shipped-torch-timing.jsonl" | wc -l) configurations failed to compile"
   tail -3 "$work/logs/shipped-torch-baselines.stderr"
   collect_timings data/tasks/pytorch/*/

@@ -44,7 +44,8 @@ struct EvalOptions {
   double memoryWaitSeconds = 30; // the evaluator's own allocations wait this long on a full GPU
   double leakLimitMiB = 1024;  // memory a candidate may keep allocated after returning
   bool spareWorkers = true;    // start the next worker (and its context) ahead
-  int setupRetries = 8;        // workers started again when the GPU was full at their start
+  int setupRetries = 20;       // workers started again when the GPU was full at their start (0.5 s to 4 s apart,
+                               // about 66 s in all: 8 starts, 18 s, lost 2 of 200 to a neighbour holding the GPU)
   size_t queueLimit = 256;     // candidates waiting (submitted, not yet running) before submit blocks
   double gpuSamplePeriodSeconds = 0.05; // NVML sampling during a worker's run
 };
