@@ -98,11 +98,17 @@ def measure(entry, args):
         return row
     tmp = tempfile.mkdtemp(prefix="bench-realcode-")
     try:
-        rc, secs, out, err = run_timed([args.nvcc, "-O3", "-arch=sm_90", "-c"] + flags +
-                                       [path, "-o", os.path.join(tmp, "out.o")], cwd, args.timeout)
-        row["nvcc"] = {"ok": rc == 0, "exit": rc, "seconds": round(secs, 3)}
-        if rc != 0:
-            row["nvcc"]["error"] = first_error(err.decode(errors="replace"))
+        earlier = args.nvcc_rows.get(key_of(row)) if args.nvcc_rows is not None else None
+        if earlier is not None:
+            row["nvcc"] = dict(earlier["nvcc"], from_earlier_run=True)
+        else:
+            rc, secs, out, err = run_timed([args.nvcc, "-O3", "-arch=sm_90", "-c"] + flags +
+                                           [path, "-o", os.path.join(tmp, "out.o")], cwd, args.timeout)
+            row["nvcc"] = {"ok": rc == 0, "exit": rc, "seconds": round(secs, 3)}
+            if rc != 0:
+                row["nvcc"]["error"] = first_error(err.decode(errors="replace"))
+        if args.nvcc_rows is not None and not row["nvcc"]["ok"]:
+            return row  # only what nvcc compiles is measured again
         env = dict(os.environ)
         env["CUDAPERF_CACHE_DIR"] = os.path.join(tmp, "cache")
         rc, secs, out, err = run_timed([args.analyzer, "--format=json", path, "--"] + flags, cwd,
@@ -256,12 +262,17 @@ def main():
     ap.add_argument("--per-suite", type=int, metavar="N",
                     help="a sample: at most N files of each suite, evenly spaced in manifest order, "
                          "measured round-robin across suites (so a stopped run still covers every suite)")
+    ap.add_argument("--nvcc-from", metavar="RESULTS",
+                    help="take nvcc's results from this earlier results file (nvcc is not run again for "
+                         "the files it has) and measure the analyzer only on files nvcc compiled: a "
+                         "re-measurement of a new analyzer; its time ratios mix two runs")
     ap.add_argument("--summary", action="store_true", help="only print the statistics of --results")
     ap.add_argument("--markdown", action="store_true", help="statistics as a markdown table")
     ap.add_argument("--summary-json", help="also write the statistics to this file")
     args = ap.parse_args()
 
     results = load_results(args.results)
+    args.nvcc_rows = load_results(args.nvcc_from) if args.nvcc_from else None
     if not args.summary:
         if not args.sources or not os.path.isdir(args.sources):
             ap.error("--sources DIR is required (checkouts from scripts/realcode/checkout.py)")

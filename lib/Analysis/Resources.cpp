@@ -106,6 +106,17 @@ private:
     return FR;
   }
 
+  /// With -rdc=true nvcc names an internal-linkage kernel `__nv_static_<N>__<N characters of
+  /// module id><mangled name>` (clang: `_ZL...`); the mangled name, or \p Name when not so prefixed.
+  static llvm::StringRef withoutNvStaticPrefix(llvm::StringRef Name) {
+    llvm::StringRef Rest = Name;
+    unsigned Length = 0;
+    if (!Rest.consume_front("__nv_static_") || Rest.consumeInteger(10, Length) ||
+        !Rest.consume_front("__") || Rest.size() <= Length)
+      return Name;
+    return Rest.drop_front(Length);
+  }
+
   static const KernelResourceUsage *lookup(const FileResources &FR, const KernelReport &K) {
     if (!FR.Report)
       return nullptr;
@@ -117,7 +128,7 @@ private:
     std::string Want = llvm::demangle(K.MangledName);
     const KernelResourceUsage *Match = nullptr;
     for (const auto &[Name, U] : Ks)
-      if (llvm::demangle(Name) == Want) {
+      if (llvm::demangle(withoutNvStaticPrefix(Name)) == Want) {
         if (Match)
           return nullptr;
         Match = &U;

@@ -155,13 +155,20 @@ size_t rewriteSharedObject(llvm::StringRef T, size_t I, std::string &Out) {
   return Semi + 1;
 }
 
-/// Does the declaration head before a '{' name a __global__ or __device__ function?
+/// Does the declaration head before a '{' name a __global__ or __device__ function? (Not a
+/// comment above a host function that mentions them.)
 bool opensDeviceFunction(llvm::StringRef Head) {
   if (!Head.contains('('))
     return false;
-  for (size_t I = 0; I < Head.size(); ++I)
+  for (size_t I = 0; I < Head.size();) {
+    if (size_t After = skipNonCode(Head, I); After != I) {
+      I = After;
+      continue;
+    }
     if (wordAt(Head, I, "__global__") || wordAt(Head, I, "__device__"))
       return true;
+    ++I;
+  }
   return false;
 }
 

@@ -48,6 +48,9 @@ TEST(SourceRewrites, DeviceSideLaunchesBecomeCallsAndHostLaunchesStay) {
             std::string::npos)
       << *Out;
   EXPECT_NE(Out->find("int main() { child<<<1, 32>>>(nullptr); }"), std::string::npos) << *Out;
+  // A comment above a host function that mentions __global__ does not make it device code.
+  EXPECT_FALSE(rewriteNvccOnlySyntax("__global__ void k();\n// Wrapper for the __global__ call\n"
+                                     "extern \"C\" void run(int n) { k<<<n, 32>>>(); }\n"));
   // A __device__ variable's initializer is no function body.
   EXPECT_FALSE(rewriteNvccOnlySyntax("__device__ int t[] = {1, 2};\nvoid h() { k<<<1, 1>>>(); }\n"));
 }
