@@ -55,6 +55,12 @@ private:
   bool needsRun_;
 };
 
+// Waits (up to 10 s) until a job is on a device: a fixed sleep is not enough on a loaded machine.
+void waitUntilRunning(const Log &log) {
+  for (int i = 0; i < 1000 && log.running.load() == 0; ++i)
+    std::this_thread::sleep_for(10ms);
+}
+
 } // namespace
 
 TEST(Scheduler, OneRunAtATimePerDeviceAndBuildsBesideRuns) {
@@ -81,8 +87,8 @@ TEST(Scheduler, OneRunAtATimePerDeviceAndBuildsBesideRuns) {
 TEST(Scheduler, ResultsComeInCompletionOrder) {
   Log log;
   Scheduler s(2, 1, 10);
-  s.submit("slow", std::make_shared<FakeJob>(log, "slow", 1ms, 200ms));
-  std::this_thread::sleep_for(20ms); // "slow" is running
+  s.submit("slow", std::make_shared<FakeJob>(log, "slow", 1ms, 600ms));
+  waitUntilRunning(log); // "slow" is running
   s.submit("compile-error", std::make_shared<FakeJob>(log, "compile-error", 1ms, 0ms, false));
   s.submit("quick", std::make_shared<FakeJob>(log, "quick", 1ms, 1ms));
   s.wait();
@@ -111,8 +117,8 @@ TEST(Scheduler, BackPressureAndDuplicates) {
 TEST(Scheduler, CancelQueuedButNotRunning) {
   Log log;
   Scheduler s(1, 1, 10);
-  s.submit("run", std::make_shared<FakeJob>(log, "run", 1ms, 150ms));
-  std::this_thread::sleep_for(30ms);
+  s.submit("run", std::make_shared<FakeJob>(log, "run", 1ms, 600ms));
+  waitUntilRunning(log);
   s.submit("queued", std::make_shared<FakeJob>(log, "queued", 1ms, 1ms));
   std::this_thread::sleep_for(20ms); // built, waiting for the device
   EXPECT_EQ(s.cancel("run"), Scheduler::Cancel::Running);
@@ -126,8 +132,8 @@ TEST(Scheduler, CancelQueuedButNotRunning) {
 TEST(Scheduler, CloseWithoutDrainCancelsTheQueue) {
   Log log;
   Scheduler s(1, 1, 10);
-  s.submit("run", std::make_shared<FakeJob>(log, "run", 1ms, 100ms));
-  std::this_thread::sleep_for(20ms);
+  s.submit("run", std::make_shared<FakeJob>(log, "run", 1ms, 600ms));
+  waitUntilRunning(log);
   for (int i = 0; i < 3; ++i)
     s.submit("q" + std::to_string(i), std::make_shared<FakeJob>(log, "q" + std::to_string(i), 1ms, 1ms));
   s.close(false);
