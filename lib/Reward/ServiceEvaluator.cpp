@@ -110,9 +110,20 @@ private:
     if (pid_ > 0) {
       if (toChild_ >= 0) close(toChild_);
       toChild_ = -1;
+      // SIGTERM first: the server then kills its workers' and builds' process groups (each its own
+      // group, which a SIGKILL of the server's group would miss); SIGKILL after 3 s if it is still there.
+      kill(pid_, SIGTERM);
+      bool reaped = false;
+      for (int i = 0; i < 60 && !reaped; ++i) {
+        reaped = waitpid(pid_, nullptr, WNOHANG) == pid_;
+        if (!reaped)
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
       kill(-pid_, SIGKILL);
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
+      if (!reaped) {
+        kill(pid_, SIGKILL);
+        waitpid(pid_, nullptr, 0);
+      }
       pid_ = -1;
     }
     if (reader_.joinable()) {
