@@ -36,12 +36,8 @@ note "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 
 note "== build (cudaperf-lm, cudaperf-train)"
 SECONDS=0
-prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null)
-deps=()
-[ -d .carry/deps ] && deps=(-DCUDAPERF_DEPS_PREFIX="$PWD/.carry/deps")
-timeout "$(cap 120)" cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDAPERF_BUILD_ANALYZER=OFF \
-  -DCUDAPERF_BUILD_TESTS=OFF -DCMAKE_PREFIX_PATH="$prefix" "${deps[@]}" > "$out/logs/build.log" 2>&1 &&
-  timeout "$(cap 300)" cmake --build build-gpu -j "$(nproc)" --target cudaperf-lm cudaperf-train >> "$out/logs/build.log" 2>&1
+. scripts/gpu/build-gpu.sh
+gpu_build "$out/logs/build.log" 120 300 cudaperf-lm cudaperf-train
 rc=$?
 note "build rc=$rc in ${SECONDS} s"
 grep -E "error|LibTorch not found|NOT found" "$out/logs/build.log" | head -20 | tee -a "$summary"
