@@ -108,6 +108,18 @@ void LaneEvaluator::setSample(const WarpSample &S) {
   InProgress.clear();
 }
 
+void LaneEvaluator::overrideValue(const Value *V, int64_t Value) {
+  Overrides[V] = Value;
+  Memo.clear();
+}
+
+void LaneEvaluator::clearOverrides() {
+  if (Overrides.empty())
+    return;
+  Overrides.clear();
+  Memo.clear();
+}
+
 LaneValues LaneEvaluator::splat(int64_t V) const { return LaneValues(Sample.Lanes.size(), V); }
 
 int64_t LaneEvaluator::baseAddressOf(const Value *V) {
@@ -151,6 +163,8 @@ LaneValues LaneEvaluator::evalValue(const Value *V) {
   auto It = Memo.find(V);
   if (It != Memo.end())
     return It->second;
+  if (auto O = Overrides.find(V); O != Overrides.end())
+    return splat(canon(O->second, bitsOf(V->getType())));
   LaneValues R;
   unsigned Bits = bitsOf(V->getType());
   if (const auto *CI = dyn_cast<ConstantInt>(V)) {
@@ -848,8 +862,13 @@ static bool evaluateLatchTripCounts(LaneEvaluator &E, ScalarEvolution &SE, const
 // s >>= 1)`, the tree reductions) have no ScalarEvolution trip count either. When the latch compares
 // the counter (or its next value) with a loop-invariant bound and the counter's next value is the
 // counter shifted, multiplied or divided by a constant, simulate it for lane 0 of block 0.
-std::optional<int64_t> evaluateGeometricTripCount(LaneEvaluator &E, ScalarEvolution &SE,
-                                                  const Loop *L, std::string &Symbolic) {
+namespace {
+
+// Simulates the counter of a loop that shifts, multiplies or divides it by a constant; \p Values
+// (when given) receives the counter at each iteration, up to \p MaxIterations.
+std::optional<int64_t> simulateGeometricCounter(LaneEvaluator &E, const Loop *L, std::string &Symbolic,
+                                                const PHINode **CounterPhi, std::vector<int64_t> *Values,
+                                                int64_t MaxIterations) {
   BasicBlock *Latch = L->getLoopLatch();
   auto *Br = Latch ? dyn_cast<BranchInst>(Latch->getTerminator()) : nullptr;
   auto *Cmp = Br && Br->isConditional() ? dyn_cast<ICmpInst>(Br->getCondition()) : nullptr;
@@ -906,8 +925,11 @@ std::optional<int64_t> evaluateGeometricTripCount(LaneEvaluator &E, ScalarEvolut
       OS << "iterations of " << P.getName() << " = " << Next->getOpcodeName() << " by " << K
          << " while " << ICmpInst::getPredicateName(Pred) << " bound";
     }
-    constexpr int64_t MaxIterations = 1 << 20;
+    if (CounterPhi)
+      *CounterPhi = &P;
     for (int64_t Count = 1; Count <= MaxIterations; ++Count) {
+      if (Values)
+        Values->push_back(V.getSExtValue());
       APInt N = V;
       switch (Op) {
       case Instruction::LShr: N = V.lshr(K); break;
@@ -928,6 +950,24 @@ std::optional<int64_t> evaluateGeometricTripCount(LaneEvaluator &E, ScalarEvolut
     return std::nullopt;
   }
   return std::nullopt;
+}
+
+} // namespace
+
+std::optional<int64_t> evaluateGeometricTripCount(LaneEvaluator &E, ScalarEvolution &SE,
+                                                  const Loop *L, std::string &Symbolic) {
+  (void)SE;
+  return simulateGeometricCounter(E, L, Symbolic, nullptr, nullptr, 1 << 20);
+}
+
+std::optional<GeometricCounter> geometricCounter(LaneEvaluator &E, ScalarEvolution &SE, const Loop *L,
+                                                 int64_t MaxIterations) {
+  (void)SE;
+  GeometricCounter G;
+  std::string Symbolic;
+  if (!simulateGeometricCounter(E, L, Symbolic, &G.Phi, &G.Values, MaxIterations) || !G.Phi)
+    return std::nullopt;
+  return G;
 }
 
 LaneValues evaluateLaneTripCounts(LaneEvaluator &E, ScalarEvolution &SE, const Loop *L,

@@ -84,6 +84,8 @@ struct Profiler {
   WarpSample Sample;
   DenseMap<const Loop *, SmallVector<int64_t, 32>> Trips; // -1: unknown
   DenseSet<const BasicBlock *> IterationGuarded; // counts depend on a guard evaluated at iteration 0
+  const Loop *UnrolledLoop = nullptr;            // counted one iteration per pass (runSample)
+  static constexpr int64_t MaxUnrolledIterations = 64;
 
   Profiler(Function &F, ScalarEvolution &SE, LoopInfo &LI, const LaunchFacts &Facts,
            const std::vector<TrackedAddress> &Tracked)
@@ -129,6 +131,8 @@ struct Profiler {
     Out.assign(Sample.Lanes.size(), 1.0);
     bool Known = true;
     for (const Loop *L = LI.getLoopFor(BB); L; L = L->getParentLoop()) {
+      if (L == UnrolledLoop)
+        continue; // one iteration per pass
       const auto &T = tripsOf(L);
       for (size_t I = 0; I < T.size(); ++I) {
         if (T[I] < 0)
@@ -148,29 +152,45 @@ struct Profiler {
     return M;
   }
 
-  void runSample(double Weight) {
+  // One pass of a sampled warp through the CFG. With \p Unrolled, the pass stands for one iteration
+  // of that geometric loop, whose counter the evaluator holds at that iteration's value: its trip
+  // count is 1 for the blocks inside, and only those are counted unless \p CountOutside.
+  struct Pass {
+    DenseMap<const BasicBlock *, double> Threads, Warp;
+    DenseSet<const BasicBlock *> Unknown;
+    DenseMap<const BasicBlock *, uint32_t> Mask;
+    // The innermost loop of a guard on a counter that is not an affine recurrence (null: none; a
+    // second such loop makes the pass give up on exact per-iteration counts).
+    const Loop *GuardLoop = nullptr;
+    bool SeveralGuardLoops = false;
+  };
+
+  Pass runPass(const Loop *Unrolled, bool CountOutside) {
+    Pass R;
     Trips.clear();
     IterationGuarded.clear();
+    UnrolledLoop = Unrolled;
     size_t N = Sample.Lanes.size();
     uint32_t Full = N >= 32 ? 0xffffffffu : ((1u << N) - 1);
-    SampledThreads += Weight * N;
-    DenseMap<const BasicBlock *, uint32_t> Mask;
-    Mask[Order.front()] = Full;
+    R.Mask[Order.front()] = Full;
     SmallVector<double, 32> Prod;
     for (const BasicBlock *BB : Order) {
-      uint32_t M = Mask.lookup(BB);
+      uint32_t M = R.Mask.lookup(BB);
       if (!M)
         continue;
-      if (!tripProduct(BB, Prod) || IterationGuarded.count(BB))
-        P.UnknownTrip.insert(BB);
-      double Threads = 0, Warp = 0;
-      for (size_t I = 0; I < N; ++I)
-        if (M & (1u << I)) {
-          Threads += Prod[I];
-          Warp = std::max(Warp, Prod[I]);
-        }
-      ThreadSum[BB] += Weight * Threads;
-      WarpSum[BB] += Weight * Warp;
+      bool Counted = !Unrolled || CountOutside || Unrolled->contains(BB);
+      if (Counted) {
+        if (!tripProduct(BB, Prod) || IterationGuarded.count(BB))
+          R.Unknown.insert(BB);
+        double Threads = 0, Warp = 0;
+        for (size_t I = 0; I < N; ++I)
+          if (M & (1u << I)) {
+            Threads += Prod[I];
+            Warp = std::max(Warp, Prod[I]);
+          }
+        R.Threads[BB] += Threads;
+        R.Warp[BB] += Warp;
+      }
 
       const Instruction *T = BB->getTerminator();
       SmallVector<std::pair<const BasicBlock *, uint32_t>, 4> Out;
@@ -178,12 +198,19 @@ struct Profiler {
         unsigned Flags = 0;
         LaneValues C = evaluateFresh(Br->getCondition(), Flags);
         // A guard on a loop counter that is not an affine recurrence (`if (t < s)` in a loop that
-        // halves s) is only evaluated at the loop's first iteration: what follows it is counted
-        // as unknown rather than wrongly.
+        // halves s) is evaluated at the loop's first iteration here: what follows it is counted as
+        // unknown, unless runSample counts the loop iteration by iteration.
         if ((Flags & LaneNonAffineRecurrence) || IterationGuarded.count(BB))
-          for (const BasicBlock *S : successors(BB))
-            if (const Loop *LB = LI.getLoopFor(BB); LB && LB->contains(S) && S != LB->getHeader())
-              IterationGuarded.insert(S);
+          if (const Loop *LB = LI.getLoopFor(BB)) {
+            for (const BasicBlock *S : successors(BB))
+              if (LB->contains(S) && S != LB->getHeader())
+                IterationGuarded.insert(S);
+            if (Flags & LaneNonAffineRecurrence) {
+              if (R.GuardLoop && R.GuardLoop != LB)
+                R.SeveralGuardLoops = true;
+              R.GuardLoop = LB;
+            }
+          }
         if (Flags & (LaneDataDependent | LaneUnsupported)) {
           if (Flags & LaneDataDependent)
             DataDependentBranches.insert(Br);
@@ -226,16 +253,59 @@ struct Profiler {
             Outer = Outer->getParentLoop();
           if (!Outer->getUniqueExitBlock())
             P.MultiExitLoops = true;
-          Mask[S] |= Mask.lookup(Outer->getHeader());
+          R.Mask[S] |= R.Mask.lookup(Outer->getHeader());
           continue;
         }
-        Mask[S] |= Lanes;
+        R.Mask[S] |= Lanes;
       }
     }
     for (size_t A = 0; A < Tracked.size(); ++A)
-      if (uint32_t M = Mask.lookup(Tracked[A].Block))
-        trackAddress(A, M);
+      if (!Unrolled || CountOutside || Unrolled->contains(Tracked[A].Block))
+        if (uint32_t M = R.Mask.lookup(Tracked[A].Block))
+          trackAddress(A, M);
+    UnrolledLoop = nullptr;
+    return R;
   }
+
+  void addPass(const Pass &R, double Weight) {
+    for (auto &[BB, V] : R.Threads)
+      ThreadSum[BB] += Weight * V;
+    for (auto &[BB, V] : R.Warp)
+      WarpSum[BB] += Weight * V;
+    for (const BasicBlock *BB : R.Unknown)
+      P.UnknownTrip.insert(BB);
+  }
+
+  void runSample(double Weight) {
+    SampledThreads += Weight * Sample.Lanes.size();
+    Pass First = runPass(nullptr, true);
+    // A guard on the counter of a loop that halves or doubles it (a tree reduction): when the loop
+    // runs a known number of times, the same for every thread, the pass is repeated once per
+    // iteration with the counter at that iteration's value, so the guarded blocks count exactly.
+    if (First.GuardLoop && !First.SeveralGuardLoops && !First.Unknown.empty()) {
+      E.clearOverrides();
+      std::optional<GeometricCounter> G = geometricCounter(E, SE, First.GuardLoop, MaxUnrolledIterations);
+      if (G) {
+        std::vector<Pass> Passes;
+        bool Exact = true;
+        for (size_t K = 0; K < G->Values.size() && Exact; ++K) {
+          E.overrideValue(G->Phi, G->Values[K]);
+          Passes.push_back(runPass(First.GuardLoop, K == 0));
+          Exact = Passes.back().GuardLoop == nullptr;
+        }
+        E.clearOverrides();
+        if (Exact) {
+          for (const Pass &R : Passes)
+            addPass(R, Weight);
+          return;
+        }
+        // Not exact after all: the first pass's counts (the guarded blocks as unknown) stand;
+        // tracked extents of the iteration passes widen its own, which stay valid.
+      }
+    }
+    addPass(First, Weight);
+  }
+
 
   void trackAddress(size_t A, uint32_t M) {
     const TrackedAddress &TA = Tracked[A];

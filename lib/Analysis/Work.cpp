@@ -108,9 +108,9 @@ std::string arrayName(const MemoryInstruction &M, const KernelReport &K) {
 
 // The coalescing analysis's record of \p M: the next access of K.Accesses (from \p From) with the
 // same position, space, operation and width.
-const MemoryAccess *matchAccess(const MemoryInstruction &M, const KernelReport &K, size_t &From) {
+MemoryAccess *matchAccess(const MemoryInstruction &M, KernelReport &K, size_t &From) {
   for (size_t I = From; I < K.Accesses.size(); ++I) {
-    const MemoryAccess &A = K.Accesses[I];
+    MemoryAccess &A = K.Accesses[I];
     if (A.Loc.Line == M.Loc.Line && A.Loc.Column == M.Loc.Column && A.Space == toString(M.Space) &&
         A.Op == toString(M.Kind) && A.Bytes == M.Bytes) {
       From = I + 1;
@@ -187,7 +187,13 @@ public:
       }
       if (TrackedOf[I] == SIZE_MAX)
         continue;
-      const MemoryAccess *A = matchAccess(M, K, MatchFrom);
+      MemoryAccess *A = matchAccess(M, K, MatchFrom);
+      // Executions over the launch, lane by lane: unlike executions_per_thread (the loops' trip
+      // counts), this counts the guards (`if (lane == 0) atomicAdd(...)` runs once per warp).
+      if (A)
+        A->Extra["lane_executions"] = P.Threads && !P.UnknownTrip.count(BB)
+                                          ? number(Lanes * *P.Threads)
+                                          : json::Value(nullptr);
       std::optional<double> SPR = A ? A->SectorsPerRequest : std::nullopt;
       if (A && A->Pattern == "parameter-dependent") // worst case there; the typical value here
         if (auto Typ = A->Extra.getNumber("sectors_per_request_typical"))

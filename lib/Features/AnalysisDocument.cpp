@@ -34,6 +34,7 @@ AccessReport readAccess(const JsonField &a) {
   r.bankConflictWays = a.optionalNumber("bank_conflict_ways");
   r.idealWavefronts = a.optionalNumber("ideal_wavefronts");
   r.executionsPerThread = a.optionalNumber("executions_per_thread");
+  r.laneExecutions = a.optionalNumber("lane_executions");
   r.line = intOr(a, "line");
   r.column = intOr(a, "column");
   return r;

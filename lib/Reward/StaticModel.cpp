@@ -93,11 +93,13 @@ LaunchModel modelLaunch(const features::LaunchReport &launch, const KernelReport
   else
     m.assumptions.push_back("occupancy or waves unknown: full utilization assumed");
 
-  // Atomics on one address are serialized at the L2, whatever the occupancy.
+  // Atomics on one address are serialized at the L2, whatever the occupancy. Counted lane by lane
+  // with the guards (the analyzer's lane_executions: `if (lane == 0) atomicAdd(...)` is one per
+  // warp); without that count, every thread runs each one.
   double threads = report->threads.value_or(0);
   for (const AccessReport &a : report->accesses)
     if (a.space == "global" && a.op == "atomic" && a.pattern == "broadcast")
-      m.sameAddressAtomics += threads * a.executionsPerThread.value_or(1.0);
+      m.sameAddressAtomics += a.laneExecutions ? *a.laneExecutions : threads * a.executionsPerThread.value_or(1.0);
   m.atomicUs = m.sameAddressAtomics * sm.sameAddressAtomicNs * 1e-3;
 
   m.divergentBarriers = int(feature("divergent_barriers").value_or(0));
@@ -119,7 +121,9 @@ LaunchModel modelLaunch(const features::LaunchReport &launch, const KernelReport
   }
   m.rooflineUs = *roofline;
   m.coreUs = std::max({m.rooflineUs, m.dramUs, m.sharedUs});
-  m.modeledUs = m.coreUs / m.utilization + m.atomicUs + sm.launchOverheadUs;
+  // The L2 works through the serialized atomics while the SMs stream their loads (a reduction's
+  // atomic is fire-and-forget RED): the launch takes the longer of the two, not their sum.
+  m.modeledUs = std::max(m.coreUs / m.utilization, m.atomicUs) + sm.launchOverheadUs;
   m.modeled = true;
   return m;
 }

@@ -29,6 +29,7 @@ struct LaunchSpec {
   std::optional<double> sharedWays;     // a shared load with these wavefronts (ideal 1)
   int divergentBarriers = 0, missingBarriers = 0;
   bool sameAddressAtomic = false;       // one global atomicAdd to one address per thread
+  std::optional<double> atomicLaneExecutions; // the analyzer's lane_executions of that atomic (guards)
   bool memoryBound = true;
 };
 
@@ -42,10 +43,13 @@ inline Json kernelReport(const LaunchSpec &s) {
     accesses.push_back({{"space", "shared"}, {"op", "load"}, {"bytes", 4}, {"pattern", "bank-conflict"},
                         {"sectors_per_request", nullptr}, {"bank_conflict_ways", *s.sharedWays},
                         {"ideal_wavefronts", 1}, {"executions_per_thread", 1}, {"line", 6}, {"column", 9}});
-  if (s.sameAddressAtomic)
+  if (s.sameAddressAtomic) {
     accesses.push_back({{"space", "global"}, {"op", "atomic"}, {"bytes", 4}, {"pattern", "broadcast"},
                         {"sectors_per_request", 1}, {"ideal_sectors_per_request", 1}, {"bank_conflict_ways", nullptr},
                         {"executions_per_thread", 1}, {"line", 7}, {"column", 9}});
+    if (s.atomicLaneExecutions)
+      accesses.back()["lane_executions"] = *s.atomicLaneExecutions;
+  }
   Json missing = Json::array();
   for (int i = 0; i < s.missingBarriers; ++i)
     missing.push_back({{"line", 6}, {"column", 9}});

@@ -247,6 +247,23 @@ TEST(Structural, SameAddressAtomicsAreSerialized) {
   const LaunchModel &l = d.configurations[0].model->launches[0];
   EXPECT_DOUBLE_EQ(l.sameAddressAtomics, 1056.0 * 256);
   EXPECT_NEAR(l.atomicUs, 1056.0 * 256 * c.staticModel.sameAddressAtomicNs * 1e-3, 1e-9);
+  // Far longer than the loads (10 us): the L2's serialized atomics set the time.
+  EXPECT_NEAR(l.modeledUs, l.atomicUs + c.staticModel.launchOverheadUs, 1e-9);
+}
+
+TEST(Structural, GuardedAtomicsCountTheirLanesAndOverlapTheLoads) {
+  RewardConfig c;
+  LaunchSpec s;
+  s.sameAddressAtomic = true;
+  s.atomicLaneExecutions = 1056.0 * 8; // `if (lane == 0)`: one per warp of 8-warp blocks
+  RewardDocument d = rewardOf(c, evalResult({{"small", 1, 1}}), analysis({oneLaunch("small", s)}));
+  const LaunchModel &l = d.configurations[0].model->launches[0];
+  EXPECT_DOUBLE_EQ(l.sameAddressAtomics, 1056.0 * 8);
+  double atomicUs = 1056.0 * 8 * c.staticModel.sameAddressAtomicNs * 1e-3; // 14.8 us > the 10 us loads
+  EXPECT_NEAR(l.modeledUs, atomicUs + c.staticModel.launchOverheadUs, 1e-9);
+  s.atomicLaneExecutions = 1056.0; // one per block: 1.9 us, hidden behind the loads
+  d = rewardOf(c, evalResult({{"small", 1, 1}}), analysis({oneLaunch("small", s)}));
+  EXPECT_NEAR(d.configurations[0].model->launches[0].modeledUs, 10.0 + c.staticModel.launchOverheadUs, 1e-9);
 }
 
 TEST(Structural, BarrierHazardsArePenalties) {

@@ -38,6 +38,7 @@ class Function;
 class Instruction;
 class Loop;
 class LoopInfo;
+class PHINode;
 class SCEV;
 class ScalarEvolution;
 class Value;
@@ -91,6 +92,11 @@ public:
   /// The value of a SCEV expression for each active lane.
   LaneValues evaluate(const llvm::SCEV *S);
 
+  /// Fixes the value of \p V (a loop-header phi, the same for every lane) until clearOverrides():
+  /// the counter of a geometric loop at a chosen iteration (ThreadExecution's per-iteration counts).
+  void overrideValue(const llvm::Value *V, int64_t Value);
+  void clearOverrides();
+
   unsigned flags() const { return Flags; }
   const std::set<std::string> &unknownParams() const { return UnknownParams; }
   void resetFlags() { Flags = 0; UnknownParams.clear(); }
@@ -115,6 +121,7 @@ private:
   unsigned Flags = 0;
   std::set<std::string> UnknownParams;
   llvm::DenseMap<const llvm::Value *, LaneValues> Memo;
+  llvm::DenseMap<const llvm::Value *, int64_t> Overrides;
   llvm::SmallPtrSet<const llvm::Value *, 16> InProgress;
   llvm::DenseMap<const llvm::Value *, int64_t> Bases;
   llvm::DenseMap<const llvm::SCEV *, std::string> Printed;
@@ -175,6 +182,15 @@ std::optional<int64_t> executionsPerThread(LaneEvaluator &E, llvm::ScalarEvoluti
 /// thread. evaluateLaneTripCounts uses it as a fallback.
 std::optional<int64_t> evaluateGeometricTripCount(LaneEvaluator &E, llvm::ScalarEvolution &SE,
                                                   const llvm::Loop *L, std::string &Symbolic);
+
+/// The counter of a geometric loop (evaluateGeometricTripCount) and its value at each iteration,
+/// at most \p MaxIterations of them (std::nullopt when the loop runs longer or is not counted).
+struct GeometricCounter {
+  const llvm::PHINode *Phi = nullptr;
+  std::vector<int64_t> Values; // the counter at iterations 0, 1, ... (one per trip)
+};
+std::optional<GeometricCounter> geometricCounter(LaneEvaluator &E, llvm::ScalarEvolution &SE,
+                                                 const llvm::Loop *L, int64_t MaxIterations);
 
 /// The base-free offset of \p Ptr as ScalarEvolution prints it (for reports).
 std::string describeAddress(llvm::ScalarEvolution &SE, const llvm::Value *Ptr);

@@ -10,7 +10,10 @@
 //   - per sampled warp, a mask of active lanes flows through the CFG in reverse post-order:
 //     conditional branches are evaluated per lane (guards like `if (i < n)` are exact); a condition
 //     that depends on loaded data sends the lanes both ways (an upper bound, counted); loop exits
-//     receive the lanes that entered the loop; conditions inside loops are evaluated at iteration 0;
+//     receive the lanes that entered the loop; conditions inside loops are evaluated at iteration 0,
+//     except a guard on the counter of a loop that halves or doubles it (`if (t < s)` in a tree
+//     reduction): when that loop runs a known count (at most 64), the same for every thread, the
+//     warp is walked once per iteration with the counter at its value there (exact counts);
 //   - a block inside loops runs (product of the enclosing loops' trip counts) times per lane; trip
 //     counts come from ScalarEvolution's backedge-taken count evaluated per lane with the known
 //     parameters and launch (inner counts that depend on an outer loop's variable use its first

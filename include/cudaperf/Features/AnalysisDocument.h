@@ -35,6 +35,7 @@ struct AccessReport {
   std::optional<double> sectorsPerRequest, idealSectorsPerRequest; // global
   std::optional<double> bankConflictWays, idealWavefronts;         // shared
   std::optional<double> executionsPerThread;
+  std::optional<double> laneExecutions; // over the launch, guards counted (global accesses)
   int line = 0, column = 0;
 };
 

@@ -2,7 +2,7 @@
 // alone (docs/reward.md, "The static time model"):
 //
 //   core     = max(roofline time, DRAM time / coalescing efficiency, shared time x conflict factor)
-//   modeled  = core / utilization + same-address atomics x their serialized cost + launch overhead
+//   modeled  = max(core / utilization, same-address atomics x their serialized cost) + launch overhead
 //   utilization = min(1, theoretical occupancy / occupancy the launch needs) x wave efficiency
 //
 // It is what the structural terms and the static-only predicted speedup stand on; its absolute
@@ -34,7 +34,7 @@ struct LaunchModel {
   std::optional<double> occupancy, waves, waveEfficiency;
   double neededOccupancy = 0, utilization = 1;
   int divergentBarriers = 0, missingBarriers = 0;
-  double sameAddressAtomics = 0; // thread-level executions
+  double sameAddressAtomics = 0; // lane-level executions over the launch (guards counted when known)
   // Σ over global accesses with a prediction of (requests), (predicted sectors), (ideal sectors).
   double requests = 0, predictedSectors = 0, idealSectors = 0;
   std::vector<std::string> assumptions;
