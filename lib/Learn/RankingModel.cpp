@@ -1,6 +1,7 @@
 #include "cudaperf/Learn/RankingModel.h"
 
 #include "cudaperf/Learn/Safetensors.h"
+#include "cudaperf/Learn/SourceComments.h"
 #include "cudaperf/Learn/Transformer.h"
 #include "cudaperf/Support/JsonReader.h"
 #include "cudaperf/Support/Sha256.h"
@@ -173,16 +174,17 @@ std::vector<RankFeatureInput> fitFeatureInputs(const std::vector<std::string> &n
   return inputs;
 }
 
+// What the tokens model reads of a source: the code without its comments.
 static std::string readSource(const RankExample &e) {
   if (!e.sourceText.empty())
-    return e.sourceText;
+    return stripComments(e.sourceText);
   std::ifstream in(e.sourcePath, std::ios::binary);
   if (!in)
     throw LearnError(e.task + "/" + e.implementation + ": cannot read the source " + e.sourcePath +
                      " (the tokens model reads the implementation; regenerate the dataset with the same seed)");
   std::ostringstream s;
   s << in.rdbuf();
-  return s.str();
+  return stripComments(s.str());
 }
 
 RankBatch RankModel::batch(const std::vector<RankExample> &examples) const {
@@ -352,8 +354,10 @@ RankModel RankModel::load(const std::string &dir, const torch::Device &device) {
       root.require("schema").fail("\"" + schema + "\" is not a ranking model (" + kRankModelSchema + ")");
     int64_t version = root.require("version").integer();
     if (version != kRankModelVersion)
-      root.require("version").fail("checkpoint version " + std::to_string(version) + "; this cudaperf-rank reads version " +
-                                   std::to_string(kRankModelVersion) + " (retrain with `cudaperf-rank train`)");
+      root.require("version").fail("checkpoint version " + std::to_string(version) +
+                                   (version == 1 ? " (its tokens model read the sources with their comments)" : "") +
+                                   "; this cudaperf-rank reads version " + std::to_string(kRankModelVersion) +
+                                   " (retrain with `cudaperf-rank train`)");
     c.kind = parseRankModelKind(root.require("kind").string());
     c.hidden = int(root.require("hidden").integer(1, 1 << 16));
     c.seed = uint64_t(root.require("seed").integer(0));

@@ -26,7 +26,8 @@ fs::path scratch(const std::string &name) {
 }
 
 // 24 tasks of 4 implementations; features a (uniform) and b (uniform ×100, log-scaled), one more
-// feature missing at random. Each source's text says what its features are, for the tokens kind.
+// feature missing at random. Each source's code says what its features are, for the tokens kind
+// (in code, not in a comment: the tokens model reads no comments).
 Synthetic synthetic(const fs::path &sourceDir) {
   Synthetic s;
   std::mt19937 rng(7);
@@ -49,7 +50,7 @@ Synthetic synthetic(const fs::path &sourceDir) {
       e.medianMs = std::exp(2 * a - std::log1p(b));
       e.spread = 0.01;
       fs::path src = sourceDir / (e.task + "_" + e.implementation);
-      std::ofstream(src) << "__global__ void k() { /* a " << int(a * 10) << " b " << int(b / 10) << " */ }\n";
+      std::ofstream(src) << "__global__ void k() { int a = " << int(a * 10) << ", b = " << int(b / 10) << "; }\n";
       e.sourcePath = src.string();
       e.sourceSha256 = e.task + e.implementation;
       s.examples.push_back(e);
@@ -132,6 +133,24 @@ TEST(RankingModel, SaveLoadRoundTripIsExact) {
   }
 }
 
+TEST(RankingModel, TheTokensModelReadsNoComments) {
+  torch::set_num_threads(1);
+  Synthetic s = synthetic(scratch("comments-src"));
+  RankModel model(configFor(RankModelKind::Tokens, s), tinyTokenizer(s));
+  RankExample plain = s.examples[0], fast = plain, slow = plain, other = plain;
+  plain.sourceText = "__global__ void k() { int a = 3, b = 5; }\n";
+  fast.sourceText = "// tiled, vectorized: fast\n__global__ void k() { int a = 3, b = 5; } // the best one\n";
+  slow.sourceText = "/* deliberately slow */ __global__ void k() { int a = 3, /* uncoalesced */ b = 5; }\n";
+  other.sourceText = "__global__ void k() { int a = 9, b = 1; }\n";
+  int i = 0;
+  for (RankExample *e : {&plain, &fast, &slow, &other})
+    e->sourceSha256 = "text" + std::to_string(i++); // distinct sources, not one cached encoding
+  std::vector<double> v = model.scores({plain, fast, slow, other});
+  EXPECT_EQ(v[0], v[1]);
+  EXPECT_EQ(v[0], v[2]);
+  EXPECT_NE(v[0], v[3]); // the code is read
+}
+
 TEST(RankingModel, BadInputGetsAClearError) {
   Synthetic s = synthetic(scratch("bad-src"));
   RankModel model(configFor(RankModelKind::Linear, s));
@@ -159,6 +178,15 @@ TEST(RankingModel, BadInputGetsAClearError) {
     FAIL() << "a version-99 checkpoint was loaded";
   } catch (const LearnError &e) {
     EXPECT_NE(std::string(e.what()).find("checkpoint version 99"), std::string::npos) << e.what();
+  }
+  // Version 1: the tokens model read the comments; refused, saying so.
+  text.replace(text.find("\"version\": 99"), std::string("\"version\": 99").size(), "\"version\": 1");
+  std::ofstream(dir / "config.json") << text;
+  try {
+    RankModel::load(dir.string());
+    FAIL() << "a version-1 checkpoint was loaded";
+  } catch (const LearnError &e) {
+    EXPECT_NE(std::string(e.what()).find("read the sources with their comments"), std::string::npos) << e.what();
   }
   EXPECT_THROW(RankModel::load(scratch("empty").string()), LearnError);
   // No labelled pairs: every pair within noise.

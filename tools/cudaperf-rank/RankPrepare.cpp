@@ -2,6 +2,7 @@
 
 #include "cudaperf/Features/Features.h"
 #include "cudaperf/Features/FeaturesError.h"
+#include "cudaperf/Learn/SourceComments.h"
 #include "cudaperf/Reward/Pipeline.h"
 #include "cudaperf/Reward/RewardConfig.h"
 #include "cudaperf/Support/Json.h"
@@ -472,7 +473,7 @@ std::vector<std::string> trainingSources(const std::string &datasetDir, size_t l
   std::vector<std::string> texts;
   size_t step = limit && files.size() > limit ? (files.size() + limit - 1) / limit : 1;
   for (size_t i = 0; i < files.size(); i += step)
-    texts.push_back(readText(files[i].string()));
+    texts.push_back(learn::stripComments(readText(files[i].string()))); // as the tokens model reads them
   return texts;
 }
 

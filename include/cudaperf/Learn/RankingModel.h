@@ -21,7 +21,9 @@
 namespace cudaperf::learn {
 
 constexpr const char *kRankModelSchema = "cudaperf-rank-model/1";
-constexpr int kRankModelVersion = 1;
+// 2: the tokens model reads sources without their comments (stripComments, SourceComments.h); a
+// version-1 checkpoint read them with the comments, which name the dataset's strategies.
+constexpr int kRankModelVersion = 2;
 
 enum class RankModelKind { Linear, Mlp, Tokens };
 const char *rankModelKindName(RankModelKind kind);            // "linear", "mlp", "tokens"
