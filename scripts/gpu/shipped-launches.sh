@@ -22,12 +22,12 @@ deadline=$(( $(date +%s) + ${SHIPPED_LAUNCHES_SECONDS:-240} ))
 cap() { local want=$1 l; l=$(( deadline - $(date +%s) - 10 )); [ "$l" -lt "$want" ] && want=$l; [ "$want" -lt 1 ] && want=1; echo "$want"; }
 note "machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
 bin=$root/build-gpu/bin
-if [ ! -x "$bin/cudaperf-eval" ] || [ ! -x "$bin/cudaperf-eval-worker" ]; then
-  SECONDS=0
-  . scripts/gpu/build-gpu.sh
-  gpu_build "$work/build.log" 60 150 cudaperf-eval cudaperf-eval-worker
-  note "build rc=$? in ${SECONDS} s"
-fi
+# Incremental when another script of the call built build-gpu already; the PyTorch tasks' references
+# need cudaperf-torch-reference.
+SECONDS=0
+. scripts/gpu/build-gpu.sh
+gpu_build "$work/build.log" 60 150 cudaperf-eval cudaperf-eval-worker cudaperf-torch-reference
+note "build rc=$? in ${SECONDS} s"
 [ -x "$bin/cudaperf-eval" ] || { tail -20 "$work/build.log" >> "$summary"; note "RESULT: FAILED (no cudaperf-eval)"; exit 1; }
 for f in data/tasks/*/impls/*.cu data/tasks/pytorch/*/impls/*.cu; do
   echo "$root/$(dirname "$(dirname "$f")") $root/$f"
