@@ -69,8 +69,12 @@ check "score: unknown configuration" 1 "no configuration 'huge'" -- "$RANK" scor
 check "score: missing candidate" 1 "no such candidate file" -- "$RANK" score "$SRC/data/tasks/transpose" \
   "$TMP/absent.cu" --checkpoint "$CKPT/mlp"
 cp -r "$CKPT/linear" "$TMP/v99"
-sed -i 's/"version": 1/"version": 99/' "$TMP/v99/config.json"
+sed -i 's/"version": [0-9]*/"version": 99/' "$TMP/v99/config.json"
 check "checkpoint of another version" 1 "checkpoint version 99" -- "$RANK" eval --examples "$TMP/shipped.jsonl" --checkpoint "$TMP/v99"
+cp -r "$CKPT/linear" "$TMP/v1"
+sed -i 's/"version": [0-9]*/"version": 1/' "$TMP/v1/config.json"
+check "checkpoint of version 1 (sources with comments)" 1 "read the sources with their comments" -- \
+  "$RANK" eval --examples "$TMP/shipped.jsonl" --checkpoint "$TMP/v1"
 check "not a checkpoint" 1 "not a ranking checkpoint" -- "$RANK" eval --examples "$TMP/shipped.jsonl" --checkpoint "$TMP"
 python3 - "$TMP/shipped.jsonl" "$TMP/lacking.jsonl" <<'EOF'
 import json, sys
