@@ -5,6 +5,7 @@
 //   fit     one training step of a random model of a given shape, for memory-fit measurements
 // The loop is short and linear: batches, forward, backward, step, a log line, eval every N steps.
 #include "cudaperf/Learn/ToolMain.h"
+#include "cudaperf/Learn/DataParallel.h"
 #include "cudaperf/Learn/Generation.h"
 #include "cudaperf/Learn/Manifest.h"
 #include "cudaperf/Learn/Progress.h"
@@ -56,6 +57,19 @@ std::string readFile(const fs::path &path) {
   s << in.rdbuf();
   return s.str();
 }
+
+// std::cerr discarded while it lives (data-parallel ranks other than 0); errors still reach the
+// terminal through runToolMain, after it is gone.
+class MutedStderr {
+public:
+  MutedStderr() : saved_(std::cerr.rdbuf(nullptr)) {}
+  ~MutedStderr() { std::cerr.rdbuf(saved_); }
+  MutedStderr(const MutedStderr &) = delete;
+  MutedStderr &operator=(const MutedStderr &) = delete;
+
+private:
+  std::streambuf *saved_;
+};
 
 // Runs f(i) for i in [0, n) on `threads` threads; the first exception is rethrown.
 void parallelFor(size_t n, unsigned threads, const std::function<void(size_t)> &f) {
@@ -213,6 +227,7 @@ struct SftArgs {
   double loraAlpha = 0, loraDropout = 0, tokenizerSampleMb = 8, shardMb = 15;
   uint64_t seed = 0;
   bool checkpointing = false;
+  DataParallelArgs dp;
 };
 
 int runSft(const std::vector<std::string> &argv) {
@@ -267,13 +282,23 @@ int runSft(const std::vector<std::string> &argv) {
            [&](const std::string &v) { a.seed = support::parseUnsigned(v); });
   p.option("--threads", "N", "LibTorch CPU threads (default 1)", integer(a.threads, 1, 256));
   p.option("--max-shard-mb", "MB", "largest checkpoint file (default 15)", number(a.shardMb, 0.01, 1e6));
+  declareDataParallelOptions(p, a.dp);
   if (p.parse(argv).helpRequested) return std::cout << p.help(), kExitOk;
   if (a.dataset.empty() || a.out.empty()) throw support::SupportError("--dataset and --out are required");
   if (a.loraRank > 0 && a.init.empty()) throw support::SupportError("--lora-rank needs --init (a model to adapt)");
   torch::set_num_threads(int(a.threads));
+  // Data parallel: every rank builds the same data, tokenizer and model (all deterministic), takes
+  // every W-th micro-batch of a step and divides its loss by the step's global target count, so the
+  // summed gradient is the one-process gradient; rank 0 writes every output.
+  std::unique_ptr<DataParallel> dp = openDataParallel(a.dp, a.device);
+  const bool root = dp->isRoot();
+  const int world = dp->worldSize();
   torch::Device device = parseDevice(a.device);
   torch::Dtype dtype = parseTorchDtype(a.dtype);
   auto start = Clock::now();
+  std::optional<MutedStderr> mute;
+  if (!root) mute.emplace(); // one voice: rank 0's
+  else if (world > 1) std::cerr << kProgram << ": data parallel: " << dp->describe() << "\n";
   fs::create_directories(a.out);
   fs::path checkpointDir = fs::path(a.out) / "checkpoint", stateDir = fs::path(a.out) / "state";
 
@@ -397,9 +422,18 @@ int runSft(const std::vector<std::string> &argv) {
     options.schedule.warmupSteps = state["options"]["schedule"].value("warmup_steps", options.schedule.warmupSteps);
   }
   Trainer trainer(model, options);
+  if (world > 1)
+    trainer.setGradientReducer([&dp](const std::vector<torch::Tensor> &params) { dp->reduceGradients(params); });
   if (!a.resume.empty()) {
     trainer.load(a.resume);
     std::cerr << kProgram << ": resumed " << a.resume << " at step " << trainer.stepsDone() << "\n";
+  }
+  {
+    std::vector<torch::Tensor> weights;
+    for (auto &[name, t] : trainer.trainable()) weights.push_back(t);
+    dp->checkSame(tensorChecksum(weights) + " " + std::to_string(train.examples.size()) + " " +
+                      std::to_string(trainBatches.size()) + " " + std::to_string(trainer.stepsDone()),
+                  "model, data or resumed step");
   }
   // The epoch order of micro-batches is a function of (seed, epoch), so a step number is a data position.
   auto microBatchAt = [&](int64_t k) {
@@ -412,14 +446,15 @@ int runSft(const std::vector<std::string> &argv) {
   std::cerr << kProgram << ": " << trainBatches.size() << " micro-batches of <= " << a.microTokens << " tokens, "
             << accumulation << " per step, " << stepsPerEpoch << " steps per epoch; planned " << plannedSteps << " steps\n";
 
-  std::ofstream log(fs::path(a.out) / "train-log.jsonl", a.resume.empty() ? std::ios::trunc : std::ios::app);
+  std::ofstream log;
+  if (root) log.open(fs::path(a.out) / "train-log.jsonl", a.resume.empty() ? std::ios::trunc : std::ios::app);
   std::vector<std::pair<double, double>> trainCurve, valCurve;
   auto evaluate = [&]() {
     torch::NoGradGuard noGrad;
     model->eval();
     double nll = 0;
     int64_t count = 0;
-    for (int64_t b = 0; b < std::min<int64_t>(a.evalBatches, int64_t(valBatches.size())); ++b) {
+    for (int64_t b = dp->rank(); b < std::min<int64_t>(a.evalBatches, int64_t(valBatches.size())); b += world) {
       // Spread over the sorted batches, so short and long examples are both measured.
       size_t index = size_t(b * int64_t(valBatches.size()) / std::max<int64_t>(1, std::min<int64_t>(a.evalBatches, int64_t(valBatches.size()))));
       TrainingBatch batch = toBatch(val.examples, valBatches[index], padId, device);
@@ -427,7 +462,8 @@ int runSft(const std::vector<std::string> &argv) {
       count += batch.targetCount;
     }
     model->train();
-    return count > 0 ? nll / double(count) : std::nan("");
+    std::vector<double> total = dp->sum({nll, double(count)});
+    return total[1] > 0 ? total[0] / total[1] : std::nan("");
   };
 
   Progress progress(plannedSteps);
@@ -442,11 +478,15 @@ int runSft(const std::vector<std::string> &argv) {
     auto stepStart = Clock::now();
     std::vector<TrainingBatch> micro;
     int64_t targets = 0, tokens = 0;
-    for (int64_t j = 0; j < accumulation; ++j) {
+    for (int64_t j = dp->rank(); j < accumulation; j += world) { // this rank's micro-batches of the step
       const std::vector<size_t> &rows = trainBatches[microBatchAt(step * accumulation + j)];
       micro.push_back(toBatch(train.examples, rows, padId, device));
       targets += micro.back().targetCount;
       for (size_t i : rows) tokens += int64_t(train.examples[i].ids.size());
+    }
+    if (world > 1) { // the loss is per token of the whole step: the global count divides every rank's loss
+      std::vector<double> counts = dp->sum({double(targets), double(tokens)});
+      targets = int64_t(counts[0]), tokens = int64_t(counts[1]);
     }
     trainer.zeroGrad();
     torch::Tensor lossSum = torch::zeros({}, torch::TensorOptions().device(device));
@@ -456,15 +496,16 @@ int runSft(const std::vector<std::string> &argv) {
       lossSum += nll.detach();
     }
     StepResult r = trainer.step();
-    lastLoss = lossSum.item<double>();
+    lastLoss = dp->sum(lossSum.item<double>());
     tokensSeen += tokens;
-    double seconds = since(stepStart);
+    double seconds = dp->fromRoot(since(stepStart));
+    double trainElapsed = dp->fromRoot(since(trainStart)); // rank 0's clock decides the time budget for all
     // A time budget: once the step time is known (steps 11-20, after the warm-up of kernels and
     // allocator), end the schedule where the budget ends.
-    if (r.step == 10) timeAtStep10 = since(trainStart);
+    if (r.step == 10) timeAtStep10 = trainElapsed;
     if (a.maxSeconds > 0 && r.step == 20 && r.step < options.schedule.totalSteps) {
-      double stepSeconds = (since(trainStart) - timeAtStep10) / 10;
-      int64_t affordable = r.step + int64_t((a.maxSeconds - since(trainStart)) / std::max(1e-6, stepSeconds));
+      double stepSeconds = (trainElapsed - timeAtStep10) / 10;
+      int64_t affordable = r.step + int64_t((a.maxSeconds - trainElapsed) / std::max(1e-6, stepSeconds));
       if (affordable < options.schedule.totalSteps) {
         std::cerr << "\n" << kProgram << ": --max-seconds " << a.maxSeconds << " allows ~" << affordable
                   << " steps: the schedule now ends there\n";
@@ -475,7 +516,8 @@ int runSft(const std::vector<std::string> &argv) {
     }
     ordered_json line = {{"step", r.step}, {"loss", lastLoss}, {"lr", r.learningRate}, {"grad_norm", r.gradNorm},
                          {"skipped", r.skipped}, {"tokens", tokens}, {"target_tokens", targets},
-                         {"tokens_per_second", double(tokens) / seconds}, {"elapsed", since(trainStart)}};
+                         {"tokens_per_second", double(tokens) / seconds}, {"elapsed", trainElapsed}};
+    if (world > 1) line["world_size"] = world;
     trainCurve.emplace_back(double(r.step), lastLoss);
     if (r.step % a.evalEvery == 0 || r.step == options.schedule.totalSteps) {
       lastVal = evaluate();
@@ -489,12 +531,12 @@ int runSft(const std::vector<std::string> &argv) {
     std::snprintf(text, sizeof text, "loss %.3f val %s lr %.2e %.1fk tok/s", lastLoss, val.c_str(), r.learningRate,
                   double(tokens) / seconds / 1000);
     progress.update(r.step, text);
-    if (a.maxSeconds > 0 && since(trainStart) > a.maxSeconds && r.step < options.schedule.totalSteps) {
+    if (a.maxSeconds > 0 && trainElapsed > a.maxSeconds && r.step < options.schedule.totalSteps) {
       std::cerr << "\n" << kProgram << ": --max-seconds reached at step " << r.step << " of "
                 << options.schedule.totalSteps << "\n";
       break;
     }
-    if (a.saveEvery > 0 && r.step % a.saveEvery == 0) {
+    if (root && a.saveEvery > 0 && r.step % a.saveEvery == 0) {
       trainer.save(stateDir.string(), {{"total_steps", options.schedule.totalSteps}});
       tokenizer->save((stateDir / "tokenizer.json").string());
     }
@@ -506,6 +548,7 @@ int runSft(const std::vector<std::string> &argv) {
     valCurve.emplace_back(double(trainer.stepsDone()), lastVal);
     log << support::writeJson(ordered_json{{"step", trainer.stepsDone()}, {"val_loss", lastVal}}) << "\n";
   }
+  if (!root) return kExitOk; // rank 0 writes the checkpoint, state, curves and report
 
   // The checkpoint: bf16, Hugging Face layout, files small enough to travel.
   SaveOptions save;
@@ -543,7 +586,8 @@ int runSft(const std::vector<std::string> &argv) {
       {"options", {{"lr", a.lr}, {"warmup", options.schedule.warmupSteps}, {"batch_tokens", a.batchTokens},
                    {"micro_batch_tokens", a.microTokens}, {"max_seq_len", a.maxSeqLen}, {"seed", a.seed},
                    {"gradient_checkpointing", a.checkpointing}}},
-      {"total_seconds", since(start)}};
+      {"total_seconds", since(start)},
+      {"world_size", world}};
   std::ofstream(fs::path(a.out) / "sft-report.json") << support::writeJson(report, 2) << "\n";
   std::cerr << kProgram << ": " << trainer.stepsDone() << " steps in " << trainSeconds << " s; train loss " << lastLoss
             << ", validation loss " << lastVal << "; checkpoint in " << checkpointDir.string() << "\n";
