@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <cstdio>
+#include <unistd.h>
 
 namespace cudaperf::learn {
 
@@ -132,8 +133,13 @@ struct DataParallel::Impl {
                      " s: " + message);
   }
 
+  // CUDAPERF_DP_TEST_EXIT_AFTER=N: the process exits (status 9) at its N-th collective, as a crashed
+  // rank would: the tests' way to check that its peers then fail with a message instead of waiting.
+  int exitAfter = envInt("CUDAPERF_DP_TEST_EXIT_AFTER", 0, 0, 1 << 30), collectives = 0;
+
   // One collective on the process group in use; `tensors` are where that backend wants them.
   void allReduce(std::vector<torch::Tensor> &tensors, c10d::ReduceOp op) {
+    if (exitAfter > 0 && ++collectives >= exitAfter) _exit(9);
     c10d::AllreduceOptions o;
     o.reduceOp = op;
     try {

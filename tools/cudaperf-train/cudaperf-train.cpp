@@ -765,11 +765,17 @@ int runFit(const std::vector<std::string> &argv) {
 
 } // namespace
 
+namespace cudaperf::learn {
+int runDataParallelCheck(const std::vector<std::string> &argv); // dp-check.cpp
+}
+
 int main(int argc, char **argv) {
   return runSubcommands(kProgram, argc, argv,
                         {{"sft", "supervised fine-tuning on the dataset's train split (make sft)", runSft},
                          {"sample", "candidates for held-out tasks, for cudaperf-eval --batch", runSample},
                          {"fit", "one training step of a model shape (memory-fit measurements)", runFit},
+                         {"dp-check", "data parallelism against one process on this machine (one call per rank)",
+                          runDataParallelCheck},
 #ifdef CUDAPERF_HAVE_RL
                          {"rl", "multi-turn GRPO from the SFT checkpoint (make train)", runRlCommand},
                          {"eval-policy", "held-out evaluation, turn 1 and best-of-T (make eval-policy)", runEvalPolicyCommand},
