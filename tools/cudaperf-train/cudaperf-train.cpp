@@ -477,16 +477,17 @@ int runSft(const std::vector<std::string> &argv) {
     int64_t step = trainer.stepsDone();
     auto stepStart = Clock::now();
     std::vector<TrainingBatch> micro;
-    int64_t targets = 0, tokens = 0;
+    int64_t targets = 0, tokens = 0, examples = 0;
     for (int64_t j = dp->rank(); j < accumulation; j += world) { // this rank's micro-batches of the step
       const std::vector<size_t> &rows = trainBatches[microBatchAt(step * accumulation + j)];
       micro.push_back(toBatch(train.examples, rows, padId, device));
       targets += micro.back().targetCount;
+      examples += int64_t(rows.size());
       for (size_t i : rows) tokens += int64_t(train.examples[i].ids.size());
     }
     if (world > 1) { // the loss is per token of the whole step: the global count divides every rank's loss
-      std::vector<double> counts = dp->sum({double(targets), double(tokens)});
-      targets = int64_t(counts[0]), tokens = int64_t(counts[1]);
+      std::vector<double> counts = dp->sum({double(targets), double(tokens), double(examples)});
+      targets = int64_t(counts[0]), tokens = int64_t(counts[1]), examples = int64_t(counts[2]);
     }
     trainer.zeroGrad();
     torch::Tensor lossSum = torch::zeros({}, torch::TensorOptions().device(device));
@@ -516,7 +517,8 @@ int runSft(const std::vector<std::string> &argv) {
     }
     ordered_json line = {{"step", r.step}, {"loss", lastLoss}, {"lr", r.learningRate}, {"grad_norm", r.gradNorm},
                          {"skipped", r.skipped}, {"tokens", tokens}, {"target_tokens", targets},
-                         {"tokens_per_second", double(tokens) / seconds}, {"elapsed", trainElapsed}};
+                         {"tokens_per_second", double(tokens) / seconds}, {"elapsed", trainElapsed},
+                         {"examples", examples}, {"examples_per_second", double(examples) / seconds}};
     if (world > 1) line["world_size"] = world;
     trainCurve.emplace_back(double(r.step), lastLoss);
     if (r.step % a.evalEvery == 0 || r.step == options.schedule.totalSteps) {
