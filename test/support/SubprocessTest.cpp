@@ -1,5 +1,7 @@
 #include "cudaperf/Support/Subprocess.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <fstream>
@@ -95,6 +97,77 @@ TEST(Subprocess, DoneMarkerEndsTheWaitWithoutTheTeardown) {
   ProcessResult r = runProcess({"/bin/sh", "-c", "echo '{\"event\":\"done\"}' >> " + progress + "; sleep 20"}, o);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
   EXPECT_TRUE(r.succeeded()) << r.describe();
+  unlink(progress.c_str());
+}
+
+namespace {
+bool contains(const std::vector<int> &pids, int pid) { return std::find(pids.begin(), pids.end(), pid) != pids.end(); }
+} // namespace
+
+TEST(Subprocess, DoneMarkerWithBackgroundReapLeavesTheExitToTheReaper) {
+  std::string progress = testing::TempDir() + "/cudaperf-done-bg-" + std::to_string(getpid());
+  unlink(progress.c_str());
+  ProcessOptions o;
+  o.timeoutSeconds = 30;
+  o.progressPath = progress;
+  o.doneMarker = "\"event\":\"done\"";
+  o.reapInBackground = true;
+  uint64_t before = backgroundReaper().stats().reaped;
+  ChildProcess c =
+      spawnProcess({"/bin/sh", "-c", "echo '{\"event\":\"done\"}' >> " + progress + "; sleep 20"}, o);
+  ASSERT_TRUE(c.running());
+  int pid = c.pid;
+  ProcessResult r = superviseProcess(c, o);
+  EXPECT_TRUE(r.succeeded()) << r.describe();
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_FALSE(c.running());
+  backgroundReaper().drain();
+  EXPECT_FALSE(contains(backgroundReaper().pending(), pid));
+  EXPECT_GE(backgroundReaper().stats().reaped, before + 1);
+  int status = 0;
+  errno = 0;
+  EXPECT_EQ(waitpid(pid, &status, WNOHANG), -1) << "the reaper did not wait for it";
+  EXPECT_EQ(errno, ECHILD);
+  unlink(progress.c_str());
+}
+
+TEST(Subprocess, BackgroundReaperListsAChildUntilItIsReaped) {
+  ProcessOptions o;
+  ChildProcess c = spawnProcess({"/bin/sh", "-c", "read line"}, o, /*pipeStdin=*/true);
+  ASSERT_TRUE(c.running());
+  uint64_t before = backgroundReaper().stats().reaped;
+  backgroundReaper().reap(c.pid);
+  // It waits on its stdin, so it cannot have been reaped yet.
+  EXPECT_TRUE(contains(backgroundReaper().pending(), c.pid));
+  close(c.stdinFd); // end of input: it exits
+  backgroundReaper().drain();
+  EXPECT_FALSE(contains(backgroundReaper().pending(), c.pid));
+  BackgroundReaper::Stats s = backgroundReaper().stats();
+  EXPECT_EQ(s.reaped, before + 1);
+  EXPECT_GT(s.maxSeconds, 0.0);
+  EXPECT_GE(s.totalSeconds, s.maxSeconds);
+  if (!c.outputPath.empty())
+    unlink(c.outputPath.c_str());
+}
+
+TEST(Subprocess, WithoutBackgroundReapTheChildIsReapedBeforeTheResult) {
+  std::string progress = testing::TempDir() + "/cudaperf-done-fg-" + std::to_string(getpid());
+  unlink(progress.c_str());
+  ProcessOptions o;
+  o.timeoutSeconds = 30;
+  o.progressPath = progress;
+  o.doneMarker = "\"event\":\"done\"";
+  ChildProcess c =
+      spawnProcess({"/bin/sh", "-c", "echo '{\"event\":\"done\"}' >> " + progress + "; sleep 20"}, o);
+  ASSERT_TRUE(c.running());
+  int pid = c.pid;
+  ProcessResult r = superviseProcess(c, o);
+  EXPECT_TRUE(r.succeeded()) << r.describe();
+  EXPECT_FALSE(contains(backgroundReaper().pending(), pid));
+  int status = 0;
+  errno = 0;
+  EXPECT_EQ(waitpid(pid, &status, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD);
   unlink(progress.c_str());
 }
 
