@@ -478,7 +478,13 @@ void Worker::run(const WorkerOptions &options) {
   } catch (const std::exception &e) {
     setupError(e.what());
   }
-  emit(event("start"));
+  Json start = event("start");
+  start["pool"] = options.pool;
+  if (options.contextSeconds >= 0)
+    start["context_seconds"] = options.contextSeconds;
+  if (options.contextWaitSeconds >= 0)
+    start["context_wait_seconds"] = options.contextWaitSeconds;
+  emit(std::move(start));
   emitDevice();
   openSharedData();
 
