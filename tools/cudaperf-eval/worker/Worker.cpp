@@ -98,6 +98,10 @@ std::string Worker::setUp(bool &retryable) {
     retryable = e == cudaErrorMemoryAllocation;
     return "device scratch: " + cudaErrorText(e);
   }
+  if (cudaError_t e = devicekernels::preloadKernels()) {
+    retryable = e == cudaErrorMemoryAllocation;
+    return "loading the evaluator's kernels: " + cudaErrorText(e);
+  }
   return "";
 }
 
