@@ -226,6 +226,12 @@ ChildProcess spawnProcess(const std::vector<std::string> &argv, const ProcessOpt
     dup2(errFd >= 0 ? errFd : outFd, 2);
     struct rlimit core = {0, 0};
     setrlimit(RLIMIT_CORE, &core);
+    if (options.niceIncrement != 0) {
+      errno = 0;
+      int now = getpriority(PRIO_PROCESS, 0);
+      if (errno == 0)
+        setpriority(PRIO_PROCESS, 0, now + options.niceIncrement);
+    }
     if (options.fileSizeLimit > 0) {
       struct rlimit fsize = {rlim_t(options.fileSizeLimit), rlim_t(options.fileSizeLimit)};
       setrlimit(RLIMIT_FSIZE, &fsize);

@@ -171,6 +171,17 @@ TEST(Subprocess, WithoutBackgroundReapTheChildIsReapedBeforeTheResult) {
   unlink(progress.c_str());
 }
 
+TEST(Subprocess, NiceIncrementLowersTheChildsPriority) {
+  ProcessOptions o;
+  ProcessResult base = runProcess({"nice"}, o); // prints its own nice value
+  ASSERT_TRUE(base.succeeded()) << base.describe();
+  o.niceIncrement = 5;
+  ProcessResult nicer = runProcess({"nice"}, o);
+  ASSERT_TRUE(nicer.succeeded()) << nicer.describe();
+  int before = std::stoi(base.output), after = std::stoi(nicer.output);
+  EXPECT_EQ(after, std::min(19, before + 5));
+}
+
 TEST(Subprocess, StderrApartFromStdout) {
   ProcessOptions o;
   o.separateStderr = true;

@@ -22,6 +22,9 @@ struct ProcessOptions {
   // ignored in the child) instead of filling the disk.
   int64_t fileSizeLimit = 0;
   std::vector<std::string> extraEnv; // "NAME=value", added to (or replacing in) the environment
+  // Added to the child's nice value (0: as this process): work that may wait, such as builds
+  // queued ahead, yields the CPU to work that something waits for.
+  int niceIncrement = 0;
   // When set, the child is also killed (as timed out, with `stalled`) once this file has not
   // grown for stallSeconds: the worker appends a line before every step.
   std::string progressPath;
