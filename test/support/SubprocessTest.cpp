@@ -86,49 +86,74 @@ TEST(Subprocess, SpawnedChildGetsItsJobOnStdinAndAnswersOnStdout) {
   EXPECT_FALSE(c.running());
 }
 
-TEST(Subprocess, DoneMarkerEndsTheWaitWithoutTheTeardown) {
-  std::string progress = testing::TempDir() + "/cudaperf-done-" + std::to_string(getpid());
-  unlink(progress.c_str());
-  ProcessOptions o;
-  o.timeoutSeconds = 30;
-  o.progressPath = progress;
-  o.doneMarker = "\"event\":\"done\"";
-  auto start = std::chrono::steady_clock::now();
-  ProcessResult r = runProcess({"/bin/sh", "-c", "echo '{\"event\":\"done\"}' >> " + progress + "; sleep 20"}, o);
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
-  EXPECT_TRUE(r.succeeded()) << r.describe();
-  unlink(progress.c_str());
+namespace {
+
+// A child that writes the worker's done marker into its progress file, then lingers for 20 s.
+struct DoneMarkerChild {
+  std::string progress;
+  ProcessOptions options;
+  explicit DoneMarkerChild(const std::string &name) {
+    progress = testing::TempDir() + "/cudaperf-" + name + "-" + std::to_string(getpid());
+    unlink(progress.c_str());
+    options.timeoutSeconds = 30;
+    options.progressPath = progress;
+    options.doneMarker = "\"event\":\"done\"";
+  }
+  ~DoneMarkerChild() { unlink(progress.c_str()); }
+  std::vector<std::string> argv() const {
+    return {"/bin/sh", "-c", "echo '{\"event\":\"done\"}' >> " + progress + "; sleep 20"};
+  }
+  // Supervised: its pid, the result within 5 s.
+  int supervise(ProcessResult &r) {
+    ChildProcess c = spawnProcess(argv(), options);
+    EXPECT_TRUE(c.running());
+    int pid = c.pid;
+    r = superviseProcess(c, options);
+    EXPECT_TRUE(r.succeeded()) << r.describe();
+    EXPECT_LT(r.seconds, 5.0);
+    EXPECT_FALSE(c.running());
+    return pid;
+  }
+};
+
+bool contains(const std::vector<int> &pids, int pid) { return std::find(pids.begin(), pids.end(), pid) != pids.end(); }
+
+bool reapedAlready(int pid) {
+  int status = 0;
+  errno = 0;
+  return waitpid(pid, &status, WNOHANG) == -1 && errno == ECHILD;
 }
 
-namespace {
-bool contains(const std::vector<int> &pids, int pid) { return std::find(pids.begin(), pids.end(), pid) != pids.end(); }
 } // namespace
 
-TEST(Subprocess, DoneMarkerWithBackgroundReapLeavesTheExitToTheReaper) {
-  std::string progress = testing::TempDir() + "/cudaperf-done-bg-" + std::to_string(getpid());
-  unlink(progress.c_str());
-  ProcessOptions o;
-  o.timeoutSeconds = 30;
-  o.progressPath = progress;
-  o.doneMarker = "\"event\":\"done\"";
-  o.reapInBackground = true;
-  uint64_t before = backgroundReaper().stats().reaped;
-  ChildProcess c =
-      spawnProcess({"/bin/sh", "-c", "echo '{\"event\":\"done\"}' >> " + progress + "; sleep 20"}, o);
-  ASSERT_TRUE(c.running());
-  int pid = c.pid;
-  ProcessResult r = superviseProcess(c, o);
+TEST(Subprocess, DoneMarkerEndsTheWaitWithoutTheTeardown) {
+  DoneMarkerChild child("done");
+  auto start = std::chrono::steady_clock::now();
+  ProcessResult r = runProcess(child.argv(), child.options);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
   EXPECT_TRUE(r.succeeded()) << r.describe();
-  EXPECT_LT(r.seconds, 5.0);
-  EXPECT_FALSE(c.running());
+}
+
+TEST(Subprocess, DoneMarkerWithBackgroundReapLeavesTheExitToTheReaper) {
+  DoneMarkerChild child("done-bg");
+  child.options.reapInBackground = true;
+  uint64_t before = backgroundReaper().stats().reaped;
+  ProcessResult r;
+  int pid = child.supervise(r);
   backgroundReaper().drain();
   EXPECT_FALSE(contains(backgroundReaper().pending(), pid));
   EXPECT_GE(backgroundReaper().stats().reaped, before + 1);
-  int status = 0;
-  errno = 0;
-  EXPECT_EQ(waitpid(pid, &status, WNOHANG), -1) << "the reaper did not wait for it";
-  EXPECT_EQ(errno, ECHILD);
-  unlink(progress.c_str());
+  EXPECT_TRUE(reapedAlready(pid)) << "the reaper did not wait for it";
+}
+
+TEST(Subprocess, WithoutBackgroundReapTheChildIsReapedBeforeTheResult) {
+  DoneMarkerChild child("done-fg");
+  uint64_t before = backgroundReaper().stats().reaped;
+  ProcessResult r;
+  int pid = child.supervise(r);
+  EXPECT_FALSE(contains(backgroundReaper().pending(), pid));
+  EXPECT_EQ(backgroundReaper().stats().reaped, before);
+  EXPECT_TRUE(reapedAlready(pid));
 }
 
 TEST(Subprocess, BackgroundReaperListsAChildUntilItIsReaped) {
@@ -148,27 +173,6 @@ TEST(Subprocess, BackgroundReaperListsAChildUntilItIsReaped) {
   EXPECT_GE(s.totalSeconds, s.maxSeconds);
   if (!c.outputPath.empty())
     unlink(c.outputPath.c_str());
-}
-
-TEST(Subprocess, WithoutBackgroundReapTheChildIsReapedBeforeTheResult) {
-  std::string progress = testing::TempDir() + "/cudaperf-done-fg-" + std::to_string(getpid());
-  unlink(progress.c_str());
-  ProcessOptions o;
-  o.timeoutSeconds = 30;
-  o.progressPath = progress;
-  o.doneMarker = "\"event\":\"done\"";
-  ChildProcess c =
-      spawnProcess({"/bin/sh", "-c", "echo '{\"event\":\"done\"}' >> " + progress + "; sleep 20"}, o);
-  ASSERT_TRUE(c.running());
-  int pid = c.pid;
-  ProcessResult r = superviseProcess(c, o);
-  EXPECT_TRUE(r.succeeded()) << r.describe();
-  EXPECT_FALSE(contains(backgroundReaper().pending(), pid));
-  int status = 0;
-  errno = 0;
-  EXPECT_EQ(waitpid(pid, &status, WNOHANG), -1);
-  EXPECT_EQ(errno, ECHILD);
-  unlink(progress.c_str());
 }
 
 TEST(Subprocess, NiceIncrementLowersTheChildsPriority) {
