@@ -11,7 +11,7 @@
 # Usage: scripts/gpu/sft.sh [OUTDIR]   (default $OUT, else /tmp/sft)
 # Carry: .carry/deps (scripts/pack-deps.sh). Environment: SFT_SECONDS (whole-run deadline, default 530),
 # SFT_EVAL_TASKS (default 32), SFT_SAMPLES_PER_TASK (default 3), SFT_SEED (default 0), SFT_ARGS (extra
-# cudaperf-train sft options; default "--epochs 8").
+# cudaperf-train sft options; default "--epochs 12": the time budget ends it first).
 # Writes OUTDIR/{summary.txt,sft.log,report.tar.gz,checkpoint-meta.tar.gz,model-0000k-of-0000n.safetensors}.
 # To commit / carry back for RL: mkdir -p data/models/sft && tar -xzf checkpoint-meta.tar.gz -C data/models/sft
 # && cp model-*.safetensors data/models/sft/ ; the numbers go to docs/training.md. Exit 1 if a step failed.
@@ -75,7 +75,7 @@ if [ "$train_seconds" -lt 60 ]; then note "RESULT: FAILED (only ${train_seconds}
 SECONDS=0
 # shellcheck disable=SC2086
 timeout $(( train_seconds + 90 )) "$bin/cudaperf-train" sft --dataset "$work/dataset" --out "$work/sft" \
-  --device cuda --max-seconds "$train_seconds" --seed "$seed" ${SFT_ARGS:---epochs 8} > "$work/logs/train.log" 2>&1
+  --device cuda --max-seconds "$train_seconds" --seed "$seed" ${SFT_ARGS:---epochs 12} > "$work/logs/train.log" 2>&1
 rc=$?
 note "cudaperf-train sft rc=$rc in ${SECONDS} s (training budget ${train_seconds} s)"
 grep -E "training examples|tokenizer of|encoded|new Qwen2|planned|allows|steps in" "$work/logs/train.log" | tee -a "$summary"
