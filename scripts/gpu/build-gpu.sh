@@ -10,6 +10,6 @@ gpu_build() {
   local deps=()
   [ -d .carry/deps ] && deps=(-DCUDAPERF_DEPS_PREFIX="$PWD/.carry/deps")
   timeout "$(cap "$configure_want")" cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCUDAPERF_BUILD_ANALYZER=OFF -DCUDAPERF_BUILD_TESTS=OFF -DCMAKE_PREFIX_PATH="$prefix" "${deps[@]}" > "$log" 2>&1 &&
+    -DCUDAPERF_BUILD_ANALYZER=OFF -DCUDAPERF_BUILD_TESTS=OFF -DCUDAPERF_BUILD_TORCH_REFERENCE=ON -DCMAKE_PREFIX_PATH="$prefix" "${deps[@]}" > "$log" 2>&1 &&
     timeout "$(cap "$build_want")" cmake --build build-gpu -j "$(nproc)" --target "$@" >> "$log" 2>&1
 }

@@ -11,7 +11,9 @@
 # Usage: scripts/gpu/sft.sh [OUTDIR]   (default $OUT, else /tmp/sft)
 # Carry: .carry/deps (scripts/pack-deps.sh). Environment: SFT_SECONDS (whole-run deadline, default 530),
 # SFT_EVAL_TASKS (default 32), SFT_SAMPLES_PER_TASK (default 3), SFT_SEED (default 0), SFT_ARGS (extra
-# cudaperf-train sft options; default "--epochs 12": the time budget ends it first).
+# cudaperf-train sft options; default "--epochs 12": the time budget ends it first), SFT_CHECKPOINT (a
+# checkpoint carried here, e.g. data/models/sft: no training, steps 4-5 only on it), SFT_SAMPLE_BATCH (rows
+# generated together, default: all samples in one batch).
 # Writes OUTDIR/{summary.txt,sft.log,report.tar.gz,checkpoint-meta.tar.gz,model-0000k-of-0000n.safetensors}.
 # To commit / carry back for RL: mkdir -p data/models/sft && tar -xzf checkpoint-meta.tar.gz -C data/models/sft
 # && cp model-*.safetensors data/models/sft/ ; the numbers go to docs/training.md. Exit 1 if a step failed.
@@ -66,27 +68,35 @@ rc=$?
 note "cudaperf-dataset generate rc=$rc in ${SECONDS} s: $(wc -l < "$work/dataset/manifest.jsonl" 2>/dev/null || echo 0) tasks"
 [ "$rc" -eq 0 ] || { note "RESULT: FAILED (dataset)"; pack; exit 1; }
 
-note "== train (cudaperf-train sft)"
-# What sampling, evaluation and packing need after training (measured on the H200: ~3 minutes).
-reserve=${SFT_RESERVE_SECONDS:-190}
-train_seconds=$(( $(left) - reserve ))
-[ "$train_seconds" -gt 360 ] && train_seconds=360
-if [ "$train_seconds" -lt 60 ]; then note "RESULT: FAILED (only ${train_seconds} s left to train)"; pack; exit 1; fi
-SECONDS=0
-# shellcheck disable=SC2086
-timeout $(( train_seconds + 90 )) "$bin/cudaperf-train" sft --dataset "$work/dataset" --out "$work/sft" \
-  --device cuda --max-seconds "$train_seconds" --seed "$seed" ${SFT_ARGS:---epochs 12} > "$work/logs/train.log" 2>&1
-rc=$?
-note "cudaperf-train sft rc=$rc in ${SECONDS} s (training budget ${train_seconds} s)"
-grep -E "training examples|tokenizer of|encoded|new Qwen2|planned|allows|steps in" "$work/logs/train.log" | tee -a "$summary"
-cp "$work/sft/sft-report.json" "$work/sft/train-log.jsonl" "$work/sft/loss.svg" "$out/" 2>/dev/null
-[ -f "$work/sft/checkpoint/config.json" ] || { note "RESULT: FAILED (no checkpoint)"; pack; exit 1; }
+if [ -n "${SFT_CHECKPOINT:-}" ]; then
+  ckpt=$(cd "$SFT_CHECKPOINT" 2>/dev/null && pwd)
+  [ -f "$ckpt/config.json" ] || { note "RESULT: FAILED (no checkpoint in $SFT_CHECKPOINT)"; pack; exit 1; }
+  note "== checkpoint $SFT_CHECKPOINT (no training)"
+else
+  note "== train (cudaperf-train sft)"
+  # What sampling, evaluation and packing need after training (measured on the H200: ~3 minutes).
+  reserve=${SFT_RESERVE_SECONDS:-190}
+  train_seconds=$(( $(left) - reserve ))
+  [ "$train_seconds" -gt 360 ] && train_seconds=360
+  if [ "$train_seconds" -lt 60 ]; then note "RESULT: FAILED (only ${train_seconds} s left to train)"; pack; exit 1; fi
+  SECONDS=0
+  # shellcheck disable=SC2086
+  timeout $(( train_seconds + 90 )) "$bin/cudaperf-train" sft --dataset "$work/dataset" --out "$work/sft" \
+    --device cuda --max-seconds "$train_seconds" --seed "$seed" ${SFT_ARGS:---epochs 12} > "$work/logs/train.log" 2>&1
+  rc=$?
+  note "cudaperf-train sft rc=$rc in ${SECONDS} s (training budget ${train_seconds} s)"
+  grep -E "training examples|tokenizer of|encoded|new Qwen2|planned|allows|steps in" "$work/logs/train.log" | tee -a "$summary"
+  cp "$work/sft/sft-report.json" "$work/sft/train-log.jsonl" "$work/sft/loss.svg" "$out/" 2>/dev/null
+  [ -f "$work/sft/checkpoint/config.json" ] || { note "RESULT: FAILED (no checkpoint)"; pack; exit 1; }
+  ckpt=$work/sft/checkpoint
+fi
 
 note "== sample held-out C tasks of the training families (temperature 0.8)"
 SECONDS=0
-timeout "$(cap 120)" "$bin/cudaperf-train" sample --model "$work/sft/checkpoint" --dataset "$work/dataset" \
+timeout "$(cap ${SFT_SAMPLE_SECONDS:-120})" "$bin/cudaperf-train" sample --model "$ckpt" --dataset "$work/dataset" \
   --out "$work/samples" --kinds c --tasks "${SFT_EVAL_TASKS:-32}" --per-task "${SFT_SAMPLES_PER_TASK:-3}" \
-  --temperature 0.8 --max-new-tokens 1536 --seed "$seed" > "$work/logs/sample.log" 2>&1
+  --temperature 0.8 --max-new-tokens 1536 --seed "$seed" \
+  --batch "${SFT_SAMPLE_BATCH:-$(( ${SFT_EVAL_TASKS:-32} * ${SFT_SAMPLES_PER_TASK:-3} ))}" > "$work/logs/sample.log" 2>&1
 rc=$?
 note "cudaperf-train sample rc=$rc in ${SECONDS} s"
 tail -n 2 "$work/logs/sample.log" | tee -a "$summary"
@@ -142,11 +152,12 @@ print("samples %d (%d tasks), evaluated %d; compile rate %s, correct rate %s; ou
 PY
 
 note "== pack"
-ckpt=$work/sft/checkpoint
+if [ -z "${SFT_CHECKPOINT:-}" ]; then
 meta=()
 for f in config.json model.safetensors.index.json tokenizer.json tokenizer_config.json; do [ -f "$ckpt/$f" ] && meta+=("$f"); done
 tar -czf "$out/checkpoint-meta.tar.gz" -C "$ckpt" "${meta[@]}"
 cp "$ckpt"/model*.safetensors "$out/"
+fi
 ls -l "$out" | tee -a "$summary"
 pack
 if [ $failed -eq 0 ]; then note "RESULT: ok"; else note "RESULT: FAILED (see above)"; fi
