@@ -677,7 +677,8 @@ int runSample(const std::vector<std::string> &argv) {
   o.sampling.topP = topP;
   o.stopTokenIds = policy->config.eosTokenIds;
   if (policy->config.padTokenId) o.padId = *policy->config.padTokenId;
-  int64_t extracted = 0, generatedTokens = 0;
+  int64_t extracted = 0, generatedTokens = 0, decodeSteps = 0;
+  double firstTokenSeconds = 0, decodeSeconds = 0;
   Progress progress(int64_t(rows.size()));
   for (size_t begin = 0; begin < rows.size(); begin += size_t(batchRows)) {
     size_t end = std::min(rows.size(), begin + size_t(batchRows));
@@ -687,7 +688,21 @@ int runSample(const std::vector<std::string> &argv) {
       prompts.push_back(rows[r].prompt);
       o.seeds.push_back(seed + uint64_t(rows[r].task) * uint64_t(perTask) + uint64_t(rows[r].sample));
     }
+    // The split of the batch's time (sample-summary.json): the prompts' forward pass + first pick, then
+    // decoding steps (each progress call follows a pick that waited for the device).
+    auto batchStart = Clock::now();
+    double firstStep = -1, lastStep = 0;
+    int64_t steps = 0;
+    o.progress = [&](int64_t, int64_t) {
+      double t = since(batchStart);
+      if (firstStep < 0) firstStep = t;
+      lastStep = t;
+      ++steps;
+    };
     std::vector<GeneratedSequence> result = generate(*policy, prompts, o);
+    firstTokenSeconds += std::max(0.0, firstStep);
+    decodeSeconds += lastStep - std::max(0.0, firstStep);
+    decodeSteps += std::max<int64_t>(0, steps - 1);
     for (size_t r = begin; r < end; ++r) {
       const GeneratedSequence &g = result[r - begin];
       const PolicyTask &task = tasks[rows[r].task];
@@ -715,10 +730,14 @@ int runSample(const std::vector<std::string> &argv) {
   ordered_json summary = {{"schema", "cudaperf-sample-summary/1"}, {"model", model}, {"split", split},
                           {"all_families", allFamilies}, {"tasks", tasks.size()}, {"samples", rows.size()},
                           {"extracted", extracted}, {"temperature", temperature}, {"top_p", topP},
-                          {"max_new_tokens", maxNew}, {"generated_tokens", generatedTokens}, {"seconds", seconds}};
+                          {"max_new_tokens", maxNew}, {"generated_tokens", generatedTokens}, {"seconds", seconds},
+                          {"first_token_seconds", firstTokenSeconds}, {"decode_steps", decodeSteps},
+                          {"decode_seconds_per_step", decodeSteps > 0 ? decodeSeconds / double(decodeSteps) : 0.0}};
   std::ofstream(fs::path(out) / "sample-summary.json") << support::writeJson(summary, 2) << "\n";
   std::cerr << kProgram << ": " << rows.size() << " samples for " << tasks.size() << " tasks, " << extracted
-            << " with a code block, " << generatedTokens << " tokens in " << seconds << " s\n";
+            << " with a code block, " << generatedTokens << " tokens in " << seconds << " s (prompts + first token "
+            << firstTokenSeconds << " s, " << decodeSteps << " decoding steps of "
+            << (decodeSteps > 0 ? decodeSeconds / double(decodeSteps) * 1000 : 0.0) << " ms)\n";
   return kExitOk;
 }
 
