@@ -5,8 +5,8 @@ data/eval-runs/<date>-h200-launches/launches.json) or hand-derived (test/Task/In
 
 Each configuration's launches are compared in execution order. A launch is exact when its kernel
 (mangled name, or source name where the document has only that), grid, block and dynamic shared
-memory all equal the expected ones (--expected auto: the newest data/eval-runs/*-h200-launches/
-launches.json, else the hand-derived launches); a document that has only products (grid_size, block_size, as
+memory all equal the expected ones (--expected auto: every data/eval-runs/*-h200-launches/launches*.json,
+the hand-derived launches for implementations none of them covers); a document that has only products (grid_size, block_size, as
 ncu's launch__grid_size) is compared on the products. Launches the analyzer misses or adds count as
 not exact. Every launch that is not exact is listed with the analyzer's reason.
 
@@ -93,21 +93,32 @@ def main():
         ap.error("no analyzer at %s" % args.analyzer)
     auto = args.expected == "auto"
     if auto:
-        measured = sorted(glob.glob(os.path.join(args.root, "data/eval-runs/*-h200-launches/launches.json")))
-        args.expected = measured[-1] if measured else None
+        # Every measured document (Nsight Compute's launch__ metrics, or the evaluator's recorded launches,
+        # scripts/gpu/shipped-launches.sh), a later file winning for an implementation both cover; the
+        # implementations none covers are checked against the hand-derived launches.
+        measured = sorted(glob.glob(os.path.join(args.root, "data/eval-runs/*-h200-launches/launches*.json")))
         args.hand_derived = not measured
-    doc = load_hand_derived(args.root) if args.hand_derived else json.load(open(args.expected))
+        by_candidate, sources = {}, []
+        for path in measured:
+            d = json.load(open(path))
+            if d.get("schema") != "cudaperf-launches/1":
+                sys.exit("%s: schema %r, expected cudaperf-launches/1" % (path, d.get("schema")))
+            for i in d["implementations"]:
+                by_candidate[i["candidate"]] = i
+            sources.append(os.path.relpath(path, args.root))
+        args.expected = ", ".join(sources)
+        doc = {"schema": "cudaperf-launches/1", "source": "measured (%s)" % args.expected,
+               "implementations": [by_candidate[k] for k in sorted(by_candidate)]} if measured else load_hand_derived(args.root)
+    else:
+        doc = load_hand_derived(args.root) if args.hand_derived else json.load(open(args.expected))
     if doc.get("schema") != "cudaperf-launches/1":
         sys.exit("%s: schema %r, expected cudaperf-launches/1" % (args.expected, doc.get("schema")))
     if auto and not args.hand_derived:
-        # A measurement that covers only some implementations (a capped GPU run): the others are checked
-        # against the hand-derived launches, and the line below says how many of each.
         have = {i["candidate"] for i in doc["implementations"]}
         rest = [i for i in load_hand_derived(args.root)["implementations"] if i["candidate"] not in have]
         if rest:
             doc = dict(doc, implementations=doc["implementations"] + rest,
-                       source="%s for %d implementations, hand-derived for %d" % (
-                           doc.get("source", args.expected), len(have), len(rest)))
+                       source="%s for %d implementations, hand-derived for %d" % (doc["source"], len(have), len(rest)))
     impls = [i for i in doc["implementations"] if not args.only or args.only in i["candidate"]]
 
     problems = []

@@ -2,6 +2,7 @@
 // candidate modified), the first byte that is not a given value (a written guard region), and a
 // checksum (the shared reference data, verified after every candidate).
 #include "Grid.h"
+#include "Preload.h"
 #include "Reduce.cuh"
 #include "cudaperf/DeviceKernels/DeviceKernels.h"
 #include "cudaperf/Runtime/CounterRngFormula.h"
@@ -124,6 +125,16 @@ cudaError_t checksumBytes(DeviceScratch &scratch, const void *p, uint64_t bytes,
   cudaError_t e = readBack(scratch, v);
   sum = v;
   return e;
+}
+
+cudaError_t preloadByteCheckKernels() {
+  if (cudaError_t e = preload(firstMismatchWords))
+    return e;
+  if (cudaError_t e = preload(firstMismatchBytes))
+    return e;
+  if (cudaError_t e = preload(checksumWords))
+    return e;
+  return cudaSuccess;
 }
 
 } // namespace cudaperf::devicekernels

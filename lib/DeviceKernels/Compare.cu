@@ -2,6 +2,7 @@
 // element, with exactly the host rule of runtime::compareOutputs (each operation rounded once,
 // as the host computes it), in two passes: per-block partial results, then one block.
 #include "Grid.h"
+#include "Preload.h"
 #include "Reduce.cuh"
 #include "cudaperf/DeviceKernels/DeviceKernels.h"
 #include "cudaperf/Runtime/CounterRngFormula.h"
@@ -134,6 +135,14 @@ cudaError_t compareElements(DeviceScratch &scratch, const void *got, const void 
   if (cudaError_t e = cudaStreamSynchronize(s))
     return e;
   result = *static_cast<const CompareResult *>(scratch.host());
+  return cudaSuccess;
+}
+
+cudaError_t preloadCompareKernels() {
+  if (cudaError_t e = preload(comparePass))
+    return e;
+  if (cudaError_t e = preload(compareFinish))
+    return e;
   return cudaSuccess;
 }
 

@@ -1,5 +1,6 @@
 // Input sets on the device: the counter-based generator, one element per thread step.
 #include "Grid.h"
+#include "Preload.h"
 #include "cudaperf/DeviceKernels/DeviceKernels.h"
 #include "cudaperf/Runtime/CounterRngFormula.h"
 
@@ -18,6 +19,12 @@ cudaError_t fillElements(void *dst, uint64_t count, const FillSpec &spec, cudaSt
     return cudaSuccess;
   fillKernel<<<blocksFor(count, 132 * 32), kThreads, 0, stream>>>(dst, count, spec);
   return cudaGetLastError();
+}
+
+cudaError_t preloadFillKernels() {
+  if (cudaError_t e = preload(fillKernel))
+    return e;
+  return cudaSuccess;
 }
 
 } // namespace cudaperf::devicekernels

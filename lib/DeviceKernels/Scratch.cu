@@ -1,3 +1,4 @@
+#include "Preload.h"
 #include "cudaperf/DeviceKernels/DeviceKernels.h"
 
 namespace cudaperf::devicekernels {
@@ -16,6 +17,13 @@ cudaError_t DeviceScratch::init(cudaStream_t stream) {
       return e;
   if (!host_)
     if (cudaError_t e = cudaMallocHost(&host_, kBytes))
+      return e;
+  return cudaSuccess;
+}
+
+cudaError_t preloadKernels() {
+  for (cudaError_t (*load)() : {preloadFillKernels, preloadCompareKernels, preloadByteCheckKernels})
+    if (cudaError_t e = load())
       return e;
   return cudaSuccess;
 }

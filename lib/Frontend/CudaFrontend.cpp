@@ -267,6 +267,16 @@ std::vector<ParsedFile> parseFiles(const tooling::CompilationDatabase &DB,
       "-gline-tables-only",
       "-resource-dir=" + ResourceDir,
   };
+  // nvcc defines the list of virtual architectures it compiles for (sm_90 -> 900); CCCL puts it in the
+  // name of Thrust's and CUB's inline namespace, so without it their kernels' mangled names differ from
+  // nvcc's and the register lookup misses them.
+  {
+    std::string Digits;
+    for (char C : llvm::StringRef(Opts.Arch).drop_front(llvm::StringRef(Opts.Arch).starts_with("sm_") ? 3 : 0))
+      if (C >= '0' && C <= '9') Digits += C;
+      else break;
+    if (!Digits.empty()) Extra.push_back("-D__CUDA_ARCH_LIST__=" + Digits + "0");
+  }
   if (UseSdk) {
     Extra.push_back("--cuda-path=" + CudaPath);
     Extra.push_back("-isystem");

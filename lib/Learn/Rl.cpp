@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cmath>
 #include <future>
 #include <map>
@@ -148,20 +149,61 @@ void fillLogProbs(CausalLmImpl &model, std::vector<RlSample> &samples, bool refe
   if (reference && lora) model.setLoraEnabled(true);
 }
 
+namespace {
+
+// fillLogProbs over the ranks: each computes its contiguous share of the samples, then every rank
+// gets all of them (the mini-batches below need every sample's values on every rank).
+void fillLogProbsShared(CausalLmImpl &model, std::vector<RlSample> &samples, bool reference, bool intoRef,
+                        const RlLossOptions &o, DataParallel *dp) {
+  auto target = [intoRef](RlSample &s) -> std::vector<float> & { return intoRef ? s.refLogProbs : s.oldLogProbs; };
+  int world = dp ? dp->worldSize() : 1;
+  auto [begin, end] = shardRange(samples.size(), dp ? dp->rank() : 0, world);
+  std::vector<RlSample> part(samples.begin() + long(begin), samples.begin() + long(end));
+  fillLogProbs(model, part, reference, o);
+  if (world == 1) {
+    for (size_t i = 0; i < part.size(); ++i) target(samples[i]) = std::move(reference ? part[i].refLogProbs : part[i].oldLogProbs);
+    return;
+  }
+  std::string bytes;
+  for (RlSample &s : part) {
+    const std::vector<float> &v = reference ? s.refLogProbs : s.oldLogProbs;
+    uint64_t n = v.size();
+    bytes.append(reinterpret_cast<const char *>(&n), sizeof n);
+    bytes.append(reinterpret_cast<const char *>(v.data()), n * sizeof(float));
+  }
+  std::vector<std::string> all = dp->allGather(bytes);
+  size_t next = 0;
+  for (const std::string &b : all)
+    for (size_t at = 0; at < b.size(); ++next) {
+      if (next >= samples.size()) throw TrainerError("data-parallel log-probs: more samples gathered than there are");
+      uint64_t n = 0;
+      std::memcpy(&n, b.data() + at, sizeof n);
+      at += sizeof n;
+      std::vector<float> &v = target(samples[next]);
+      v.resize(n);
+      std::memcpy(v.data(), b.data() + at, n * sizeof(float));
+      at += n * sizeof(float);
+    }
+  if (next != samples.size()) throw TrainerError("data-parallel log-probs: " + std::to_string(next) + " of " +
+                                                 std::to_string(samples.size()) + " samples gathered");
+}
+
+} // namespace
+
 RlUpdateStats rlUpdate(CausalLmImpl &policy, Trainer &trainer, std::vector<RlSample> &samples, const RlLossOptions &o,
-                       int64_t miniBatches, int64_t epochs, uint64_t shuffleSeed, CausalLmImpl *reference) {
+                       int64_t miniBatches, int64_t epochs, uint64_t shuffleSeed, CausalLmImpl *reference,
+                       DataParallel *dp) {
   RlUpdateStats stats;
   if (samples.empty()) return stats;
+  int world = dp ? dp->worldSize() : 1, rank = dp ? dp->rank() : 0;
   bool wasTraining = policy.is_training();
   policy.eval(); // behaviour and reference log-probs without dropout
-  if (miniBatches * epochs > 1) fillLogProbs(policy, samples, false, o);
+  if (miniBatches * epochs > 1) fillLogProbsShared(policy, samples, false, false, o, dp);
   if (o.klCoef > 0) {
     if (reference) {
-      std::vector<RlSample> copy = samples;
-      fillLogProbs(*reference, copy, false, o);
-      for (size_t i = 0; i < samples.size(); ++i) samples[i].refLogProbs = std::move(copy[i].oldLogProbs);
+      fillLogProbsShared(*reference, samples, false, true, o, dp);
     } else if (policy.hasLora()) {
-      fillLogProbs(policy, samples, true, o);
+      fillLogProbsShared(policy, samples, true, true, o, dp);
     } else {
       throw TrainerError("kl_coef > 0 without LoRA needs the reference model");
     }
@@ -185,27 +227,46 @@ RlUpdateStats rlUpdate(CausalLmImpl &policy, Trainer &trainer, std::vector<RlSam
         tokens.push_back(s->completion.size());
         groups.push_back(s->group);
       }
+      // The weights come from the whole mini-batch, so they are the one-process weights on every
+      // rank; each rank then takes every W-th row (the rows are sorted by length: shares balance).
       std::vector<double> weights = lossTokenWeights(tokens, groups, o.normalization);
+      std::vector<const RlSample *> mine;
+      std::vector<double> myWeights;
+      for (size_t k = size_t(rank); k < rows.size(); k += size_t(world)) {
+        mine.push_back(rows[k]);
+        myWeights.push_back(weights[k]);
+      }
       trainer.zeroGrad();
-      double loss = 0, pl = 0, kl = 0;
-      for (const std::vector<size_t> &mb : microBatches(rows, o.microBatchTokens)) {
+      double loss = 0, pl = 0, kl = 0, ratioMax = 1, ratioMin = 1;
+      int64_t tokensDone = 0, clipped = 0;
+      for (const std::vector<size_t> &mb : microBatches(mine, o.microBatchTokens)) {
         std::vector<const RlSample *> part;
         std::vector<double> w;
         for (size_t i : mb) {
-          part.push_back(rows[i]);
-          w.push_back(weights[i]);
+          part.push_back(mine[i]);
+          w.push_back(myWeights[i]);
         }
         RlLossTerms terms = rlMicroBatchLoss(policy, part, w, o);
         terms.loss.backward();
         loss += terms.loss.item<double>();
         pl += terms.policyLoss;
         kl += terms.kl;
-        stats.tokens += terms.tokens;
-        stats.clippedTokens += terms.clippedTokens;
-        stats.ratioMax = std::max(stats.ratioMax, terms.ratioMax);
-        stats.ratioMin = std::min(stats.ratioMin, terms.ratioMin);
+        tokensDone += terms.tokens;
+        clipped += terms.clippedTokens;
+        ratioMax = std::max(ratioMax, terms.ratioMax);
+        ratioMin = std::min(ratioMin, terms.ratioMin);
       }
-      StepResult step = trainer.step();
+      if (world > 1) { // the statistics of the whole mini-batch
+        std::vector<double> sums = dp->sum({loss, pl, kl, double(tokensDone), double(clipped)});
+        std::vector<double> maxima = dp->max({ratioMax, -ratioMin});
+        loss = sums[0], pl = sums[1], kl = sums[2], tokensDone = int64_t(sums[3]), clipped = int64_t(sums[4]);
+        ratioMax = maxima[0], ratioMin = -maxima[1];
+      }
+      stats.tokens += tokensDone;
+      stats.clippedTokens += clipped;
+      stats.ratioMax = std::max(stats.ratioMax, ratioMax);
+      stats.ratioMin = std::min(stats.ratioMin, ratioMin);
+      StepResult step = trainer.step(); // the trainer's reducer sums the gradients over the ranks
       ++stats.optimizerSteps;
       stats.loss += loss;
       stats.policyLoss += pl;
@@ -245,7 +306,7 @@ std::vector<TurnRecord> runEpisodes(CausalLmImpl &policy, const Tokenizer &token
         }
         std::vector<PolicyTurn> kept = fitPolicyPrompt(tasks[i].task, earlier, size_t(o.contextTokens), countTokens);
         TurnRecord &r = at(i, g, t);
-        r.group = i;
+        r.group = o.firstGroup + i;
         r.trajectory = g;
         r.turn = t;
         r.turnsShown = kept.size();
@@ -263,7 +324,7 @@ std::vector<TurnRecord> runEpisodes(CausalLmImpl &policy, const Tokenizer &token
       g.seeds.clear();
       std::vector<std::vector<int32_t>> part(prompts.begin() + long(begin), prompts.begin() + long(end));
       for (size_t r = begin; r < end; ++r)
-        g.seeds.push_back(mixSeed(o.seed, (uint64_t(rows[r].first) * G + rows[r].second) * T + t));
+        g.seeds.push_back(mixSeed(o.seed, (uint64_t(o.firstGroup + rows[r].first) * G + rows[r].second) * T + t));
       auto start = std::chrono::steady_clock::now();
       std::vector<GeneratedSequence> generated = generate(policy, part, g);
       local.generationSeconds += since(start);
@@ -290,6 +351,96 @@ std::vector<TurnRecord> runEpisodes(CausalLmImpl &policy, const Tokenizer &token
     }
   if (stats) *stats = local;
   return records;
+}
+
+namespace {
+
+template <class T> void put(std::string &out, const T &value) { out.append(reinterpret_cast<const char *>(&value), sizeof value); }
+template <class T> void putVector(std::string &out, const std::vector<T> &v) {
+  put(out, uint64_t(v.size()));
+  out.append(reinterpret_cast<const char *>(v.data()), v.size() * sizeof(T));
+}
+
+struct Reader {
+  const std::string &bytes;
+  size_t at = 0;
+  template <class T> T get() {
+    if (at + sizeof(T) > bytes.size()) throw TrainerError("data-parallel samples: truncated message");
+    T value;
+    std::memcpy(&value, bytes.data() + at, sizeof value);
+    at += sizeof value;
+    return value;
+  }
+  template <class T> std::vector<T> getVector() {
+    uint64_t n = get<uint64_t>();
+    if (at + n * sizeof(T) > bytes.size()) throw TrainerError("data-parallel samples: truncated message");
+    std::vector<T> v(n);
+    std::memcpy(v.data(), bytes.data() + at, n * sizeof(T));
+    at += n * sizeof(T);
+    return v;
+  }
+};
+
+} // namespace
+
+std::vector<RlSample> gatherSamples(DataParallel &dp, const std::vector<RlSample> &mine) {
+  if (dp.worldSize() == 1) return mine;
+  std::string bytes;
+  for (const RlSample &s : mine) {
+    put(bytes, uint64_t(s.group));
+    put(bytes, s.advantage);
+    putVector(bytes, s.prompt);
+    putVector(bytes, s.completion);
+    putVector(bytes, s.oldLogProbs);
+    putVector(bytes, s.refLogProbs);
+  }
+  std::vector<RlSample> all;
+  for (const std::string &part : dp.allGather(bytes)) {
+    Reader r{part};
+    while (r.at < part.size()) {
+      RlSample s;
+      s.group = size_t(r.get<uint64_t>());
+      s.advantage = r.get<double>();
+      s.prompt = r.getVector<int32_t>();
+      s.completion = r.getVector<int32_t>();
+      s.oldLogProbs = r.getVector<float>();
+      s.refLogProbs = r.getVector<float>();
+      all.push_back(std::move(s));
+    }
+  }
+  return all;
+}
+
+TurnRecord recordFromCandidateLine(const Json &j) {
+  auto opt = [&](const char *key) -> std::optional<double> {
+    const Json *v = support::member(j, key);
+    return v && v->is_number() ? std::optional<double>(v->get<double>()) : std::nullopt;
+  };
+  TurnRecord r;
+  r.group = j.value("group", size_t(0));
+  r.trajectory = j.value("trajectory", size_t(0));
+  r.turn = j.value("turn", size_t(1)) - 1;
+  r.finishReason = j.value("finish_reason", std::string());
+  r.turnsShown = j.value("turns_shown", size_t(0));
+  r.codeOmitted = j.value("code_omitted", size_t(0));
+  if (const Json *src = support::member(j, "source"); src && src->is_string()) r.source = src->get<std::string>();
+  CandidateOutcome &o = r.outcome;
+  o.sha256 = j.value("source_sha256", std::string());
+  o.extracted = r.source.has_value();
+  o.outcome = j.value("outcome", std::string());
+  if (const Json *gate = support::member(j, "gate"); gate && gate->is_string()) o.gate = gate->get<std::string>();
+  o.reward = opt("own_reward");
+  o.correct = j.value("correct", false);
+  o.speedup = opt("speedup");
+  o.cached = j.value("cached", false);
+  o.evaluatorError = j.value("evaluator_error", std::string());
+  o.seconds = j.value("evaluation_seconds", 0.0);
+  if (const Json *doc = support::member(j, "reward_document")) o.document = *doc;
+  r.scored.reward = opt("reward");
+  r.scored.discountedReturn = opt("return");
+  r.scored.rule = j.value("rule", std::string());
+  r.advantage = opt("advantage");
+  return r;
 }
 
 std::vector<RlSample> samplesFromRecords(std::vector<TurnRecord> &records, const std::string &advantageScale) {

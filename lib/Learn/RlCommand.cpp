@@ -10,6 +10,7 @@
 #include "cudaperf/Support/ArgParser.h"
 #include "cudaperf/Support/Sha256.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -34,6 +35,7 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 
 struct CommonArgs {
   RlConfig config;
+  DataParallelArgs dp;
   std::string out;
   bool resume = false, printConfig = false;
   int64_t threads = 1, stopAfter = 0;
@@ -48,6 +50,7 @@ void declareCommon(support::ArgParser &p, CommonArgs &a, std::string &configPath
   p.option("--threads", "N", "LibTorch CPU threads (default 1)",
            [&a](const std::string &v) { a.threads = support::parseInteger(v, 1, 1024); });
   p.flag("--print-config", "print the config in effect (every key) and exit", a.printConfig);
+  declareDataParallelOptions(p, a.dp);
 }
 
 void finishConfig(CommonArgs &a, const std::string &configPath, const std::vector<std::string> &sets) {
@@ -56,7 +59,8 @@ void finishConfig(CommonArgs &a, const std::string &configPath, const std::vecto
   validateRlConfig(a.config);
 }
 
-EnvironmentOptions environmentOptions(const RlConfig &c, const std::string &workDir) {
+EnvironmentOptions environmentOptions(const RlConfig &c, const std::string &workDir, const torch::Device &device,
+                                      const DataParallel &dp) {
   EnvironmentOptions e;
   e.rewardConfigPath = c.rewardConfig;
   e.rewardMode = c.rewardMode;
@@ -66,6 +70,13 @@ EnvironmentOptions environmentOptions(const RlConfig &c, const std::string &work
   e.evalPath = c.evalPath;
   e.analyzerPath = c.analyzerPath;
   e.evalArgs = c.evalArgs;
+  // Data parallel on GPUs: each rank's evaluator measures on its own GPU unless eval_args say otherwise.
+  bool devicesGiven = std::any_of(e.evalArgs.begin(), e.evalArgs.end(),
+                                  [](const std::string &a) { return a.rfind("--devices", 0) == 0; });
+  if (dp.worldSize() > 1 && device.is_cuda() && !devicesGiven) {
+    e.evalArgs.push_back("--devices");
+    e.evalArgs.push_back(std::to_string(device.index()));
+  }
   e.jobs = int(c.rewardJobs);
   e.evalTimeout = c.evalTimeout;
   e.workDir = workDir;
@@ -106,12 +117,15 @@ struct Session {
   LoraOptions lora;
 };
 
-Session openSession(const RlConfig &c, const std::string &out, bool training) {
+// `device`: the config's, or this rank's GPU (openDataParallel); ranks other than 0 print less and
+// keep their candidates in OUT/work-rank<R>.
+Session openSession(const RlConfig &c, const std::string &out, bool training, const std::string &deviceName,
+                    const DataParallel &dp) {
   Session s;
   s.config = c;
   torch::manual_seed(c.seed);
   s.tokenizer = Tokenizer::fromFile((fs::path(c.model) / "tokenizer.json").string());
-  torch::Device device = parseDevice(c.device);
+  torch::Device device = parseDevice(deviceName);
   s.policy = loadPretrained(c.model, LoadOptions{device, parseTorchDtype(c.dtype), false});
   if (training && c.loraRank > 0) {
     s.lora.rank = c.loraRank;
@@ -157,9 +171,12 @@ Session openSession(const RlConfig &c, const std::string &out, bool training) {
   };
   evalSet("train_families", FamilyFilter::Within, c.evalTasks);
   evalSet("held_out_families", FamilyFilter::Outside, c.evalHeldOutFamilyTasks);
+  std::string work = dp.isRoot() ? "work" : "work-rank" + std::to_string(dp.rank());
+  s.environment = std::make_unique<RlEnvironment>(environmentOptions(c, (fs::path(out) / work).string(), device, dp));
+  if (!dp.isRoot()) return s;
   for (size_t i = 0; i < skipped.size() && i < 5; ++i) std::cerr << kProgram << ": skipped " << skipped[i] << "\n";
   if (skipped.size() > 5) std::cerr << kProgram << ": skipped " << skipped.size() - 5 << " more tasks\n";
-  s.environment = std::make_unique<RlEnvironment>(environmentOptions(c, (fs::path(out) / "work").string()));
+  if (dp.worldSize() > 1) std::cerr << kProgram << ": data parallel: " << dp.describe() << "\n";
   std::cerr << kProgram << ": " << mc.architecture() << " from " << c.model << (training && c.loraRank > 0 ? ", LoRA rank " + std::to_string(c.loraRank) : "")
             << "; " << s.trainTasks.size() << " training tasks; evaluation sets:";
   for (auto &[name, tasks] : s.evalSets) std::cerr << " " << name << " (" << tasks.size() << ")";
@@ -240,9 +257,26 @@ std::vector<Json> readLines(const fs::path &path) {
   return out;
 }
 
+// Every rank's candidate lines (rank order: the groups' order) on every rank, and the records made
+// from them; one process goes through the same conversion, so its statistics are computed alike.
+std::vector<Json> gatherLines(DataParallel &dp, const std::vector<Json> &mine, std::vector<TurnRecord> &records) {
+  std::string text;
+  for (const Json &j : mine) text += support::writeJson(j) + "\n";
+  std::vector<Json> all;
+  for (const std::string &part : dp.allGather(text)) {
+    std::istringstream in(part);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty()) all.push_back(support::parseJson(line, "a rank's candidate line"));
+  }
+  records.clear();
+  for (const Json &j : all) records.push_back(recordFromCandidateLine(j));
+  return all;
+}
+
 // The held-out evaluation: G = 1 per task, T turns, greedy unless eval_temperature; the same seeds
-// every time, so before/after differ only by the policy.
-Json evaluate(Session &s, const std::string &label, int64_t step, const fs::path &candidatesLog) {
+// every time, so before/after differ only by the policy. Data parallel: the tasks of a set are cut
+// among the ranks; rank 0 writes the lines.
+Json evaluate(Session &s, const std::string &label, int64_t step, const fs::path &candidatesLog, DataParallel &dp) {
   Json result{{"schema", "cudaperf-rl-eval/1"}, {"label", label}, {"step", step}, {"sets", Json::object()}};
   auto start = Clock::now();
   for (auto &[name, tasks] : s.evalSets) {
@@ -255,10 +289,14 @@ Json evaluate(Session &s, const std::string &label, int64_t step, const fs::path
     o.contextTokens = s.promptBudget;
     o.generationBatch = s.config.generationBatch;
     o.seed = mixSeed(s.config.seed, 0xE7A1);
-    std::vector<TurnRecord> records = runEpisodes(*s.policy, *s.tokenizer, tasks, *s.environment, o);
+    auto [begin, end] = shardRange(tasks.size(), dp.rank(), dp.worldSize());
+    o.firstGroup = begin;
+    std::vector<RolloutTask> mine(tasks.begin() + long(begin), tasks.begin() + long(end));
+    std::vector<TurnRecord> records = runEpisodes(*s.policy, *s.tokenizer, mine, *s.environment, o);
     std::vector<Json> lines;
     for (const TurnRecord &r : records) lines.push_back(candidateLine("eval:" + label + ":" + name, step, tasks, r, *s.tokenizer));
-    appendLines(candidatesLog, lines);
+    lines = gatherLines(dp, lines, records);
+    if (dp.isRoot()) appendLines(candidatesLog, lines);
     result["sets"][name] = evaluationSummary(records, tasks.size(), s.config.turns);
   }
   result["seconds"] = since(start);
@@ -407,8 +445,12 @@ int runRlCommand(const std::vector<std::string> &argv) {
   fs::path out(a.out);
   fs::create_directories(out);
   auto runStart = Clock::now();
-  Session s = openSession(c, a.out, true);
-  {
+  std::string device = c.device;
+  std::unique_ptr<DataParallel> dp = openDataParallel(a.dp, device);
+  bool root = dp->isRoot();
+  dp->checkSame(support::writeJson(rlConfigToJson(c)), "config");
+  Session s = openSession(c, a.out, true, device, *dp);
+  if (root) {
     std::ofstream f(out / "rl-config.json");
     f << support::writeJson(rlConfigToJson(c), 2) << "\n";
   }
@@ -422,6 +464,8 @@ int runRlCommand(const std::vector<std::string> &argv) {
   topts.schedule.totalSteps = c.steps * c.miniBatches * c.ppoEpochs;
   s.policy->train();
   Trainer trainer(s.policy, topts);
+  if (dp->worldSize() > 1)
+    trainer.setGradientReducer([&dp](const std::vector<torch::Tensor> &params) { dp->reduceGradients(params); });
   int64_t step0 = 0;
   double elapsedBefore = 0;
   fs::path state = out / "state";
@@ -429,16 +473,22 @@ int runRlCommand(const std::vector<std::string> &argv) {
     Json extra = trainer.load(state.string());
     step0 = extra.value("rl_step", int64_t(0));
     elapsedBefore = extra.value("elapsed", 0.0);
-    std::cerr << kProgram << ": resumed " << state.string() << " at RL step " << step0 << "\n";
+    if (root) std::cerr << kProgram << ": resumed " << state.string() << " at RL step " << step0 << "\n";
+  }
+  {
+    std::vector<torch::Tensor> weights;
+    for (auto &[name, t] : trainer.trainable()) weights.push_back(t);
+    dp->checkSame(tensorChecksum(weights), "set of trainable weights");
   }
   fs::path logPath = out / "rl-log.jsonl", candidatesPath = out / "candidates.jsonl", evalPath = out / "eval.jsonl";
-  if (step0 == 0) {
+  if (root && step0 == 0) {
     for (const fs::path &f : {logPath, candidatesPath, evalPath}) fs::remove(f);
-  } else {
+  } else if (root) {
     for (const fs::path &f : {logPath, candidatesPath, evalPath}) truncateLog(f, step0);
   }
   std::vector<Json> evals = readLines(evalPath);
   auto saveState = [&](int64_t step) {
+    if (!root) return; // the state is every rank's (the same weights and optimizer): rank 0 writes it
     fs::path tmp = out / "state.tmp";
     fs::remove_all(tmp);
     trainer.save(tmp.string(), Json{{"rl_step", step}, {"elapsed", elapsedBefore + since(runStart)},
@@ -448,7 +498,8 @@ int runRlCommand(const std::vector<std::string> &argv) {
   };
   auto runEval = [&](const std::string &label, int64_t step) {
     if (s.evalSets.empty()) return;
-    Json e = evaluate(s, label, step, candidatesPath);
+    Json e = evaluate(s, label, step, candidatesPath, *dp);
+    if (!root) return;
     printEvaluation(e);
     appendLines(evalPath, {e});
     evals.push_back(e);
@@ -466,11 +517,15 @@ int runRlCommand(const std::vector<std::string> &argv) {
   loss.padId = s.generation.padId;
 
   Progress progress(c.steps);
+  auto showProgress = [&](int64_t done, const std::string &what) {
+    if (root) progress.update(done, what);
+  };
   auto loopStart = Clock::now(); // max_seconds is the training loop's: the evaluations come on top
   int64_t step = step0;
   std::string stopReason = "steps done";
   while (step < c.steps) {
-    if (c.maxSeconds > 0 && since(loopStart) >= c.maxSeconds) {
+    // Rank 0's clock decides for every rank, so all stop at the same step.
+    if (c.maxSeconds > 0 && dp->fromRoot(since(loopStart)) >= c.maxSeconds) {
       stopReason = "max_seconds spent";
       break;
     }
@@ -495,15 +550,30 @@ int runRlCommand(const std::vector<std::string> &argv) {
     ro.contextTokens = s.promptBudget;
     ro.generationBatch = c.generationBatch;
     ro.seed = mixSeed(mixSeed(c.seed, uint64_t(step)), 1);
+    // Data parallel: each rank rolls out a contiguous share of the step's task groups (advantages are
+    // relative within a group, so they need nothing from the other ranks).
+    auto [groupBegin, groupEnd] = shardRange(tasks.size(), dp->rank(), dp->worldSize());
+    ro.firstGroup = groupBegin;
+    std::vector<RolloutTask> myTasks(tasks.begin() + long(groupBegin), tasks.begin() + long(groupEnd));
     RolloutStats rs;
     auto rolloutStart = Clock::now();
-    std::vector<TurnRecord> records = runEpisodes(*s.policy, *s.tokenizer, tasks, *s.environment, ro, &rs,
-                                                  [&](const std::string &what) { progress.update(step - 1, what); });
+    std::vector<TurnRecord> records = runEpisodes(*s.policy, *s.tokenizer, myTasks, *s.environment, ro, &rs,
+                                                  [&](const std::string &what) { showProgress(step - 1, what); });
     double rolloutSeconds = since(rolloutStart);
-    std::vector<RlSample> samples = samplesFromRecords(records, c.advantageScale);
+    std::vector<RlSample> samples = gatherSamples(*dp, samplesFromRecords(records, c.advantageScale));
+    std::vector<Json> lines;
+    for (const TurnRecord &r : records) lines.push_back(candidateLine("train", step, tasks, r, *s.tokenizer));
+    lines = gatherLines(*dp, lines, records);
+    if (dp->worldSize() > 1) { // tokens add up; the slowest rank's seconds are the step's
+      std::vector<double> sums = dp->sum({double(rs.generatedTokens), double(rs.promptTokens)});
+      std::vector<double> maxima = dp->max({rs.generationSeconds, rs.rewardWaitSeconds, rolloutSeconds});
+      rs.generatedTokens = int64_t(sums[0]), rs.promptTokens = int64_t(sums[1]);
+      rs.generationSeconds = maxima[0], rs.rewardWaitSeconds = maxima[1], rolloutSeconds = maxima[2];
+    }
     auto updateStart = Clock::now();
     RlUpdateStats us = rlUpdate(*s.policy, trainer, samples, loss, c.miniBatches, c.ppoEpochs,
-                                mixSeed(mixSeed(c.seed, uint64_t(step)), 2), s.reference ? s.reference.get() : nullptr);
+                                mixSeed(mixSeed(c.seed, uint64_t(step)), 2), s.reference ? s.reference.get() : nullptr,
+                                dp.get());
     double updateSeconds = since(updateStart);
 
     Json line = stepStatistics(records, c.turns);
@@ -527,19 +597,20 @@ int runRlCommand(const std::vector<std::string> &argv) {
     for (auto it = line.begin(); it != line.end(); ++it) head[it.key()] = it.value();
     head["seconds"] = {{"rollout", rolloutSeconds}, {"generate", rs.generationSeconds}, {"reward_wait", rs.rewardWaitSeconds},
                        {"update", updateSeconds}, {"step", since(stepStart)}};
-    appendLines(logPath, {head});
-    std::vector<Json> lines;
-    for (const TurnRecord &r : records) lines.push_back(candidateLine("train", step, tasks, r, *s.tokenizer));
-    appendLines(candidatesPath, lines);
-    progress.update(step, "reward " + number(head["reward_mean"]) + ", correct " + percent(head["correct_rate"]) +
+    if (root) {
+      appendLines(logPath, {head});
+      appendLines(candidatesPath, lines);
+    }
+    showProgress(step, "reward " + number(head["reward_mean"]) + ", correct " + percent(head["correct_rate"]) +
                               ", loss " + number(head["loss"], 4));
     if (step % c.saveEvery == 0) saveState(step);
     if (c.evalEvery > 0 && step % c.evalEvery == 0 && step < c.steps) runEval("step " + std::to_string(step), step);
   }
-  progress.finish();
+  if (root) progress.finish();
   saveState(step);
   bool finished = step >= c.steps || stopReason == "max_seconds spent";
   if (finished) runEval("after", step);
+  if (!root) return kExitOk; // rank 0 writes the checkpoint, curves and report
   SaveOptions save;
   save.maxShardBytes = size_t(15e6);
   savePretrained(*s.policy, (out / "checkpoint").string(), save);
@@ -555,7 +626,8 @@ int runRlCommand(const std::vector<std::string> &argv) {
               {"seconds", elapsedBefore + since(runStart)},
               {"candidates", {{"submitted", counts.submitted}, {"evaluated", counts.evaluated}, {"cached", counts.cached},
                               {"evaluator_failures", counts.evaluatorFailures}}},
-              {"evaluations", evals}};
+              {"evaluations", evals},
+              {"data_parallel", {{"world_size", dp->worldSize()}, {"describe", dp->describe()}}}};
   std::ofstream(out / "rl-report.json") << support::writeJson(report, 1) << "\n";
   std::cerr << kProgram << ": " << step << " steps (" << stopReason << ") in " << number(Json(since(runStart)), 0)
             << " s; " << counts.submitted << " candidates, " << counts.cached << " cached, " << counts.evaluatorFailures
@@ -583,10 +655,13 @@ int runEvalPolicyCommand(const std::vector<std::string> &argv) {
   torch::set_num_threads(int(a.threads));
   fs::path out(a.out);
   fs::create_directories(out);
-  Session s = openSession(a.config, a.out, false);
+  std::string device = a.config.device;
+  std::unique_ptr<DataParallel> dp = openDataParallel(a.dp, device);
+  Session s = openSession(a.config, a.out, false, device, *dp);
   if (s.evalSets.empty()) throw LearnError(a.config.dataset + ": no evaluation task (split " + a.config.evalSplit + ")");
-  fs::remove(out / "candidates.jsonl");
-  Json e = evaluate(s, "policy", 0, out / "candidates.jsonl");
+  if (dp->isRoot()) fs::remove(out / "candidates.jsonl");
+  Json e = evaluate(s, "policy", 0, out / "candidates.jsonl", *dp);
+  if (!dp->isRoot()) return kExitOk;
   e["model"] = a.config.model;
   e["config"] = rlConfigToJson(a.config);
   std::ofstream(out / "eval-policy.json") << support::writeJson(e, 1) << "\n";

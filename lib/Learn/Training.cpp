@@ -284,6 +284,7 @@ void Trainer::zeroGrad() {
 StepResult Trainer::step() {
   torch::NoGradGuard noGrad;
   State &s = *state_;
+  if (reducer_) reducer_(s.params);
   // Global L2 norm in fp32, one synchronisation.
   torch::Tensor total;
   for (const torch::Tensor &p : s.params)

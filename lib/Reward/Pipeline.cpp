@@ -45,19 +45,33 @@ std::string readFile(const std::string &path) {
   return ss.str();
 }
 
-// A counting semaphore: at most `slots` evaluations on the GPU at once.
-class Slots {
+// GPU leases: at most `perDevice` evaluations at once on each device of the list (one pseudo-device,
+// -1, when there is no list: cudaperf-eval then picks), the least busy device first.
+class DeviceSlots {
 public:
-  explicit Slots(int slots) : free_(slots) {}
-  void acquire() {
-    std::unique_lock<std::mutex> lock(m_);
-    cv_.wait(lock, [&] { return free_ > 0; });
-    --free_;
+  DeviceSlots(const std::vector<int> &devices, int perDevice) {
+    for (int d : devices.empty() ? std::vector<int>{-1} : devices)
+      free_.push_back({d, perDevice});
   }
-  void release() {
+  int acquire() {
+    std::unique_lock<std::mutex> lock(m_);
+    std::pair<int, int> *best = nullptr;
+    cv_.wait(lock, [&] {
+      best = nullptr;
+      for (auto &f : free_)
+        if (f.second > 0 && (!best || f.second > best->second))
+          best = &f;
+      return best != nullptr;
+    });
+    --best->second;
+    return best->first;
+  }
+  void release(int device) {
     {
       std::lock_guard<std::mutex> lock(m_);
-      ++free_;
+      for (auto &f : free_)
+        if (f.first == device)
+          ++f.second;
     }
     cv_.notify_one();
   }
@@ -65,12 +79,13 @@ public:
 private:
   std::mutex m_;
   std::condition_variable cv_;
-  int free_;
+  std::vector<std::pair<int, int>> free_; // device, free slots
 };
 
 class ProcessEvaluator : public Evaluator {
 public:
-  explicit ProcessEvaluator(EvaluatorOptions o) : options_(std::move(o)), slots_(std::max(1, options_.gpuSlots)) {
+  explicit ProcessEvaluator(EvaluatorOptions o)
+      : options_(std::move(o)), slots_(options_.devices, std::max(1, options_.gpuSlots)) {
     if (options_.evalPath.empty())
       options_.evalPath = besideOrOnPath("cudaperf-eval");
     if (options_.evalPath.empty())
@@ -92,14 +107,18 @@ public:
     if (options_.compileOnly) {
       r = support::runProcess(argv, po);
     } else {
-      slots_.acquire();
+      int device = slots_.acquire();
+      if (device >= 0) { // this candidate's GPU of the list
+        argv.push_back("--devices");
+        argv.push_back(std::to_string(device));
+      }
       try {
         r = support::runProcess(argv, po);
       } catch (...) {
-        slots_.release();
+        slots_.release(device);
         throw;
       }
-      slots_.release();
+      slots_.release(device);
     }
     // The result is the last line of stdout; exit 1 comes with an internal_error result.
     std::string last;
@@ -120,12 +139,13 @@ public:
 
   std::string describe() const override {
     return "cudaperf-eval per candidate (" + options_.evalPath + (options_.compileOnly ? ", --compile-only" : "") +
-           (options_.counters ? ", --counters" : "") + ")";
+           (options_.counters ? ", --counters" : "") +
+           (options_.devices.empty() ? "" : ", GPUs " + std::to_string(options_.devices.size())) + ")";
   }
 
 private:
   EvaluatorOptions options_;
-  Slots slots_;
+  DeviceSlots slots_;
 };
 
 } // namespace

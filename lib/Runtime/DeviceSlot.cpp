@@ -51,9 +51,13 @@ DeviceSlot::DeviceSlot(const EvalOptions &options, const Toolchain &toolchain, J
     : options_(options), toolchain_(toolchain), device_(std::move(device)),
       index_(device_.value("index", 0)), uuid_(device_.value("uuid", std::string())),
       env_(workerEnvironment(uuid_)),
-      holder_(options.workerPath, env_, options.workDir + "/holder-" + std::to_string(index_) + ".log") {}
+      holder_(options.workerPath, env_, options.workDir + "/holder-" + std::to_string(index_) + ".log"),
+      spares_([this] { return startWorker({}, true); }) {}
 
-DeviceSlot::~DeviceSlot() { support::stopProcess(spare_); }
+DeviceSlot::~DeviceSlot() {
+  spares_.stopAll();
+  support::backgroundReaper().drain(); // no worker maps the holder's data when it goes
+}
 
 std::string DeviceSlot::dataKey(const TaskEntry &t) const {
   support::Sha256 key;
@@ -64,6 +68,8 @@ std::string DeviceSlot::dataKey(const TaskEntry &t) const {
 }
 
 void DeviceSlot::releaseData(const std::string &key) {
+  // A worker killed a moment ago may still have the data mapped while its process ends.
+  support::backgroundReaper().drain();
   std::string error;
   if (holder_.pid() > 0) // a holder that is gone holds nothing
     holder_.request(Json{{"op", "release"}, {"key", key}}, 60, error);
@@ -183,25 +189,21 @@ support::ChildProcess DeviceSlot::startWorker(const std::vector<std::string> &ar
 }
 
 support::ProcessResult DeviceSlot::runWorker(const std::vector<std::string> &argv, const std::string &events,
-                                             std::vector<uint32_t> &ourPids, std::vector<GpuSample> &samples) {
+                                             size_t waiting, std::vector<uint32_t> &ourPids,
+                                             std::vector<GpuSample> &samples) {
+  // Workers of ours still ending (reaped in the background) may show on the GPU during this run.
+  for (int pid : support::backgroundReaper().pending())
+    ourPids.push_back(uint32_t(pid));
   support::ChildProcess worker;
-  if (options_.spareWorkers) {
-    // The spare started ahead gets the job; a new spare starts now, beside this run.
-    Json job = Json{{"argv", std::vector<std::string>(argv.begin() + 1, argv.end())}};
-    std::string line = support::writeJson(job) + "\n";
-    for (int attempt = 0; attempt < 2 && !worker.running(); ++attempt) {
-      if (!spare_.running())
-        spare_ = startWorker(argv, true);
-      if (spare_.running() && write(spare_.stdinFd, line.data(), line.size()) == ssize_t(line.size())) {
-        worker = spare_;
-        spare_ = support::ChildProcess();
-      } else {
-        support::stopProcess(spare_); // it died waiting: a fresh one
-      }
-    }
-    spare_ = startWorker(argv, true);
-    if (spare_.running())
-      ourPids.push_back(uint32_t(spare_.pid));
+  if (options_.spareWorkers > 0) {
+    // The oldest spare gets the job; new spares start now, beside this run: as many as there is
+    // work for (at least one, so the next request does not wait for a context either).
+    Json job = Json{{"argv", std::vector<std::string>(argv.begin() + 1, argv.end())},
+                    {"handed_at", std::chrono::duration<double>(Clock::now().time_since_epoch()).count()}};
+    worker = spares_.take(support::writeJson(job) + "\n");
+    spares_.fill(std::clamp<size_t>(waiting, 1, size_t(options_.spareWorkers)));
+    for (uint32_t pid : spares_.pids())
+      ourPids.push_back(pid);
   }
   if (!worker.running())
     worker = startWorker(argv, false);
@@ -215,6 +217,7 @@ support::ProcessResult DeviceSlot::runWorker(const std::vector<std::string> &arg
   po.progressPath = events;
   po.stallSeconds = options_.stallSeconds;
   po.doneMarker = kDoneMarker;
+  po.reapInBackground = !options_.waitWorkerExit;
   std::string log = worker.outputPath;
   support::ProcessResult r = support::superviseProcess(worker, po);
   samples = recorder.stop();
@@ -247,7 +250,7 @@ void DeviceSlot::keepBaselineTiming(const std::string &key, const std::string &e
     baselines_[key] = {file, 0};
 }
 
-Json DeviceSlot::run(BuiltCandidate &c) {
+Json DeviceSlot::run(BuiltCandidate &c, size_t waiting) {
   TaskEntry &t = *c.task;
   Clock::time_point acquired = Clock::now();
   Json stages = Json::object();
@@ -322,7 +325,7 @@ Json DeviceSlot::run(BuiltCandidate &c) {
     ourPids.assign({uint32_t(getpid())});
     if (holder_.pid() > 0)
       ourPids.push_back(uint32_t(holder_.pid()));
-    rec.worker = runWorker(argv, events, ourPids, samples);
+    rec.worker = runWorker(argv, events, waiting, ourPids, samples);
     rec.workerRan = rec.worker.started;
     if (!rec.worker.started)
       rec.worker.output = rec.worker.startError;
@@ -356,6 +359,14 @@ Json DeviceSlot::run(BuiltCandidate &c) {
       if (const Json *intact = member(*w, "shared_data_intact"); intact && intact->is_boolean() && !intact->get<bool>())
         releaseData(key);
     unlink(events.c_str());
+    // What of the worker's time was spent waiting for a CUDA context, and the GPU's whole time on
+    // this candidate: the figures the rate of a slot depends on (docs/eval-result.md).
+    Json &docStages = doc["stage_seconds"];
+    if (const Json *w = member(doc, "worker"))
+      if (const Json *ws = member(*w, "stage_seconds"))
+        if (const Json *wait = member(*ws, "context_wait"); wait && wait->is_number())
+          docStages["worker_context_wait"] = *wait;
+    docStages["device_slot"] = secondsBetween(acquired, Clock::now());
     return doc;
   }
 }

@@ -1,6 +1,7 @@
 // One GPU of the evaluator: its data holder and the task data it keeps there (least recently
-// used first out, within a memory budget), the next worker process already started with its CUDA
-// context, the baseline timings it may reuse, and the run of one built candidate at a time.
+// used first out, within a memory budget), the next workers already started with their CUDA
+// contexts (--spare-workers), the baseline timings it may reuse, and the run of one built
+// candidate at a time.
 // Internal to lib/Runtime.
 #pragma once
 
@@ -8,6 +9,7 @@
 #include "HolderClient.h"
 
 #include "cudaperf/Runtime/Evaluator.h"
+#include "cudaperf/Runtime/SpareWorkers.h"
 #include "cudaperf/Support/Subprocess.h"
 
 #include <map>
@@ -23,8 +25,9 @@ public:
   DeviceSlot(const DeviceSlot &) = delete;
   DeviceSlot &operator=(const DeviceSlot &) = delete;
 
-  // The result document of one built candidate (only this slot's thread calls it).
-  support::Json run(BuiltCandidate &candidate);
+  // The result document of one built candidate (only this slot's thread calls it). `waiting`:
+  // candidates submitted and not yet running, so spares are started only for work to come.
+  support::Json run(BuiltCandidate &candidate, size_t waiting = 0);
   const support::Json &device() const { return device_; }
 
 private:
@@ -49,8 +52,8 @@ private:
   std::map<std::string, TaskData> data_;
   std::map<std::string, BaselineTiming> baselines_;
   uint64_t useClock_ = 0;
-  support::ChildProcess spare_;
   size_t spawned_ = 0;
+  SpareWorkers spares_; // after everything its workers' start uses
 
   // "" and the manifest, or why the task's data is not on the device.
   std::string ensureData(TaskEntry &task, std::string &key, std::string &manifest, support::Json &report);
@@ -58,7 +61,7 @@ private:
   std::string dataKey(const TaskEntry &task) const;
   support::ChildProcess startWorker(const std::vector<std::string> &argv, bool pool);
   support::ProcessResult runWorker(const std::vector<std::string> &argv, const std::string &events,
-                                   std::vector<uint32_t> &ourPids, std::vector<GpuSample> &samples);
+                                   size_t waiting, std::vector<uint32_t> &ourPids, std::vector<GpuSample> &samples);
   void keepBaselineTiming(const std::string &key, const std::string &events);
 };
 

@@ -197,11 +197,15 @@ Json assembleResult(const EvalRecord &r) {
   std::vector<std::vector<double>> referenceMs(configs.size());
   // Where the worker's time went: seconds from its start at which each stage ended.
   double tDevice = -1, tReference = -1, tBaseline = -1, tEnd = -1;
+  double contextSeconds = -1, contextWaitSeconds = -1;
   for (const Json &e : events) {
     std::string type = str(e, "event");
     double t = numberOr(member(e, "t"), -1);
     tEnd = t;
-    if (type == "device")
+    if (type == "start") {
+      contextSeconds = numberOr(member(e, "context_seconds"), -1);
+      contextWaitSeconds = numberOr(member(e, "context_wait_seconds"), -1);
+    } else if (type == "device")
       tDevice = t;
     else if (type == "reference")
       tReference = t;
@@ -313,6 +317,10 @@ Json assembleResult(const EvalRecord &r) {
   if (tDevice >= 0) {
     Json stages = Json::object();
     stages["start_and_context"] = tDevice;
+    if (contextSeconds >= 0)
+      stages["context"] = contextSeconds;
+    if (contextWaitSeconds >= 0)
+      stages["context_wait"] = contextWaitSeconds;
     if (tReference >= 0)
       stages["inputs_and_reference"] = tReference - tDevice;
     if (tBaseline >= 0 && tReference >= 0)

@@ -1,5 +1,6 @@
 #include "cudaperf/Runtime/EvalServer.h"
 #include "cudaperf/Runtime/ServeProtocol.h"
+#include "cudaperf/Support/Subprocess.h"
 
 #include <atomic>
 #include <cerrno>
@@ -108,6 +109,11 @@ struct Server {
     j["building"] = s.building;
     j["running"] = s.running;
     j["runs_per_device"] = s.runsPerDevice;
+    // Finished workers' exits, which go on beside the next candidates (--wait-worker-exit: none).
+    support::BackgroundReaper::Stats exits = support::backgroundReaper().stats();
+    j["worker_exit"] = Json{{"reaped", exits.reaped},
+                            {"mean_seconds", exits.reaped ? exits.totalSeconds / double(exits.reaped) : 0.0},
+                            {"max_seconds", exits.maxSeconds}};
     return j;
   }
 

@@ -147,7 +147,7 @@ public:
 
   void run(int device) override {
     try {
-      result_ = ev_.slots[size_t(device)]->run(c_);
+      result_ = ev_.slots[size_t(device)]->run(c_, ev_.scheduler->stats().waiting);
     } catch (const std::exception &e) {
       result_ = failureDoc(job_.taskDir, displayName(), Outcome::InternalError, std::string("evaluator: ") + e.what());
     }

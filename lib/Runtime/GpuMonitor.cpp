@@ -187,15 +187,18 @@ void GpuActivityRecorder::start() {
         std::lock_guard<std::mutex> lock(mu_);
         samples_.push_back(std::move(s));
       }
-      // Short sleeps, so stop() returns quickly.
-      for (double slept = 0; running_ && slept < period_; slept += 0.005)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      std::unique_lock<std::mutex> lock(mu_);
+      stopped_.wait_for(lock, std::chrono::duration<double>(period_), [this] { return !running_; });
     }
   });
 }
 
 std::vector<GpuSample> GpuActivityRecorder::stop() {
-  running_ = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    running_ = false;
+  }
+  stopped_.notify_all();
   if (thread_.joinable())
     thread_.join();
   std::lock_guard<std::mutex> lock(mu_);

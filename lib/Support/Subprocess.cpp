@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <csignal>
+#include <deque>
+#include <mutex>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -223,6 +226,12 @@ ChildProcess spawnProcess(const std::vector<std::string> &argv, const ProcessOpt
     dup2(errFd >= 0 ? errFd : outFd, 2);
     struct rlimit core = {0, 0};
     setrlimit(RLIMIT_CORE, &core);
+    if (options.niceIncrement != 0) {
+      errno = 0;
+      int now = getpriority(PRIO_PROCESS, 0);
+      if (errno == 0)
+        setpriority(PRIO_PROCESS, 0, now + options.niceIncrement);
+    }
     if (options.fileSizeLimit > 0) {
       struct rlimit fsize = {rlim_t(options.fileSizeLimit), rlim_t(options.fileSizeLimit)};
       setrlimit(RLIMIT_FSIZE, &fsize);
@@ -271,9 +280,10 @@ ChildProcess spawnProcess(const std::vector<std::string> &argv, const ProcessOpt
 }
 
 namespace {
-// The child is gone: its pipes too.
-void forget(ChildProcess &child) {
-  forgetGroup(child.pid);
+// The child is gone (or handed to the reaper, which forgets its group once reaped): its pipes too.
+void forget(ChildProcess &child, bool keepGroup = false) {
+  if (!keepGroup)
+    forgetGroup(child.pid);
   child.pid = -1;
   if (child.stdinFd >= 0)
     close(child.stdinFd);
@@ -295,6 +305,8 @@ ProcessResult superviseProcess(ChildProcess &child, const ProcessOptions &option
   bool reaped = false, done = false;
   auto deadline = start + std::chrono::duration<double>(options.timeoutSeconds);
   auto pause = std::chrono::microseconds(200);
+  // A child that says when it is done is watched closely: the wait for its result is the cost.
+  auto longestPause = options.doneMarker.empty() ? std::chrono::microseconds(6400) : std::chrono::microseconds(1000);
   off_t progressSize = -1;
   auto lastProgress = start;
   while (true) {
@@ -326,16 +338,21 @@ ProcessResult superviseProcess(ChildProcess &child, const ProcessOptions &option
       break;
     }
     std::this_thread::sleep_for(pause);
-    if (pause < std::chrono::milliseconds(5))
-      pause *= 2;
+    pause = std::min(2 * pause, longestPause);
   }
   kill(-pid, SIGKILL); // whatever the child left running in its group
-  if (!reaped)
+  bool inBackground = !reaped && done && options.reapInBackground;
+  if (inBackground)
+    backgroundReaper().reap(pid);
+  else if (!reaped)
     waitpid(pid, &status, 0);
-  forget(child);
+  forget(child, inBackground);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.started = true;
-  if (!result.timedOut && WIFEXITED(status)) {
+  if (inBackground) { // finished its work, killed before its exit
+    result.exited = true;
+    result.exitCode = 0;
+  } else if (!result.timedOut && WIFEXITED(status)) {
     result.exited = true;
     result.exitCode = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {
@@ -369,6 +386,64 @@ void stopProcess(ChildProcess &child) {
     unlink(child.outputPath.c_str());
   if (!child.errorPath.empty())
     unlink(child.errorPath.c_str());
+}
+
+struct BackgroundReaper::State {
+  std::mutex mu;
+  std::condition_variable changed;
+  std::deque<std::pair<int, std::chrono::steady_clock::time_point>> queue;
+  std::vector<int> pending; // handed over, not reaped yet (the one being waited for included)
+  Stats stats;
+};
+
+BackgroundReaper::BackgroundReaper() : state_(new State) {
+  std::thread([s = state_] {
+    std::unique_lock<std::mutex> lock(s->mu);
+    while (true) {
+      s->changed.wait(lock, [&] { return !s->queue.empty(); });
+      auto [pid, handed] = s->queue.front();
+      s->queue.pop_front();
+      lock.unlock();
+      int status = 0;
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - handed).count();
+      forgetGroup(pid);
+      lock.lock();
+      s->pending.erase(std::find(s->pending.begin(), s->pending.end(), pid));
+      ++s->stats.reaped;
+      s->stats.totalSeconds += seconds;
+      s->stats.maxSeconds = std::max(s->stats.maxSeconds, seconds);
+      s->changed.notify_all();
+    }
+  }).detach();
+}
+
+void BackgroundReaper::reap(int pid) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->queue.emplace_back(pid, std::chrono::steady_clock::now());
+  state_->pending.push_back(pid);
+  state_->changed.notify_all();
+}
+
+std::vector<int> BackgroundReaper::pending() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->pending;
+}
+
+void BackgroundReaper::drain() {
+  std::unique_lock<std::mutex> lock(state_->mu);
+  state_->changed.wait(lock, [&] { return state_->pending.empty(); });
+}
+
+BackgroundReaper::Stats BackgroundReaper::stats() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->stats;
+}
+
+BackgroundReaper &backgroundReaper() {
+  static BackgroundReaper *reaper = new BackgroundReaper; // never destroyed, like its thread
+  return *reaper;
 }
 
 ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOptions &options) {

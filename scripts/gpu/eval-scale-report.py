@@ -4,8 +4,12 @@
 usage: eval-scale-report.py shared QUIET.jsonl SHARED.jsonl EXPECT      outcomes of a quiet and a shared run
        eval-scale-report.py relu RESULTS.jsonl BANDWIDTH_GBPS            KernelBench ReLU: time per candidate
                                                                          beside its lower bound
+       eval-scale-report.py serve TAG SUMMARY.json                       a serve-bench summary as numbers (TAG:
+                                                                         serve = today's options, serve_before = ...)
+       eval-scale-report.py serve-compare BEFORE.json NOW.json           two serve-bench runs of the same run: rates,
+                                                                         GPU slot per run, each example's timing
        eval-scale-report.py table NUMBERS.json                            the issue's figures, one row each
-Each of the first two prints a few lines for the summary and writes a JSON object to stdout's last
+Each but table prints a few lines for the summary and writes a JSON object to stdout's last
 line, prefixed "NUMBERS ", that the script collects into numbers.json; table prints the summary's
 last lines from numbers.json (a figure whose step did not run is "-").
 """
@@ -105,6 +109,47 @@ def relu(results_path, bandwidth_gbps):
             "relu_additional_mean_seconds": sum(additional) / len(additional) if additional else None,
             "bandwidth_gbps": float(bandwidth_gbps)}
 
+SERVE_KEYS = ("results", "unfinished", "seconds", "per_minute", "steady_per_minute", "outcomes", "mean_stage_seconds",
+              "runs_on_device", "mean_slot_seconds", "mean_worker_stage_seconds", "runs_that_waited_for_a_context",
+              "worker_exit", "server_options")
+
+
+def serve(tag, summary_path):
+    """The figures of one serve-bench summary, under TAG in numbers.json."""
+    try:
+        d = json.load(open(summary_path))
+    except (OSError, ValueError):
+        print(f"{tag}: no summary ({summary_path})")
+        return {tag: None}
+    return {tag: {k: d.get(k) for k in SERVE_KEYS}, f"{tag}_mismatches": len(d.get("mismatches") or [])}
+
+
+def serve_compare(before_path, now_path):
+    """Today's options against the earlier ones (--spare-workers 1 --wait-worker-exit) in the same run:
+    candidates per minute, the GPU slot's time per run, and whether timings moved (each example
+    implementation's median candidate time, now / before)."""
+    try:
+        b, n = json.load(open(before_path)), json.load(open(now_path))
+    except (OSError, ValueError) as e:
+        print(f"serve comparison: {e}")
+        return {}
+    ratios = []
+    for key, ms in (n.get("candidate_median_ms") or {}).items():
+        old = (b.get("candidate_median_ms") or {}).get(key)
+        if old and ms:
+            ratios.append(ms / old)
+    ratios.sort()
+    q = lambda f: ratios[min(len(ratios) - 1, int(f * len(ratios)))] if ratios else None
+    rate = (n.get("per_minute") or 0) / b["per_minute"] if b.get("per_minute") else None
+    print(f"serve now / before: {n.get('per_minute') or 0:.0f} / {b.get('per_minute') or 0:.0f} per minute"
+          + (f" = {rate:.2f}x" if rate else "") + f"; GPU slot per run {n.get('mean_slot_seconds') or 0:.3f} / "
+          f"{b.get('mean_slot_seconds') or 0:.3f} s")
+    if ratios:
+        print(f"  timing of the {len(ratios)} example implementations x configs in both: now / before median "
+              f"{q(0.5):.3f} (p10 {q(0.1):.3f}, p90 {q(0.9):.3f})")
+    return {"serve_rate_ratio": rate, "serve_timing_ratio": {"pairs": len(ratios), "median": q(0.5),
+                                                              "p10": q(0.1), "p90": q(0.9)}}
+
 
 def table(numbers_path):
     """One row per figure of issue 12's "done when": measured, goal, verdict."""
@@ -158,6 +203,18 @@ def table(numbers_path):
     if serve:
         row("--serve results not as expected / unfinished", f"{g('serve_mismatches')} / {serve.get('unfinished')}", "0 / 0",
             g("serve_mismatches") == 0 and not serve.get("unfinished"))
+    if serve.get("mean_slot_seconds") is not None:
+        ws = serve.get("mean_worker_stage_seconds") or {}
+        row("--serve GPU slot per run, s (context wait)", f"{serve['mean_slot_seconds']:.3f} "
+            f"({ws.get('context_wait', 0):.3f})", "<= 0.2 (300/min)", serve["mean_slot_seconds"] <= 0.2)
+    before = g("serve_before") or {}
+    if before.get("per_minute") is not None:
+        row("--serve before (--spare-workers 1 --wait-worker-exit): per min, slot s",
+            f"{before['per_minute']:.0f}, {(before.get('mean_slot_seconds') or 0):.3f}", "baseline, same run", None)
+    tr = g("serve_timing_ratio") or {}
+    if tr.get("median") is not None:
+        row("--serve timings now / before: median (p10, p90)", f"{tr['median']:.3f} ({tr['p10']:.3f}, {tr['p90']:.3f})"
+            f" of {tr['pairs']}", "about 1", None)
     row("batch mode per minute (--jobs 8)", g("batch_per_minute"), "beside --serve", None)
     w = [max(len(r[i]) for r in rows + [("figure", "measured", "goal", "met")]) for i in range(4)]
     line = lambda r: "  ".join(r[i].ljust(w[i]) for i in range(4)).rstrip()
@@ -172,7 +229,8 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     cmd, rest = sys.argv[1], sys.argv[2:]
-    numbers = {"shared": shared, "relu": relu, "table": table}[cmd](*rest)
+    numbers = {"shared": shared, "relu": relu, "serve": serve, "serve-compare": serve_compare,
+               "table": table}[cmd](*rest)
     if numbers is not None:
         print("NUMBERS " + json.dumps(numbers))
 

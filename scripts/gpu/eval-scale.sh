@@ -12,10 +12,14 @@
 #      scripts/gpu/kernelbench-relu/model.py): time per additional candidate once the reference
 #      is on the device, beside the lower bound (bytes moved / measured bandwidth);
 #   d. `cudaperf-eval --serve` on the shipped tasks' small configurations with fresh sources
-#      (scripts/gpu/serve-bench.py): candidates per minute and time per stage, beside batch mode.
+#      (scripts/gpu/serve-bench.py): candidates per minute, time per stage and the GPU slot's time
+#      per run, with today's options and with those of 2026-12-01 (--spare-workers 1
+#      --wait-worker-exit) in the same run, beside batch mode.
+# Only the serve step (about 200 s): EVAL_SCALE_STEPS="build serve" EVAL_SCALE_SECONDS=230.
 # Usage (GPU host, repository root): scripts/gpu/eval-scale.sh [OUTDIR]   (default $OUT)
 # Needs .carry/deps from scripts/pack-deps.sh (nlohmann-json, GoogleTest). Environment:
-# EVAL_SCALE_SECONDS (520), EVAL_SCALE_N (200), EVAL_SCALE_SERVE_N (300), EVAL_SCALE_STEPS
+# EVAL_SCALE_SECONDS (520), EVAL_SCALE_N (200), EVAL_SCALE_SERVE_N (300), EVAL_SCALE_SERVE_BEFORE_N
+# (150), EVAL_SCALE_SERVE_VARIANTS ("now before"; "spares3" adds --spare-workers 3), EVAL_SCALE_STEPS
 # ("build tests relu shared serve"; "suite" adds the suite as a run of its own; without "build" the
 # tools already in EVAL_SCALE_BUILD_DIR (build-gpu) are used), EVAL_SCALE_EXTRA (options added to
 # every cudaperf-eval: "--compile-only" tries the script's plumbing on a machine without a GPU).
@@ -141,13 +145,15 @@ note "== build"
 t0=$(now)
 prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null)
 deps=$root/.carry/deps
-# One ninja run for the tools and the tests (-k 0: a test that does not compile stops nothing else).
+# One ninja run for the tools and the tests (-k 0: a test that does not compile stops nothing else);
+# only what the wanted steps use (the PyTorch reference for relu, the test programs for tests).
+targets=(cudaperf-eval cudaperf-eval-worker)
+[[ " $steps " == *" relu "* ]] && targets+=(cudaperf-torch-reference)
+[[ " $steps " == *" tests "* ]] && targets+=(cudaperf-runtime-tests cudaperf-device-kernel-tests cudaperf-support-tests)
 timeout $(cap 90) cmake -S . -B $bdir -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDAPERF_BUILD_ANALYZER=OFF \
   -DCUDAPERF_BUILD_TESTS=ON -DCUDAPERF_DEPS_PREFIX="$deps" -DGTEST_ROOT="$deps" \
   -DCUDAPERF_BUILD_TORCH_REFERENCE=ON -DCMAKE_PREFIX_PATH="$prefix" > "$work/cmake.log" 2>&1 &&
-  timeout $(cap 240) cmake --build $bdir -j "$(nproc)" --target cudaperf-eval cudaperf-eval-worker \
-    cudaperf-torch-reference cudaperf-runtime-tests cudaperf-device-kernel-tests cudaperf-support-tests \
-    -- -k 0 >> "$work/cmake.log" 2>&1
+  timeout $(cap 240) cmake --build $bdir -j "$(nproc)" --target "${targets[@]}" -- -k 0 >> "$work/cmake.log" 2>&1
 rc=$?
 note "build rc=$rc in $(since "$t0") s"
 echo "{\"build_rc\": $rc, \"build_seconds\": $(since "$t0")}" >> "$numbers"
@@ -323,13 +329,32 @@ if want serve; then
   # limit by design).
   grep -E "/impls/| (wrong_answer|launch_error|compile_error|runtime_fault|timing_violation)$" "$work/suite.expect" |
     grep -vE "allocate_all_memory|infinite_loop|print_megabytes|leak_" > "$work/serve.expect"
-  rm -rf "$CUDAPERF_CACHE_DIR" # cold: every reference, baseline and candidate is built
-  serve_cap=$(cap 170 0)
-  timeout "$serve_cap" python3 scripts/gpu/serve-bench.py --eval "$eval_bin" --expect "$work/serve.expect" \
-    --out "$work/results" --n "${EVAL_SCALE_SERVE_N:-300}" --seconds $((serve_cap > 50 ? serve_cap - 25 : 25)) \
-    --tag serve -- --jobs 14 --budget-ms 20 --stall-timeout 5 --timeout 60 | tee -a "$summary"
-  report python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('NUMBERS '+json.dumps({'serve': {k: d.get(k) for k in ('results','unfinished','seconds','per_minute','steady_per_minute','outcomes','mean_stage_seconds')}, 'serve_mismatches': len(d['mismatches'])}))" \
-    "$work/results/serve-serve.json"
+  # Variants, each cold (every reference, baseline and candidate built): "now" today's defaults
+  # (tag serve); "before" the options of the 2026-12-01 run (one spare worker, the slot waiting for
+  # each worker's exit), the baseline in the same run; "spares3" three spare workers.
+  variants=(${EVAL_SCALE_SERVE_VARIANTS:-now before})
+  for ((vi = 0; vi < ${#variants[@]}; vi++)); do
+    v=${variants[$vi]}
+    case $v in
+      now) tag=serve vopts=() vn=${EVAL_SCALE_SERVE_N:-300} ;;
+      before) tag=before vopts=(--spare-workers 1 --wait-worker-exit) vn=${EVAL_SCALE_SERVE_BEFORE_N:-150} ;;
+      spares3) tag=spares3 vopts=(--spare-workers 3) vn=${EVAL_SCALE_SERVE_N:-300} ;;
+      *) note "unknown serve variant '$v' (now, before, spares3)"; continue ;;
+    esac
+    [ $((deadline - SECONDS)) -gt 40 ] || { note "-- $v: skipped, no time left"; continue; }
+    rm -rf "$CUDAPERF_CACHE_DIR"
+    serve_cap=$(cap 170 $((50 * (${#variants[@]} - vi - 1))))
+    note "-- $v: $vn candidates, options: --jobs 14 --budget-ms 20 ${vopts[*]} (cap $serve_cap s)"
+    timeout "$serve_cap" python3 scripts/gpu/serve-bench.py --eval "$eval_bin" --expect "$work/serve.expect" \
+      --out "$work/results" --n "$vn" --seconds $((serve_cap > 50 ? serve_cap - 25 : 25)) \
+      --tag "$tag" -- --jobs 14 --budget-ms 20 --stall-timeout 5 --timeout 60 "${vopts[@]}" | tee -a "$summary"
+    key=$([ "$tag" = serve ] && echo serve || echo "serve_$tag")
+    report python3 scripts/gpu/eval-scale-report.py serve "$key" "$work/results/serve-$tag.json"
+  done
+  if [ -f "$work/results/serve-before.json" ] && [ -f "$work/results/serve-serve.json" ]; then
+    report python3 scripts/gpu/eval-scale-report.py serve-compare "$work/results/serve-before.json" \
+      "$work/results/serve-serve.json"
+  fi
   if [ $((deadline - SECONDS)) -gt 45 ]; then
     # The same kind of candidates through batch mode, as the 114/min of 2026-11-29 were measured.
     rm -rf "$CUDAPERF_CACHE_DIR"

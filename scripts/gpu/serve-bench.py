@@ -9,7 +9,8 @@ candidates are drawn from, round-robin; each request sends the candidate's sourc
 unique comment, so its build is never cached. Requests are written as fast as the server reads
 them (its queue gives back-pressure); results are collected in completion order. Writes
 DIR/serve-T.jsonl (every message) and DIR/serve-T.json (the summary: candidates per minute, overall
-and after the first tenth of results, outcomes against the expected ones, mean time per stage).
+and after the first tenth of results, outcomes against the expected ones, mean time per stage, the
+GPU slot's time per run and the worker's stages, each example's median candidate timing).
 """
 import argparse
 import json
@@ -131,6 +132,23 @@ def main():
         if got != want and got != "cancelled":  # cancelled: not finished in time, counted apart
             mismatches.append({"id": rid, "candidate": name, "expected": want, "got": got,
                                "detail": (m.get("result") or {}).get("detail", "")[:300]})
+    # Per run on the GPU: the slot's time, the worker's stages (the context's set-up and how long a
+    # job waited for it), and each example's timing, so that runs of other options can be compared.
+    slot, worker_stages, timing = [], {}, {}
+    for m in results.values():
+        r = m.get("result") or {}
+        stages = r.get("stage_seconds") or {}
+        if isinstance(stages.get("device_slot"), (int, float)):
+            slot.append(stages["device_slot"])
+        for k, v in ((r.get("worker") or {}).get("stage_seconds") or {}).items():
+            if isinstance(v, (int, float)):
+                worker_stages.setdefault(k, []).append(v)
+        if m.get("outcome") == "ok":
+            for c in r.get("configs") or []:
+                med = (c.get("candidate") or {}).get("median_ms")
+                if isinstance(med, (int, float)):
+                    timing.setdefault(f"{r.get('task')}/{r.get('candidate')}/{c.get('name')}", []).append(med)
+    median = lambda xs: sorted(xs)[len(xs) // 2]
     n = len(times)
     elapsed = t_last - t_first
     skip = max(1, n // 10)
@@ -142,6 +160,11 @@ def main():
         "steady_per_minute": steady, "outcomes": outcomes, "unfinished": len(requests) - n, "mismatches": mismatches,
         "server_options": extra, "configs": args.configs,
         "mean_stage_seconds": bye.get("mean_stage_seconds"), "bye": bye,
+        "runs_on_device": len(slot), "mean_slot_seconds": sum(slot) / len(slot) if slot else None,
+        "mean_worker_stage_seconds": {k: sum(v) / len(v) for k, v in sorted(worker_stages.items())},
+        "runs_that_waited_for_a_context": sum(1 for w in worker_stages.get("context_wait", []) if w > 0.005),
+        "worker_exit": bye.get("worker_exit"),
+        "candidate_median_ms": {k: median(v) for k, v in sorted(timing.items())},
     }
     json.dump(summary, open(os.path.join(args.out, f"serve-{args.tag}.json"), "w"), indent=1)
     print(f"serve {args.tag}: {n}/{len(requests)} results in {elapsed:.1f} s = "
@@ -149,6 +172,15 @@ def main():
           f"{len(mismatches)} not as expected")
     for m in mismatches[:10]:
         print(f"  MISMATCH {m['candidate']}: expected {m['expected']} got {m['got']}: {m['detail'][:160]}")
+    if slot:
+        ws = summary["mean_worker_stage_seconds"]
+        exit_ = bye.get("worker_exit") or {}
+        print(f"  GPU slot per run {summary['mean_slot_seconds']:.3f} s over {len(slot)} runs; in the worker: "
+              + ", ".join(f"{k} {ws[k]:.3f}" for k in ("context", "context_wait", "inputs_and_reference", "baseline",
+                                                         "candidate") if k in ws)
+              + f"; {summary['runs_that_waited_for_a_context']} runs waited for a context"
+              + (f"; worker exit (beside the next run) mean {exit_.get('mean_seconds', 0):.3f} s, max "
+                 f"{exit_.get('max_seconds', 0):.3f} s" if exit_.get("reaped") else ""))
     if bye.get("mean_stage_seconds"):
         print("  mean stage seconds: " + ", ".join(f"{k} {v:.3f}" for k, v in sorted(bye["mean_stage_seconds"].items())))
     return 0 if finished and not mismatches else 1

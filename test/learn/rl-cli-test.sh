@@ -17,24 +17,7 @@ check() { # NAME EXPECTED_RC CMD...
   if [ "$rc" -eq "$want" ]; then echo "ok   $name"; else echo "FAIL $name: rc=$rc, expected $want"; tail -5 err.txt; fails=$((fails + 1)); fi
 }
 
-python3 - "$src" <<'PY'
-import json, os, sys
-root = os.path.join(sys.argv[1], "data", "tasks")
-rows = [("saxpy", "train", "a"), ("vector_add", "train", "a"), ("reduce_sum", "train", "b"), ("transpose", "test", "a"),
-        ("histogram", "test", "c")]
-with open("manifest.jsonl", "w") as f:
-    for name, split, family in rows:
-        d = os.path.join(root, name)
-        impls = sorted(os.listdir(os.path.join(d, "impls")))
-        f.write(json.dumps({"task": name, "dir": d, "family": family, "kind": "c", "split": split,
-                            "implementations": [{"file": "impls/" + i, "strategies": [], "baseline": i == "baseline.cu",
-                                                 "expected": "neutral"} for i in impls]}) + "\n")
-PY
-cat > shape.json <<'JSON'
-{"model_type":"qwen2","vocab_size":384,"hidden_size":32,"intermediate_size":64,"num_hidden_layers":1,
- "num_attention_heads":2,"num_key_value_heads":1,"max_position_embeddings":4096,"rope_theta":10000.0,
- "tie_word_embeddings":true}
-JSON
+python3 "$src/test/learn/tiny-dataset.py" "$src" || { echo "FAIL tiny dataset"; exit 1; }
 check "tiny SFT checkpoint" 0 "$train" sft --dataset . --device cpu --dtype float32 --model-config shape.json --vocab 384 \
   --batch-tokens 3000 --micro-batch-tokens 1500 --max-seq-len 1500 --warmup 1 --steps 1 --out sft
 cat > rl.json <<JSON

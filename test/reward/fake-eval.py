@@ -20,7 +20,10 @@ import time
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    argv = sys.argv[1:]
+    if "--devices" in argv:  # its value is no positional argument
+        del argv[argv.index("--devices") + 1]
+    args = [a for a in argv if not a.startswith("--")]
     task_dir, candidate = args[0], args[1]
     compile_only = "--compile-only" in sys.argv
     source = open(candidate, "rb").read()
@@ -53,6 +56,8 @@ def main():
                                       "speedup": speedup})
         if kind == "ok":
             result["speedup"] = speedup
+    if "--devices" in sys.argv:  # which GPU the caller leased for this candidate (cudaperf-reward --devices)
+        result["fake_devices"] = sys.argv[sys.argv.index("--devices") + 1]
     print(json.dumps(result))
     return 1 if kind == "internal_error" else 0
 

@@ -150,6 +150,14 @@ def main():
               and abs(traj[0]["return"] - (traj[0]["reward"] + 0.4 * traj[1]["reward"])) < 1e-9,
               "--batch: a trajectory with its returns and the regression rule")
         check(by_id.get('"f"', {}).get("status") == 500, "--batch: a crashing evaluator is a 500 record")
+        # ---- --devices: candidates spread over the GPUs of the list, --gpu-slots each
+        slow = candidate(work, "slow.cu", "sleep 0.3")
+        lines = [json.dumps({"id": i, "task": task, "source": "// fake: sleep 0.3\n// %d\n" % i}) for i in range(4)]
+        r = run(fake + ["--batch", "--jobs", "2", "--devices", "0,1", "--records-with-results"], stdin="\n".join(lines) + "\n")
+        used = sorted((json.loads(l).get("result") or {}).get("fake_devices", "-") for l in r.stdout.splitlines() if l.strip())
+        check(r.returncode == 0 and used == ["0", "0", "1", "1"], "--devices 0,1: two candidates on each GPU (%s)" % used)
+        r = run(fake + [task, slow, "--devices", "1,x"])
+        check(r.returncode == 2 and "--devices" in r.stderr, "--devices with a bad item: usage error")
         lines = [json.dumps({"id": 1, "task": "vector_add", "candidate": fast}),
                  json.dumps({"id": 2, "task": "../vector_add", "candidate": fast}),
                  json.dumps({"id": 3, "task": task, "candidate": fast})]

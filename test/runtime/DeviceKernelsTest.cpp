@@ -52,6 +52,15 @@ protected:
 
 } // namespace
 
+TEST_F(DeviceKernels, PreloadLoadsEveryKernelAndTheyStillRun) {
+  ASSERT_EQ(dk::preloadKernels(), cudaSuccess);
+  EXPECT_EQ(dk::preloadKernels(), cudaSuccess) << "a second preload is harmless";
+  std::vector<unsigned char> bytes(4096, 7);
+  int64_t index = 0;
+  ASSERT_EQ(dk::firstByteNotEqual(scratch_, upload(bytes.data(), bytes.size()), bytes.size(), 7, index), cudaSuccess);
+  EXPECT_EQ(index, -1);
+}
+
 TEST_F(DeviceKernels, GeneratorMatchesTheHostReferenceBitForBit) {
   using K = Distribution::Kind;
   struct Case { Dtype d; K k; double a, b; };

@@ -211,6 +211,27 @@ TEST_F(ResultFixture, WithoutABaselineEagerIsTheOnlyRatio) {
   EXPECT_DOUBLE_EQ(member(stages, "candidate")->get<double>(), 1.75); // from the reference (0.75) to the end
 }
 
+TEST_F(ResultFixture, ContextSetUpAndItsWaitAreWorkerStages) {
+  // A pool worker whose context was ready 0.3 s after its start; the job waited 0.05 s for it.
+  rec.events = R"({"event":"start","pool":true,"context_seconds":0.3,"context_wait_seconds":0.05,"t":0.4}
+{"event":"device","name":"NVIDIA H200","arch":"sm_90","t":0.41}
+)" + okBaseline().substr(okBaseline().find("{\"event\":\"reference\"")) +
+               R"({"event":"verdict","impl":"candidate","outcome":"ok"}
+{"event":"done"})";
+  Json r = assembleResult(rec);
+  const Json &stages = r.at("worker").at("stage_seconds");
+  EXPECT_DOUBLE_EQ(stages.at("context").get<double>(), 0.3);
+  EXPECT_DOUBLE_EQ(stages.at("context_wait").get<double>(), 0.05);
+  EXPECT_DOUBLE_EQ(stages.at("start_and_context").get<double>(), 0.41);
+  // An older worker's events (no context figures): the keys are absent, not 0.
+  rec.events = okBaseline() + R"({"event":"done"})";
+  Json old = assembleResult(rec);
+  if (const Json *ws = member(old.at("worker"), "stage_seconds")) {
+    EXPECT_EQ(member(*ws, "context"), nullptr);
+    EXPECT_EQ(member(*ws, "context_wait"), nullptr);
+  }
+}
+
 TEST(Outcome, NamesRoundTrip) {
   for (Outcome o : {Outcome::Ok, Outcome::CompileError, Outcome::LaunchError, Outcome::RuntimeFault, Outcome::Timeout,
                     Outcome::WrongAnswer, Outcome::TimingViolation, Outcome::InternalError})

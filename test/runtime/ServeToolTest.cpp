@@ -200,10 +200,20 @@ TEST(ServeToolGpu, EvaluatesCandidatesInCompletionOrder) {
     outcome[m["id"].get<std::string>()] = m["outcome"].get<std::string>();
     EXPECT_TRUE(m["result"].contains("gpu_shared"));
     EXPECT_TRUE(m["result"]["gpu"].contains("uuid"));
+    // The GPU slot's time and where the worker's went (a spare's context, and the job's wait for it).
+    const Json &stages = m["result"]["stage_seconds"];
+    EXPECT_GE(stages.value("device_slot", -1.0), stages.value("worker", 0.0)) << stages.dump();
+    EXPECT_GE(stages.value("worker_context_wait", -1.0), 0.0) << stages.dump();
+    const Json &ws = m["result"]["worker"]["stage_seconds"];
+    EXPECT_GT(ws.value("context", -1.0), 0.0) << ws.dump();
+    EXPECT_LE(ws.value("context_wait", 1e9), ws.value("context", 0.0) + 0.5) << ws.dump();
   }
   EXPECT_EQ(outcome["data/tasks/vector_add/impls/vectorized.cu"], "ok");
   EXPECT_EQ(outcome["test/runtime/bad/half_output.cu"], "wrong_answer");
   EXPECT_EQ(outcome["test/runtime/bad/leak_pool_reserve.cu"], "runtime_fault");
   s.send(R"({"op": "shutdown"})");
-  EXPECT_EQ(s.next(60).value("type", ""), "bye");
+  Json bye = s.next(60);
+  EXPECT_EQ(bye.value("type", ""), "bye");
+  // Finished workers end beside the next run (the default): their exits were reaped and timed.
+  EXPECT_GE(bye["worker_exit"].value("reaped", 0), 1) << bye.dump();
 }

@@ -1,5 +1,7 @@
 #include "cudaperf/Support/Subprocess.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <fstream>
@@ -84,18 +86,104 @@ TEST(Subprocess, SpawnedChildGetsItsJobOnStdinAndAnswersOnStdout) {
   EXPECT_FALSE(c.running());
 }
 
+namespace {
+
+// A child that writes the worker's done marker into its progress file, then lingers for 20 s.
+struct DoneMarkerChild {
+  std::string progress;
+  ProcessOptions options;
+  explicit DoneMarkerChild(const std::string &name) {
+    progress = testing::TempDir() + "/cudaperf-" + name + "-" + std::to_string(getpid());
+    unlink(progress.c_str());
+    options.timeoutSeconds = 30;
+    options.progressPath = progress;
+    options.doneMarker = "\"event\":\"done\"";
+  }
+  ~DoneMarkerChild() { unlink(progress.c_str()); }
+  std::vector<std::string> argv() const {
+    return {"/bin/sh", "-c", "echo '{\"event\":\"done\"}' >> " + progress + "; sleep 20"};
+  }
+  // Supervised: its pid, the result within 5 s.
+  int supervise(ProcessResult &r) {
+    ChildProcess c = spawnProcess(argv(), options);
+    EXPECT_TRUE(c.running());
+    int pid = c.pid;
+    r = superviseProcess(c, options);
+    EXPECT_TRUE(r.succeeded()) << r.describe();
+    EXPECT_LT(r.seconds, 5.0);
+    EXPECT_FALSE(c.running());
+    return pid;
+  }
+};
+
+bool contains(const std::vector<int> &pids, int pid) { return std::find(pids.begin(), pids.end(), pid) != pids.end(); }
+
+bool reapedAlready(int pid) {
+  int status = 0;
+  errno = 0;
+  return waitpid(pid, &status, WNOHANG) == -1 && errno == ECHILD;
+}
+
+} // namespace
+
 TEST(Subprocess, DoneMarkerEndsTheWaitWithoutTheTeardown) {
-  std::string progress = testing::TempDir() + "/cudaperf-done-" + std::to_string(getpid());
-  unlink(progress.c_str());
-  ProcessOptions o;
-  o.timeoutSeconds = 30;
-  o.progressPath = progress;
-  o.doneMarker = "\"event\":\"done\"";
+  DoneMarkerChild child("done");
   auto start = std::chrono::steady_clock::now();
-  ProcessResult r = runProcess({"/bin/sh", "-c", "echo '{\"event\":\"done\"}' >> " + progress + "; sleep 20"}, o);
+  ProcessResult r = runProcess(child.argv(), child.options);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
   EXPECT_TRUE(r.succeeded()) << r.describe();
-  unlink(progress.c_str());
+}
+
+TEST(Subprocess, DoneMarkerWithBackgroundReapLeavesTheExitToTheReaper) {
+  DoneMarkerChild child("done-bg");
+  child.options.reapInBackground = true;
+  uint64_t before = backgroundReaper().stats().reaped;
+  ProcessResult r;
+  int pid = child.supervise(r);
+  backgroundReaper().drain();
+  EXPECT_FALSE(contains(backgroundReaper().pending(), pid));
+  EXPECT_GE(backgroundReaper().stats().reaped, before + 1);
+  EXPECT_TRUE(reapedAlready(pid)) << "the reaper did not wait for it";
+}
+
+TEST(Subprocess, WithoutBackgroundReapTheChildIsReapedBeforeTheResult) {
+  DoneMarkerChild child("done-fg");
+  uint64_t before = backgroundReaper().stats().reaped;
+  ProcessResult r;
+  int pid = child.supervise(r);
+  EXPECT_FALSE(contains(backgroundReaper().pending(), pid));
+  EXPECT_EQ(backgroundReaper().stats().reaped, before);
+  EXPECT_TRUE(reapedAlready(pid));
+}
+
+TEST(Subprocess, BackgroundReaperListsAChildUntilItIsReaped) {
+  ProcessOptions o;
+  ChildProcess c = spawnProcess({"/bin/sh", "-c", "read line"}, o, /*pipeStdin=*/true);
+  ASSERT_TRUE(c.running());
+  uint64_t before = backgroundReaper().stats().reaped;
+  backgroundReaper().reap(c.pid);
+  // It waits on its stdin, so it cannot have been reaped yet.
+  EXPECT_TRUE(contains(backgroundReaper().pending(), c.pid));
+  close(c.stdinFd); // end of input: it exits
+  backgroundReaper().drain();
+  EXPECT_FALSE(contains(backgroundReaper().pending(), c.pid));
+  BackgroundReaper::Stats s = backgroundReaper().stats();
+  EXPECT_EQ(s.reaped, before + 1);
+  EXPECT_GT(s.maxSeconds, 0.0);
+  EXPECT_GE(s.totalSeconds, s.maxSeconds);
+  if (!c.outputPath.empty())
+    unlink(c.outputPath.c_str());
+}
+
+TEST(Subprocess, NiceIncrementLowersTheChildsPriority) {
+  ProcessOptions o;
+  ProcessResult base = runProcess({"nice"}, o); // prints its own nice value
+  ASSERT_TRUE(base.succeeded()) << base.describe();
+  o.niceIncrement = 5;
+  ProcessResult nicer = runProcess({"nice"}, o);
+  ASSERT_TRUE(nicer.succeeded()) << nicer.describe();
+  int before = std::stoi(base.output), after = std::stoi(nicer.output);
+  EXPECT_EQ(after, std::min(19, before + 5));
 }
 
 TEST(Subprocess, StderrApartFromStdout) {

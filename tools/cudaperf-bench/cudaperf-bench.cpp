@@ -94,6 +94,11 @@ support::ArgParser benchArgs(CommandLine &c) {
               [&](const std::string &v) { c.jobs = int(parseInteger(v, 1, 1024)); })
       .option("--eval-arg", "ARG", "passed on to cudaperf-eval, repeatable (--eval-arg=--configs=small)",
               [&](const std::string &v) { c.evalArgs.push_back(v); })
+      .option("--devices", "LIST", "GPUs cudaperf-eval spreads the candidates over: all (its default) or 0,1,...",
+              [&](const std::string &v) {
+                c.evalArgs.push_back("--devices");
+                c.evalArgs.push_back(v);
+              })
       .epilog("exit codes: 0 written; 1 the evaluator or the output failed; 2 bad usage; 3 bad suite or\n"
               "task; 4 bad candidate directory; 5 bad result file");
   return p;

@@ -116,7 +116,15 @@ support::ArgParser evalArgs(CommandLine &c) {
                 o.baselineReuse = int(parseInteger(v, 0, 1 << 30));
                 c.baselineReuseGiven = true;
               })
-      .flag("--no-spare-workers", "start each worker when needed, not ahead", [&] { o.spareWorkers = false; })
+      .option("--spare-workers", "N",
+              "workers started ahead per GPU, each creating its CUDA context while\n"
+              "earlier candidates run (default 2; 0: each worker started when needed)",
+              [&](const std::string &v) { o.spareWorkers = int(parseInteger(v, 0, 64)); })
+      .flag("--no-spare-workers", "the same as --spare-workers 0", [&] { o.spareWorkers = 0; })
+      .flag("--wait-worker-exit",
+            "the GPU's next candidate waits until the last worker's process has ended\n"
+            "(its CUDA context torn down; by default that happens beside the next candidate)",
+            o.waitWorkerExit)
       .option("--device-data-fraction", "X", "of each GPU's memory, at most, for the task data kept there (0.4)",
               [&](const std::string &v) { o.deviceDataFraction = parseNumber(v, 0, 1); })
       .option("--set-cache-limit-mib", "X", "expected outputs of an input set larger than this are not cached on disk (1024)",

@@ -201,6 +201,16 @@ int main(int argc, char **argv) {
               [&](const std::string &v) { o.evaluator.timeoutSeconds = support::parseNumber(v, 1); })
       .option("--gpu-slots", "N", "evaluations on the GPU at once (1)",
               [&](const std::string &v) { o.evaluator.gpuSlots = int(support::parseInteger(v, 1, 64)); })
+      .option("--devices", "LIST", "GPUs to spread evaluations over, --gpu-slots each: 0,1,... (default: "
+              "cudaperf-eval's choice); raise --jobs to keep them busy",
+              [&](const std::string &v) {
+                o.evaluator.devices.clear();
+                std::stringstream list(v);
+                for (std::string item; std::getline(list, item, ',');)
+                  o.evaluator.devices.push_back(int(support::parseInteger(item, 0, 1023)));
+                if (o.evaluator.devices.empty())
+                  throw support::SupportError("--devices: expected a list such as 0,1");
+              })
       .option("--jobs", "N", "requests handled at once in --batch and --serve (2)",
               [&](const std::string &v) { o.jobs = int(support::parseInteger(v, 1, 256)); })
       .option("--work-dir", "DIR", "where candidates given as source text are written (default: a temporary one)",

@@ -5,6 +5,7 @@
 //   fit     one training step of a random model of a given shape, for memory-fit measurements
 // The loop is short and linear: batches, forward, backward, step, a log line, eval every N steps.
 #include "cudaperf/Learn/ToolMain.h"
+#include "cudaperf/Learn/DataParallel.h"
 #include "cudaperf/Learn/Generation.h"
 #include "cudaperf/Learn/Manifest.h"
 #include "cudaperf/Learn/Progress.h"
@@ -56,6 +57,19 @@ std::string readFile(const fs::path &path) {
   s << in.rdbuf();
   return s.str();
 }
+
+// std::cerr discarded while it lives (data-parallel ranks other than 0); errors still reach the
+// terminal through runToolMain, after it is gone.
+class MutedStderr {
+public:
+  MutedStderr() : saved_(std::cerr.rdbuf(nullptr)) {}
+  ~MutedStderr() { std::cerr.rdbuf(saved_); }
+  MutedStderr(const MutedStderr &) = delete;
+  MutedStderr &operator=(const MutedStderr &) = delete;
+
+private:
+  std::streambuf *saved_;
+};
 
 // Runs f(i) for i in [0, n) on `threads` threads; the first exception is rethrown.
 void parallelFor(size_t n, unsigned threads, const std::function<void(size_t)> &f) {
@@ -213,6 +227,7 @@ struct SftArgs {
   double loraAlpha = 0, loraDropout = 0, tokenizerSampleMb = 8, shardMb = 15;
   uint64_t seed = 0;
   bool checkpointing = false;
+  DataParallelArgs dp;
 };
 
 int runSft(const std::vector<std::string> &argv) {
@@ -267,13 +282,23 @@ int runSft(const std::vector<std::string> &argv) {
            [&](const std::string &v) { a.seed = support::parseUnsigned(v); });
   p.option("--threads", "N", "LibTorch CPU threads (default 1)", integer(a.threads, 1, 256));
   p.option("--max-shard-mb", "MB", "largest checkpoint file (default 15)", number(a.shardMb, 0.01, 1e6));
+  declareDataParallelOptions(p, a.dp);
   if (p.parse(argv).helpRequested) return std::cout << p.help(), kExitOk;
   if (a.dataset.empty() || a.out.empty()) throw support::SupportError("--dataset and --out are required");
   if (a.loraRank > 0 && a.init.empty()) throw support::SupportError("--lora-rank needs --init (a model to adapt)");
   torch::set_num_threads(int(a.threads));
+  // Data parallel: every rank builds the same data, tokenizer and model (all deterministic), takes
+  // every W-th micro-batch of a step and divides its loss by the step's global target count, so the
+  // summed gradient is the one-process gradient; rank 0 writes every output.
+  std::unique_ptr<DataParallel> dp = openDataParallel(a.dp, a.device);
+  const bool root = dp->isRoot();
+  const int world = dp->worldSize();
   torch::Device device = parseDevice(a.device);
   torch::Dtype dtype = parseTorchDtype(a.dtype);
   auto start = Clock::now();
+  std::optional<MutedStderr> mute;
+  if (!root) mute.emplace(); // one voice: rank 0's
+  else if (world > 1) std::cerr << kProgram << ": data parallel: " << dp->describe() << "\n";
   fs::create_directories(a.out);
   fs::path checkpointDir = fs::path(a.out) / "checkpoint", stateDir = fs::path(a.out) / "state";
 
@@ -397,9 +422,18 @@ int runSft(const std::vector<std::string> &argv) {
     options.schedule.warmupSteps = state["options"]["schedule"].value("warmup_steps", options.schedule.warmupSteps);
   }
   Trainer trainer(model, options);
+  if (world > 1)
+    trainer.setGradientReducer([&dp](const std::vector<torch::Tensor> &params) { dp->reduceGradients(params); });
   if (!a.resume.empty()) {
     trainer.load(a.resume);
     std::cerr << kProgram << ": resumed " << a.resume << " at step " << trainer.stepsDone() << "\n";
+  }
+  {
+    std::vector<torch::Tensor> weights;
+    for (auto &[name, t] : trainer.trainable()) weights.push_back(t);
+    dp->checkSame(tensorChecksum(weights) + " " + std::to_string(train.examples.size()) + " " +
+                      std::to_string(trainBatches.size()) + " " + std::to_string(trainer.stepsDone()),
+                  "model, data or resumed step");
   }
   // The epoch order of micro-batches is a function of (seed, epoch), so a step number is a data position.
   auto microBatchAt = [&](int64_t k) {
@@ -412,14 +446,15 @@ int runSft(const std::vector<std::string> &argv) {
   std::cerr << kProgram << ": " << trainBatches.size() << " micro-batches of <= " << a.microTokens << " tokens, "
             << accumulation << " per step, " << stepsPerEpoch << " steps per epoch; planned " << plannedSteps << " steps\n";
 
-  std::ofstream log(fs::path(a.out) / "train-log.jsonl", a.resume.empty() ? std::ios::trunc : std::ios::app);
+  std::ofstream log;
+  if (root) log.open(fs::path(a.out) / "train-log.jsonl", a.resume.empty() ? std::ios::trunc : std::ios::app);
   std::vector<std::pair<double, double>> trainCurve, valCurve;
   auto evaluate = [&]() {
     torch::NoGradGuard noGrad;
     model->eval();
     double nll = 0;
     int64_t count = 0;
-    for (int64_t b = 0; b < std::min<int64_t>(a.evalBatches, int64_t(valBatches.size())); ++b) {
+    for (int64_t b = dp->rank(); b < std::min<int64_t>(a.evalBatches, int64_t(valBatches.size())); b += world) {
       // Spread over the sorted batches, so short and long examples are both measured.
       size_t index = size_t(b * int64_t(valBatches.size()) / std::max<int64_t>(1, std::min<int64_t>(a.evalBatches, int64_t(valBatches.size()))));
       TrainingBatch batch = toBatch(val.examples, valBatches[index], padId, device);
@@ -427,7 +462,8 @@ int runSft(const std::vector<std::string> &argv) {
       count += batch.targetCount;
     }
     model->train();
-    return count > 0 ? nll / double(count) : std::nan("");
+    std::vector<double> total = dp->sum({nll, double(count)});
+    return total[1] > 0 ? total[0] / total[1] : std::nan("");
   };
 
   Progress progress(plannedSteps);
@@ -443,12 +479,17 @@ int runSft(const std::vector<std::string> &argv) {
     int64_t step = trainer.stepsDone();
     auto stepStart = Clock::now();
     std::vector<TrainingBatch> micro;
-    int64_t targets = 0, tokens = 0;
-    for (int64_t j = 0; j < accumulation; ++j) {
+    int64_t targets = 0, tokens = 0, examples = 0;
+    for (int64_t j = dp->rank(); j < accumulation; j += world) { // this rank's micro-batches of the step
       const std::vector<size_t> &rows = trainBatches[microBatchAt(step * accumulation + j)];
       micro.push_back(toBatch(train.examples, rows, padId, device));
       targets += micro.back().targetCount;
+      examples += int64_t(rows.size());
       for (size_t i : rows) tokens += int64_t(train.examples[i].ids.size());
+    }
+    if (world > 1) { // the loss is per token of the whole step: the global count divides every rank's loss
+      std::vector<double> counts = dp->sum({double(targets), double(tokens), double(examples)});
+      targets = int64_t(counts[0]), tokens = int64_t(counts[1]), examples = int64_t(counts[2]);
     }
     trainer.zeroGrad();
     torch::Tensor lossSum = torch::zeros({}, torch::TensorOptions().device(device));
@@ -458,16 +499,17 @@ int runSft(const std::vector<std::string> &argv) {
       lossSum += nll.detach();
     }
     StepResult r = trainer.step();
-    lastLoss = lossSum.item<double>();
+    lastLoss = dp->sum(lossSum.item<double>());
     tokensSeen += tokens;
-    double seconds = since(stepStart);
+    double seconds = dp->fromRoot(since(stepStart));
+    double trainElapsed = dp->fromRoot(since(trainStart)); // rank 0's clock decides the time budget for all
     // A time budget: once the step time is known (after step 20: the first steps pay for kernel selection and
     // the allocator's growth), end the schedule where the budget ends. The estimate is redone at steps 50, 100,
     // 200, ... from the steps since the previous one: on the H200 the first 20 steps ran 5x slower than the
     // steady state (0.31 vs 0.06 s), so a single early estimate used 132 s of a 309 s budget.
-    if (r.step == firstStep + 10) { windowStartTime = since(trainStart); windowStart = r.step; }
+    if (r.step == firstStep + 10) { windowStartTime = trainElapsed; windowStart = r.step; }
     if (a.maxSeconds > 0 && windowStart >= 0 && r.step >= nextEstimateAt) {
-      double elapsed = since(trainStart);
+      double elapsed = trainElapsed;
       double stepSeconds = (elapsed - windowStartTime) / double(r.step - windowStart);
       windowStartTime = elapsed;
       windowStart = r.step;
@@ -485,7 +527,9 @@ int runSft(const std::vector<std::string> &argv) {
     }
     ordered_json line = {{"step", r.step}, {"loss", lastLoss}, {"lr", r.learningRate}, {"grad_norm", r.gradNorm},
                          {"skipped", r.skipped}, {"tokens", tokens}, {"target_tokens", targets},
-                         {"tokens_per_second", double(tokens) / seconds}, {"elapsed", since(trainStart)}};
+                         {"tokens_per_second", double(tokens) / seconds}, {"elapsed", trainElapsed},
+                         {"examples", examples}, {"examples_per_second", double(examples) / seconds}};
+    if (world > 1) line["world_size"] = world;
     trainCurve.emplace_back(double(r.step), lastLoss);
     if (r.step % a.evalEvery == 0 || r.step == options.schedule.totalSteps) {
       lastVal = evaluate();
@@ -499,12 +543,12 @@ int runSft(const std::vector<std::string> &argv) {
     std::snprintf(text, sizeof text, "loss %.3f val %s lr %.2e %.1fk tok/s", lastLoss, val.c_str(), r.learningRate,
                   double(tokens) / seconds / 1000);
     progress.update(r.step, text);
-    if (a.maxSeconds > 0 && since(trainStart) > a.maxSeconds && r.step < options.schedule.totalSteps) {
+    if (a.maxSeconds > 0 && trainElapsed > a.maxSeconds && r.step < options.schedule.totalSteps) {
       std::cerr << "\n" << kProgram << ": --max-seconds reached at step " << r.step << " of "
                 << options.schedule.totalSteps << "\n";
       break;
     }
-    if (a.saveEvery > 0 && r.step % a.saveEvery == 0) {
+    if (root && a.saveEvery > 0 && r.step % a.saveEvery == 0) {
       trainer.save(stateDir.string(), {{"total_steps", options.schedule.totalSteps}});
       tokenizer->save((stateDir / "tokenizer.json").string());
     }
@@ -516,6 +560,7 @@ int runSft(const std::vector<std::string> &argv) {
     valCurve.emplace_back(double(trainer.stepsDone()), lastVal);
     log << support::writeJson(ordered_json{{"step", trainer.stepsDone()}, {"val_loss", lastVal}}) << "\n";
   }
+  if (!root) return kExitOk; // rank 0 writes the checkpoint, state, curves and report
 
   // The checkpoint: bf16, Hugging Face layout, files small enough to travel.
   SaveOptions save;
@@ -553,7 +598,8 @@ int runSft(const std::vector<std::string> &argv) {
       {"options", {{"lr", a.lr}, {"warmup", options.schedule.warmupSteps}, {"batch_tokens", a.batchTokens},
                    {"micro_batch_tokens", a.microTokens}, {"max_seq_len", a.maxSeqLen}, {"seed", a.seed},
                    {"gradient_checkpointing", a.checkpointing}}},
-      {"total_seconds", since(start)}};
+      {"total_seconds", since(start)},
+      {"world_size", world}};
   std::ofstream(fs::path(a.out) / "sft-report.json") << support::writeJson(report, 2) << "\n";
   std::cerr << kProgram << ": " << trainer.stepsDone() << " steps in " << trainSeconds << " s; train loss " << lastLoss
             << ", validation loss " << lastVal << "; checkpoint in " << checkpointDir.string() << "\n";
@@ -631,7 +677,8 @@ int runSample(const std::vector<std::string> &argv) {
   o.sampling.topP = topP;
   o.stopTokenIds = policy->config.eosTokenIds;
   if (policy->config.padTokenId) o.padId = *policy->config.padTokenId;
-  int64_t extracted = 0, generatedTokens = 0;
+  int64_t extracted = 0, generatedTokens = 0, decodeSteps = 0;
+  double firstTokenSeconds = 0, decodeSeconds = 0;
   Progress progress(int64_t(rows.size()));
   for (size_t begin = 0; begin < rows.size(); begin += size_t(batchRows)) {
     size_t end = std::min(rows.size(), begin + size_t(batchRows));
@@ -641,7 +688,21 @@ int runSample(const std::vector<std::string> &argv) {
       prompts.push_back(rows[r].prompt);
       o.seeds.push_back(seed + uint64_t(rows[r].task) * uint64_t(perTask) + uint64_t(rows[r].sample));
     }
+    // The split of the batch's time (sample-summary.json): the prompts' forward pass + first pick, then
+    // decoding steps (each progress call follows a pick that waited for the device).
+    auto batchStart = Clock::now();
+    double firstStep = -1, lastStep = 0;
+    int64_t steps = 0;
+    o.progress = [&](int64_t, int64_t) {
+      double t = since(batchStart);
+      if (firstStep < 0) firstStep = t;
+      lastStep = t;
+      ++steps;
+    };
     std::vector<GeneratedSequence> result = generate(*policy, prompts, o);
+    firstTokenSeconds += std::max(0.0, firstStep);
+    decodeSeconds += lastStep - std::max(0.0, firstStep);
+    decodeSteps += std::max<int64_t>(0, steps - 1);
     for (size_t r = begin; r < end; ++r) {
       const GeneratedSequence &g = result[r - begin];
       const PolicyTask &task = tasks[rows[r].task];
@@ -669,10 +730,14 @@ int runSample(const std::vector<std::string> &argv) {
   ordered_json summary = {{"schema", "cudaperf-sample-summary/1"}, {"model", model}, {"split", split},
                           {"all_families", allFamilies}, {"tasks", tasks.size()}, {"samples", rows.size()},
                           {"extracted", extracted}, {"temperature", temperature}, {"top_p", topP},
-                          {"max_new_tokens", maxNew}, {"generated_tokens", generatedTokens}, {"seconds", seconds}};
+                          {"max_new_tokens", maxNew}, {"generated_tokens", generatedTokens}, {"seconds", seconds},
+                          {"first_token_seconds", firstTokenSeconds}, {"decode_steps", decodeSteps},
+                          {"decode_seconds_per_step", decodeSteps > 0 ? decodeSeconds / double(decodeSteps) : 0.0}};
   std::ofstream(fs::path(out) / "sample-summary.json") << support::writeJson(summary, 2) << "\n";
   std::cerr << kProgram << ": " << rows.size() << " samples for " << tasks.size() << " tasks, " << extracted
-            << " with a code block, " << generatedTokens << " tokens in " << seconds << " s\n";
+            << " with a code block, " << generatedTokens << " tokens in " << seconds << " s (prompts + first token "
+            << firstTokenSeconds << " s, " << decodeSteps << " decoding steps of "
+            << (decodeSteps > 0 ? decodeSeconds / double(decodeSteps) * 1000 : 0.0) << " ms)\n";
   return kExitOk;
 }
 
@@ -731,11 +796,17 @@ int runFit(const std::vector<std::string> &argv) {
 
 } // namespace
 
+namespace cudaperf::learn {
+int runDataParallelCheck(const std::vector<std::string> &argv); // dp-check.cpp
+}
+
 int main(int argc, char **argv) {
   return runSubcommands(kProgram, argc, argv,
                         {{"sft", "supervised fine-tuning on the dataset's train split (make sft)", runSft},
                          {"sample", "candidates for held-out tasks, for cudaperf-eval --batch", runSample},
                          {"fit", "one training step of a model shape (memory-fit measurements)", runFit},
+                         {"dp-check", "data parallelism against one process on this machine (one call per rank)",
+                          runDataParallelCheck},
 #ifdef CUDAPERF_HAVE_RL
                          {"rl", "multi-turn GRPO from the SFT checkpoint (make train)", runRlCommand},
                          {"eval-policy", "held-out evaluation, turn 1 and best-of-T (make eval-policy)", runEvalPolicyCommand},

@@ -68,4 +68,8 @@ cudaError_t firstByteNotEqual(DeviceScratch &scratch, const void *p, uint64_t by
 // mod 2^64: order-independent, so it is one parallel pass; any changed word changes it.
 cudaError_t checksumBytes(DeviceScratch &scratch, const void *p, uint64_t bytes, uint64_t &sum);
 
+// Loads every kernel above now instead of at its first launch (lazy loading, the CUDA default):
+// a worker started ahead does it before its job, so the candidate's time on the GPU has none of it.
+cudaError_t preloadKernels();
+
 } // namespace cudaperf::devicekernels

@@ -8,6 +8,7 @@
 //            the configured loss normalization (RlAdvantages.h), micro-batched by tokens.
 #pragma once
 
+#include "cudaperf/Learn/DataParallel.h"
 #include "cudaperf/Learn/Generation.h"
 #include "cudaperf/Learn/Prompt.h"
 #include "cudaperf/Learn/RlAdvantages.h"
@@ -69,9 +70,14 @@ struct RlUpdateStats {
 // epochs x miniBatches optimizer steps over the samples (mini-batches cut from a shuffle seeded by
 // `shuffleSeed`); behaviour log-probs are computed first when more than one step is taken, the
 // reference's when klCoef > 0 (`reference` null: the policy with LoRA off).
+// Data parallel (`dp` with W > 1): every rank passes the same samples (all of the step's, gathered);
+// the log-probs are computed a share per rank, each mini-batch's weights from the whole mini-batch,
+// its rows dealt to the ranks (row k to rank k mod W), and `trainer`'s gradient reducer (set by the
+// caller: DataParallel::reduceGradients) sums the gradients, so the update is the one-process update
+// up to summation order; the statistics returned are the whole mini-batches'.
 RlUpdateStats rlUpdate(CausalLmImpl &policy, Trainer &trainer, std::vector<RlSample> &samples,
                        const RlLossOptions &options, int64_t miniBatches, int64_t epochs, uint64_t shuffleSeed,
-                       CausalLmImpl *reference = nullptr);
+                       CausalLmImpl *reference = nullptr, DataParallel *dp = nullptr);
 
 // ---- rollout ----
 
@@ -86,6 +92,7 @@ struct RolloutOptions {
   int64_t contextTokens = 4096;      // prompt budget (fitPolicyPrompt)
   int64_t generationBatch = 64;
   uint64_t seed = 0;                 // row (task i, trajectory g, turn t) draws with mix(seed, i, g, t)
+  size_t firstGroup = 0;             // the step's index of tasks[0] (data parallel: a rank's share of the step's tasks)
 };
 
 struct TurnRecord {
@@ -104,15 +111,25 @@ struct RolloutStats {
   int64_t generatedTokens = 0, promptTokens = 0;
 };
 
-// Runs the episodes and scores every trajectory (env.score); records ordered by (group, trajectory, turn).
+// Runs the episodes and scores every trajectory (env.score); records ordered by (group, trajectory, turn),
+// group = firstGroup + the task's index (which also picks the rows' sampling streams).
 std::vector<TurnRecord> runEpisodes(CausalLmImpl &policy, const Tokenizer &tokenizer,
                                     const std::vector<RolloutTask> &tasks, RlEnvironment &environment,
                                     const RolloutOptions &options, RolloutStats *stats = nullptr,
                                     const std::function<void(const std::string &)> &progress = nullptr);
 
+// A record from its candidates.jsonl line (candidateLine in RlCommand.cpp): group, trajectory, turn,
+// the outcome, reward and return, without prompt and completion tokens. Statistics and evaluation
+// summaries are computed from these, so they are the same whether one rank or several made them.
+TurnRecord recordFromCandidateLine(const support::Json &line);
+
 // Group-normalized advantages into the records; the samples to learn from (records with a return
 // and a non-empty completion).
 std::vector<RlSample> samplesFromRecords(std::vector<TurnRecord> &records, const std::string &advantageScale);
+
+// Data parallel: every rank's samples (each made from its share of the step's task groups), in rank
+// order, on every rank: the step's samples in the order one process would have made them.
+std::vector<RlSample> gatherSamples(DataParallel &dp, const std::vector<RlSample> &mine);
 
 uint64_t mixSeed(uint64_t a, uint64_t b);
 

@@ -69,4 +69,39 @@ inline void setGeneratorState(const torch::Device &device, const torch::Tensor &
 
 inline std::string versionText() { return TORCH_VERSION; }
 
+// c10d (data parallelism, lib/Learn/DataParallel.cpp only: the headers are heavy, so a translation
+// unit asks for them by defining CUDAPERF_COMPAT_C10D). CMake defines CUDAPERF_HAVE_GLOO /
+// CUDAPERF_HAVE_NCCL after probing that the process groups compile and link with this LibTorch
+// (USE_C10D_GLOO / USE_C10D_NCCL guard the headers' contents; TorchConfig defines them only for
+// some builds: Debian's defines USE_C10D_GLOO, so they are defined here when the probe passed).
+// 1.13's ProcessGroupGloo derives from c10d::ProcessGroup, 2.x's (and ProcessGroupNCCL) from
+// c10d::Backend; DataParallel.cpp holds the concrete classes and calls only what both versions
+// share (allreduce(vector<Tensor>&, AllreduceOptions) -> Work::wait, TCPStoreOptions, FileStore).
+#ifdef CUDAPERF_COMPAT_C10D
+#if CUDAPERF_HAVE_GLOO && !defined(USE_C10D_GLOO)
+#define USE_C10D_GLOO 1
+#endif
+#if CUDAPERF_HAVE_NCCL && !defined(USE_C10D_NCCL)
+#define USE_C10D_NCCL 1
+#endif
+} // namespace cudaperf::learn::compat
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#if CUDAPERF_HAVE_GLOO
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#endif
+#if CUDAPERF_HAVE_NCCL
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+namespace cudaperf::learn::compat {
+#endif
+#ifndef CUDAPERF_HAVE_GLOO
+#define CUDAPERF_HAVE_GLOO 0
+#endif
+#ifndef CUDAPERF_HAVE_NCCL
+#define CUDAPERF_HAVE_NCCL 0
+#endif
+inline constexpr bool kHaveGloo = CUDAPERF_HAVE_GLOO;
+inline constexpr bool kHaveNccl = CUDAPERF_HAVE_NCCL;
+
 } // namespace cudaperf::learn::compat

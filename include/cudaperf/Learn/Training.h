@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -82,6 +83,10 @@ public:
   const TrainerOptions &options() const { return options_; }
   void setSchedule(const ScheduleOptions &schedule) { options_.schedule = schedule; } // e.g. a time budget
   std::vector<std::pair<std::string, torch::Tensor>> trainable() const;
+  // Called by step() with the trainable parameters before the norm is taken: data parallelism sums
+  // the gradients over the ranks here (DataParallel::reduceGradients), so clipping, the skip on
+  // non-finite gradients and the update see the global gradient on every rank alike.
+  void setGradientReducer(std::function<void(const std::vector<torch::Tensor> &)> reducer) { reducer_ = std::move(reducer); }
 
   // DIR/trainer_state.json (schema cudaperf-trainer-state/1: step, options, `extra` from the caller
   // such as the data position), trainable.safetensors (trainable weights, their dtype),
@@ -97,6 +102,7 @@ private:
   TrainerOptions options_;
   int64_t steps_ = 0;
   std::unique_ptr<State> state_;
+  std::function<void(const std::vector<torch::Tensor> &)> reducer_;
 };
 
 } // namespace cudaperf::learn

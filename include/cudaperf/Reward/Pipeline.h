@@ -38,11 +38,12 @@ struct EvaluatorOptions {
   bool counters = false;             // --counters
   std::vector<std::string> extraArgs; // passed through (--configs small, --budget-ms 50, ...)
   double timeoutSeconds = 900;       // the whole evaluation of one candidate
-  int gpuSlots = 1;                  // evaluations at once (compile-only: any number)
+  int gpuSlots = 1;                  // evaluations at once (per GPU of `devices`; compile-only: any number)
+  std::vector<int> devices;          // GPUs to spread candidates over (cudaperf-eval --devices D each); empty: its choice
 };
 
-// A fresh `cudaperf-eval TASK_DIR CANDIDATE --jsonl` per candidate; at most gpuSlots at once
-// unless compile-only.
+// A fresh `cudaperf-eval TASK_DIR CANDIDATE --jsonl` per candidate; at most gpuSlots at once (per
+// GPU of `devices`, the least busy first) unless compile-only.
 std::unique_ptr<Evaluator> makeProcessEvaluator(const EvaluatorOptions &options);
 
 struct AnalyzerOptions {

@@ -43,7 +43,8 @@ struct EvalOptions {
   uint64_t setCacheLimitBytes = uint64_t(1) << 30; // expected outputs of a set above this stay off the disk
   double memoryWaitSeconds = 30; // the evaluator's own allocations wait this long on a full GPU
   double leakLimitMiB = 1024;  // memory a candidate may keep allocated after returning
-  bool spareWorkers = true;    // start the next worker (and its context) ahead
+  int spareWorkers = 2;        // workers started ahead per GPU, each creating its context (0: none)
+  bool waitWorkerExit = false; // the GPU's next candidate waits until the last worker's process is gone
   int setupRetries = 20;       // workers started again when the GPU was full at their start (0.5 s to 4 s apart,
                                // about 66 s in all: 8 starts, 18 s, lost 2 of 200 to a neighbour holding the GPU)
   size_t queueLimit = 256;     // candidates waiting (submitted, not yet running) before submit blocks

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <set>
@@ -86,6 +87,7 @@ private:
   std::atomic<bool> running_{false};
   std::thread thread_;
   std::mutex mu_;
+  std::condition_variable stopped_; // wakes the sampling thread at once: stop() is on the GPU's time
   std::vector<GpuSample> samples_;
 };
 

@@ -22,6 +22,9 @@ struct ProcessOptions {
   // ignored in the child) instead of filling the disk.
   int64_t fileSizeLimit = 0;
   std::vector<std::string> extraEnv; // "NAME=value", added to (or replacing in) the environment
+  // Added to the child's nice value (0: as this process): work that may wait, such as builds
+  // queued ahead, yields the CPU to work that something waits for.
+  int niceIncrement = 0;
   // When set, the child is also killed (as timed out, with `stalled`) once this file has not
   // grown for stallSeconds: the worker appends a line before every step.
   std::string progressPath;
@@ -30,6 +33,10 @@ struct ProcessOptions {
   // its work: it is killed (with its group) right away instead of waited for, so a process's
   // teardown (a CUDA context's) does not delay whoever waits for its result.
   std::string doneMarker;
+  // With doneMarker: once the marker is seen and the group killed, the child is reaped by
+  // backgroundReaper() instead of here, so the kernel's cleanup of the dead process (a CUDA
+  // context's teardown in the driver, about a tenth of a second) is not waited for either.
+  bool reapInBackground = false;
 };
 
 struct ProcessResult {
@@ -74,6 +81,31 @@ ChildProcess spawnProcess(const std::vector<std::string> &argv, const ProcessOpt
 ProcessResult superviseProcess(ChildProcess &child, const ProcessOptions &options);
 // Kills the child's group and reaps it (a no-op for a finished one).
 void stopProcess(ChildProcess &child);
+
+// Reaps killed children on a thread of its own (ProcessOptions::reapInBackground). Until a child
+// is reaped its process still exists, and may still hold a GPU: pending() says which.
+class BackgroundReaper {
+public:
+  struct Stats {
+    uint64_t reaped = 0;
+    double totalSeconds = 0; // from hand-over to reaped, summed
+    double maxSeconds = 0;
+  };
+  // Takes a child whose group was killed; it must not be waited for elsewhere.
+  void reap(int pid);
+  std::vector<int> pending() const;
+  // Waits until every child handed over so far is reaped.
+  void drain();
+  Stats stats() const;
+
+private:
+  friend BackgroundReaper &backgroundReaper();
+  BackgroundReaper();
+  struct State;
+  State *state_; // never freed: its thread may be waiting on a child while the program exits
+};
+
+BackgroundReaper &backgroundReaper();
 
 // From now on SIGTERM, SIGINT and SIGHUP first kill the process group of every child still running
 // (each is in a group of its own, so a signal to this process alone would leave them running: a

@@ -11,6 +11,12 @@
 #endif
 static_assert(__CUDACC_VER_MAJOR__ * 1000 + __CUDACC_VER_MINOR__ * 10 == CUDA_VERSION,
               "__CUDACC_VER_* disagree with CUDA_VERSION");
+#ifndef __CUDA_ARCH_LIST__
+#error "__CUDA_ARCH_LIST__ is not defined"
+#endif
+#ifdef __CUDA_ARCH__
+static_assert(__CUDA_ARCH__ == __CUDA_ARCH_LIST__, "one architecture: the list is __CUDA_ARCH__");
+#endif
 
 // Cache-hint loads and stores, and __ldg.
 __global__ void hints(const float *in, float *out, const float4 *in4, float4 *out4) {

@@ -98,6 +98,10 @@ std::string Worker::setUp(bool &retryable) {
     retryable = e == cudaErrorMemoryAllocation;
     return "device scratch: " + cudaErrorText(e);
   }
+  if (cudaError_t e = devicekernels::preloadKernels()) {
+    retryable = e == cudaErrorMemoryAllocation;
+    return "loading the evaluator's kernels: " + cudaErrorText(e);
+  }
   return "";
 }
 
@@ -478,7 +482,13 @@ void Worker::run(const WorkerOptions &options) {
   } catch (const std::exception &e) {
     setupError(e.what());
   }
-  emit(event("start"));
+  Json start = event("start");
+  start["pool"] = options.pool;
+  if (options.contextSeconds >= 0)
+    start["context_seconds"] = options.contextSeconds;
+  if (options.contextWaitSeconds >= 0)
+    start["context_wait_seconds"] = options.contextWaitSeconds;
+  emit(std::move(start));
   emitDevice();
   openSharedData();
 

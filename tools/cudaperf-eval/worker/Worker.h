@@ -35,6 +35,11 @@ struct WorkerOptions {
   double memoryWaitSeconds = 30; // the worker's own allocations wait this long on a full device
   int outOfMemoryRetries = 5;    // calls repeated when the candidate's allocations found the device full
   int deviceIndex = 0;           // as the evaluator numbers its devices (reported)
+  // Where the time before the job went (reported in the "start" event): the CUDA context's
+  // set-up, and how long the job waited for it after the evaluator handed it over (a pool worker
+  // started ahead: 0 when it was ready; a worker started for the job: all of its set-up).
+  bool pool = false;
+  double contextSeconds = -1, contextWaitSeconds = -1;
 };
 
 struct Verdict {

@@ -15,6 +15,8 @@
 #include "cudaperf/Runtime/Task.h"
 #include "cudaperf/Support/ArgParser.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -24,6 +26,11 @@ using namespace cudaperf;
 using namespace cudaperf::worker;
 
 namespace {
+
+// CLOCK_MONOTONIC in seconds, as the evaluator's std::chrono::steady_clock (handed_at).
+double monotonicSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 struct Modes {
   bool probe = false, holder = false, pool = false;
@@ -110,7 +117,9 @@ int main(int argc, char **argv) {
   bool retryable = false;
   if (modes.pool) {
     // Context first, then wait for the job; a failure is reported once the job names the event file.
+    double began = monotonicSeconds();
     setUpError = worker.setUp(retryable);
+    double ready = monotonicSeconds();
     std::string line;
     if (!std::getline(std::cin, line))
       return 0; // the evaluator went away before giving a job
@@ -118,6 +127,11 @@ int main(int argc, char **argv) {
       Json job = support::parseJson(line, "job");
       std::vector<std::string> jobArgs = job.at("argv").get<std::vector<std::string>>();
       parseInto(args, jobArgs);
+      opt.pool = true;
+      opt.contextSeconds = ready - began;
+      // The evaluator's clock is the same monotonic clock (one machine).
+      if (const Json *handed = support::member(job, "handed_at"); handed && handed->is_number())
+        opt.contextWaitSeconds = std::max(0.0, ready - handed->get<double>());
     } catch (const std::exception &e) {
       if (!opt.eventsPath.empty() && openEvents(opt.eventsPath))
         setupError(std::string("bad job: ") + e.what());
@@ -135,8 +149,11 @@ int main(int argc, char **argv) {
   if (opt.taskDir.empty() || opt.deviceData.empty())
     args.usageError("--task and --device-data are required");
   opt.timingOptions.maxRuns = std::max(opt.timingOptions.maxRuns, opt.timingOptions.minRuns);
-  if (!modes.pool)
+  if (!modes.pool) {
+    double began = monotonicSeconds();
     setUpError = worker.setUp(retryable);
+    opt.contextSeconds = opt.contextWaitSeconds = monotonicSeconds() - began;
+  }
   if (!setUpError.empty())
     setupError(setUpError, retryable);
   worker.run(opt);
