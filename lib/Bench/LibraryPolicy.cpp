@@ -1,5 +1,7 @@
 #include "cudaperf/Bench/LibraryPolicy.h"
 
+#include "cudaperf/Support/Comments.h"
+
 #include <algorithm>
 #include <regex>
 
@@ -56,31 +58,10 @@ bool isKnownLibrary(const std::string &name) {
 
 std::string withoutComments(const std::string &source) {
   std::string out = source;
-  enum { Code, Line, Block, String, Char } state = Code;
-  for (size_t i = 0; i < out.size(); ++i) {
-    char c = out[i], next = i + 1 < out.size() ? out[i + 1] : '\0';
-    switch (state) {
-    case Code:
-      if (c == '/' && next == '/') { state = Line; out[i] = ' '; }
-      else if (c == '/' && next == '*') { state = Block; out[i] = ' '; out[++i] = ' '; }
-      else if (c == '"') state = String;
-      else if (c == '\'') state = Char;
-      break;
-    case Line:
-      if (c == '\n') state = Code;
-      else out[i] = ' ';
-      break;
-    case Block:
-      if (c == '*' && next == '/') { out[i] = ' '; out[++i] = ' '; state = Code; }
-      else if (c != '\n') out[i] = ' ';
-      break;
-    case String:
-    case Char:
-      if (c == '\\') ++i;
-      else if ((state == String && c == '"') || (state == Char && c == '\'') || c == '\n') state = Code;
-      break;
-    }
-  }
+  for (const support::CommentSpan &comment : support::commentSpans(source))
+    for (size_t i = comment.begin; i < comment.end; ++i)
+      if (out[i] != '\n')
+        out[i] = ' ';
   return out;
 }
 

@@ -2,6 +2,7 @@
 #include "cudaperf/Learn/Generation.h"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <sstream>
 
@@ -168,6 +169,9 @@ std::vector<GeneratedSequence> generate(CausalLmImpl &model, const std::vector<s
   std::vector<RowRandom> random;
   for (int64_t i = 0; i < B; ++i) random.emplace_back(o.seeds.empty() ? o.seed + uint64_t(i) : o.seeds[size_t(i)]);
 
+  auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  GenerationTiming timing;
   PaddedBatch batch = leftPad(prompts, o.padId, device);
   int64_t L = batch.ids.size(1), capacity = L + o.maxNewTokens;
   bool padded = false;
@@ -228,6 +232,13 @@ std::vector<GeneratedSequence> generate(CausalLmImpl &model, const std::vector<s
     }
     int64_t stillActive = 0;
     for (int64_t j : slots) stillActive += rows[size_t(active[size_t(j)])].done ? 0 : 1;
+    double now = elapsed();
+    if (step == 0) {
+      timing.firstTokenSeconds = now;
+    } else {
+      timing.decodeSteps = step;
+      timing.decodeSeconds = now - timing.firstTokenSeconds;
+    }
     if (o.progress) o.progress(step, stillActive);
     if (stillActive == 0) break;
 
@@ -267,6 +278,7 @@ std::vector<GeneratedSequence> generate(CausalLmImpl &model, const std::vector<s
       logits = model.logits(hidden.select(1, length)).to(torch::kFloat32);
     }
   }
+  if (o.timing) *o.timing = timing;
   std::vector<GeneratedSequence> out;
   out.reserve(rows.size());
   for (RowState &r : rows) {

@@ -1,52 +1,10 @@
 #include "cudaperf/Learn/SourceComments.h"
 
-#include <cctype>
+#include "cudaperf/Support/Comments.h"
 
 namespace cudaperf::learn {
 
 namespace {
-
-bool identifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// Where a literal opened by the quote at `open` ends (one past its closing quote, or the end).
-size_t quotedEnd(std::string_view s, size_t open) {
-  char quote = s[open];
-  size_t i = open + 1;
-  while (i < s.size() && s[i] != quote && s[i] != '\n') {
-    if (s[i] == '\\' && i + 1 < s.size())
-      ++i;
-    ++i;
-  }
-  return i < s.size() && s[i] == quote ? i + 1 : i;
-}
-
-// A raw string R"delim( ... )delim" whose R is at `r`: one past its end.
-size_t rawEnd(std::string_view s, size_t r) {
-  size_t paren = s.find('(', r + 2);
-  if (paren == std::string_view::npos || paren - (r + 2) > 16)
-    return quotedEnd(s, r + 1); // not a valid raw string: an ordinary one
-  std::string close = ")" + std::string(s.substr(r + 2, paren - (r + 2))) + "\"";
-  size_t end = s.find(close, paren + 1);
-  return end == std::string_view::npos ? s.size() : end + close.size();
-}
-
-// A pp-number from `i` (a digit, or a dot before one): digits, letters, dots, digit separators,
-// and the sign after an exponent letter.
-size_t numberEnd(std::string_view s, size_t i) {
-  ++i;
-  while (i < s.size()) {
-    char c = s[i];
-    if ((c == '+' || c == '-') && (s[i - 1] == 'e' || s[i - 1] == 'E' || s[i - 1] == 'p' || s[i - 1] == 'P'))
-      ++i;
-    else if (identifierChar(c) || c == '.')
-      ++i;
-    else if (c == '\'' && i + 1 < s.size() && identifierChar(s[i + 1]))
-      i += 2;
-    else
-      break;
-  }
-  return i;
-}
 
 void dropTrailingBlanks(std::string &out) {
   while (!out.empty() && (out.back() == ' ' || out.back() == '\t'))
@@ -58,75 +16,39 @@ void dropTrailingBlanks(std::string &out) {
 std::string stripComments(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  size_t i = 0;
   // Whether the current output line holds anything but blanks (a line that held only a comment goes).
   auto lineIsBlank = [&] {
     size_t start = out.rfind('\n');
     start = start == std::string::npos ? 0 : start + 1;
     return out.find_first_not_of(" \t", start) == std::string::npos;
   };
-  while (i < s.size()) {
-    char c = s[i];
-    if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
-      bool blank = lineIsBlank();
-      size_t j = i + 2;
-      while (j < s.size() && s[j] != '\n')
-        j += s[j] == '\\' && j + 1 < s.size() && s[j + 1] == '\n' ? 2 : 1;
+  size_t i = 0; // the next byte of `s` not yet copied or dropped
+  for (const support::CommentSpan &comment : support::commentSpans(s)) {
+    out.append(s.substr(i, comment.begin - i));
+    bool blank = lineIsBlank();
+    i = comment.end;
+    if (comment.line) {
       dropTrailingBlanks(out);
-      i = j < s.size() ? j + 1 : j; // with its newline when the line held only the comment
-      if (!blank && j < s.size())
-        out += '\n';
-      continue;
-    }
-    if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
-      size_t end = s.find("*/", i + 2);
-      bool blank = lineIsBlank();
-      i = end == std::string_view::npos ? s.size() : end + 2;
-      while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) // the comment and its blanks: one space
-        ++i;
-      bool atLineEnd = i >= s.size() || s[i] == '\n' || s[i] == '\r';
-      if (atLineEnd) {
-        dropTrailingBlanks(out);
-        if (blank && i < s.size()) // the comment filled its lines: they go, with the newline
-          i += s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n' ? 2 : 1;
-      } else if (!blank) {
-        dropTrailingBlanks(out);
-        out += ' '; // between code: one space, as the preprocessor does
+      if (i < s.size()) {
+        ++i; // with its newline when the line held only the comment
+        if (!blank)
+          out += '\n';
       }
       continue;
     }
-    if (c == '"' || c == '\'') {
-      size_t end = quotedEnd(s, i);
-      out.append(s.substr(i, end - i));
-      i = end;
-      continue;
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) // the comment and its blanks: one space
+      ++i;
+    bool atLineEnd = i >= s.size() || s[i] == '\n' || s[i] == '\r';
+    if (atLineEnd) {
+      dropTrailingBlanks(out);
+      if (blank && i < s.size()) // the comment filled its lines: they go, with the newline
+        i += s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n' ? 2 : 1;
+    } else if (!blank) {
+      dropTrailingBlanks(out);
+      out += ' '; // between code: one space, as the preprocessor does
     }
-    if (std::isdigit(static_cast<unsigned char>(c)) ||
-        (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
-      size_t end = numberEnd(s, i);
-      out.append(s.substr(i, end - i));
-      i = end;
-      continue;
-    }
-    if (identifierChar(c)) {
-      size_t end = i;
-      while (end < s.size() && identifierChar(s[end]))
-        ++end;
-      std::string_view word = s.substr(i, end - i);
-      out.append(word);
-      i = end;
-      if (i < s.size() && s[i] == '"' && !word.empty() && word.back() == 'R' &&
-          (word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR")) {
-        size_t stop = rawEnd(s, i - 1);
-        out.append(s.substr(i, stop - i));
-        i = stop;
-      }
-      // A prefixed literal (u8"x", L'x') continues with its quote at the next step.
-      continue;
-    }
-    out += c;
-    ++i;
   }
+  out.append(s.substr(std::min(i, s.size())));
   return out;
 }
 

@@ -340,17 +340,8 @@ int runGenerate(const std::vector<std::string> &args) {
   for (int64_t r = 0; r < repeat; ++r) {
     synchronize(device);
     auto start = std::chrono::steady_clock::now();
-    // Where the time goes: the first progress call comes after the prompt's forward pass and the first
-    // pick (which waits for the device), the later ones one decoding step apart.
-    double firstStep = -1, lastStep = 0;
-    int64_t steps = 0, lastActive = 0;
-    o.progress = [&](int64_t, int64_t active) {
-      double t = seconds(start);
-      if (firstStep < 0) firstStep = t;
-      lastStep = t;
-      lastActive = active;
-      ++steps;
-    };
+    GenerationTiming timing;
+    o.timing = &timing;
     result.clear();
     if (each) {
       for (const auto &one : prompts) result.push_back(generate(*model, {one}, o)[0]);
@@ -362,11 +353,10 @@ int runGenerate(const std::vector<std::string> &args) {
     int64_t generated = 0;
     for (const auto &g : result) generated += int64_t(g.tokens.size());
     ordered_json run = {{"seconds", s}, {"generated_tokens", generated}, {"tokens_per_second", double(generated) / s}};
-    if (!each && steps > 0) { // keys added: the split of a single batch's time
-      run["first_token_seconds"] = firstStep;
-      run["decode_steps"] = steps;
-      run["decode_seconds_per_step"] = steps > 1 ? (lastStep - firstStep) / double(steps - 1) : 0.0;
-      run["rows_active_at_end"] = lastActive;
+    if (!each && timing.firstTokenSeconds > 0) { // keys added: the split of a single batch's time
+      run["first_token_seconds"] = timing.firstTokenSeconds;
+      run["decode_steps"] = timing.decodeSteps + 1;
+      run["decode_seconds_per_step"] = timing.decodeSteps > 0 ? timing.decodeSeconds / double(timing.decodeSteps) : 0.0;
     }
     runs.push_back(run);
     std::cerr << kProgram << ": run " << r + 1 << "/" << repeat << ": " << generated << " tokens in " << s << " s ("

@@ -688,21 +688,12 @@ int runSample(const std::vector<std::string> &argv) {
       prompts.push_back(rows[r].prompt);
       o.seeds.push_back(seed + uint64_t(rows[r].task) * uint64_t(perTask) + uint64_t(rows[r].sample));
     }
-    // The split of the batch's time (sample-summary.json): the prompts' forward pass + first pick, then
-    // decoding steps (each progress call follows a pick that waited for the device).
-    auto batchStart = Clock::now();
-    double firstStep = -1, lastStep = 0;
-    int64_t steps = 0;
-    o.progress = [&](int64_t, int64_t) {
-      double t = since(batchStart);
-      if (firstStep < 0) firstStep = t;
-      lastStep = t;
-      ++steps;
-    };
+    GenerationTiming timing; // the split of the batch's time, for sample-summary.json
+    o.timing = &timing;
     std::vector<GeneratedSequence> result = generate(*policy, prompts, o);
-    firstTokenSeconds += std::max(0.0, firstStep);
-    decodeSeconds += lastStep - std::max(0.0, firstStep);
-    decodeSteps += std::max<int64_t>(0, steps - 1);
+    firstTokenSeconds += timing.firstTokenSeconds;
+    decodeSeconds += timing.decodeSeconds;
+    decodeSteps += timing.decodeSteps;
     for (size_t r = begin; r < end; ++r) {
       const GeneratedSequence &g = result[r - begin];
       const PolicyTask &task = tasks[rows[r].task];

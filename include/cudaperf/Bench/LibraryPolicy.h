@@ -26,7 +26,8 @@ std::optional<LibraryUse> findDisallowedLibrary(const std::string &source,
                                                 const std::vector<std::string> &launchedKernels,
                                                 const std::vector<std::string> &disallowed);
 
-// The source with // and /* */ comments replaced by spaces (string and character literals kept).
+// The source with // and /* */ comments replaced by spaces, newlines kept (support::commentSpans: string,
+// character and raw string literals are not comments).
 std::string withoutComments(const std::string &source);
 
 } // namespace cudaperf::bench

@@ -84,6 +84,14 @@ private:
   std::mt19937_64 engine_;
 };
 
+// Where a generate() call's time went: the prompts' forward pass with the first pick (which waits for
+// the device), then the decoding steps after it, each also ending in a pick that waits.
+struct GenerationTiming {
+  double firstTokenSeconds = 0;
+  int64_t decodeSteps = 0; // steps after the first
+  double decodeSeconds = 0;
+};
+
 struct GenerationOptions {
   int64_t maxNewTokens = 256;
   SamplingOptions sampling;
@@ -98,6 +106,7 @@ struct GenerationOptions {
   bool logProbs = false;              // also return each token's log-probability (below)
   // Called after each step with the step index and the rows still generating.
   std::function<void(int64_t step, int64_t activeRows)> progress;
+  GenerationTiming *timing = nullptr; // filled (overwritten) by each call when set
 };
 
 struct GeneratedSequence {
