@@ -71,7 +71,7 @@ inline std::string versionText() { return TORCH_VERSION; }
 
 // c10d (data parallelism, lib/Learn/DataParallel.cpp only: the headers are heavy, so a translation
 // unit asks for them by defining CUDAPERF_COMPAT_C10D). CMake defines CUDAPERF_HAVE_GLOO /
-// CUDAPERF_HAVE_NCCL after probing that the process groups compile and link with this LibTorch
+// CUDAPERF_HAVE_NCCL after probing that DataParallel.cpp's calls on each process group compile with this LibTorch
 // (USE_C10D_GLOO / USE_C10D_NCCL guard the headers' contents; TorchConfig defines them only for
 // some builds: Debian's defines USE_C10D_GLOO, so they are defined here when the probe passed).
 // 1.13's ProcessGroupGloo derives from c10d::ProcessGroup, 2.x's (and ProcessGroupNCCL) from
@@ -87,6 +87,7 @@ inline std::string versionText() { return TORCH_VERSION; }
 } // namespace cudaperf::learn::compat
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/csrc/distributed/c10d/Types.hpp> // ReduceOp, AllreduceOptions (2.x: not through the stores)
 #if CUDAPERF_HAVE_GLOO
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #endif
