@@ -236,6 +236,7 @@ static torch::Tensor rotaryInverseFrequencies(const ModelConfig &c) {
 
 CausalLmImpl::CausalLmImpl(const ModelConfig &c, const torch::TensorOptions &opts) : config(c), options(opts) {
   config.validate("model configuration");
+  if (opts.device().is_cuda()) compat::configureAttentionBackends();
   model = register_module("model", Backbone(c, options));
   if (!c.tieWordEmbeddings) lm_head = register_module("lm_head", Projection(c.hiddenSize, c.vocabSize, false, options));
   invFreq = rotaryInverseFrequencies(c).to(options.device());

@@ -2,9 +2,10 @@
 # Where the policy's sampling time goes on the GPU host (issue 20: RL rollouts sampled ~30x below the
 # batch-64 benchmark), in one command (<= 4 minutes):
 #   1. builds cudaperf-lm, cudaperf-train and cudaperf-dataset against the host's LibTorch;
-#   2. cudaperf-lm generate on the carried checkpoint (data/models/sft)
-#      at batch 96 and batch 1, random prompts of 128 and 1,500 tokens, 256 new tokens, EOS ignored: each
-#      run's first_token_seconds (prompt forward + first pick) and decode_seconds_per_step;
+#   2. cudaperf-lm generate on the carried checkpoint (data/models/sft) at batch 96, 32 and 1, random
+#      prompts of 128 and 1,500 tokens, 256 new tokens, EOS ignored, twice per process (the second run
+#      meets shapes the first has seen): first_token_seconds (prompt forward + first pick) and
+#      decode_seconds_per_step; one of them again with cuDNN's attention allowed (CUDAPERF_SDPA_CUDNN=1);
 #   3. the same sampling as scripts/gpu/sft.sh step 4 (32 held-out tasks x 3, temperature 0.8, 1,536 new
 #      tokens at most), with the timing keys of sample-summary.json;
 #   4. where nsys exists, a profile of one decode-heavy run (kernel time against CUDA API time).
@@ -42,24 +43,27 @@ model=(--model data/models/sft)
 [ -f data/models/sft/model.safetensors.index.json ] || { note "RESULT: FAILED (carry data/models/sft)"; pack; exit 1; }
 
 : > "$work/runs.jsonl"
-for spec in "96 128" "96 1500" "1 128" "1 1500" "32 1500"; do
+# "cudnn": the same run with cuDNN's attention allowed (CUDAPERF_SDPA_CUDNN=1, LibTorch's own choice),
+# the baseline of lib/Learn's default (off) in the same call.
+for spec in "96 1500 off" "96 1500 cudnn" "1 128 off" "32 1500 off" "96 128 off"; do
   set -- $spec
-  [ "$(left)" -lt 30 ] && break
-  log=$work/logs/generate-b$1-l$2.log
-  timeout "$(cap 60)" "$bin/cudaperf-lm" generate "${model[@]}" --device cuda --batch "$1" \
-    --random-prompt-length "$2" --max-new-tokens 256 --ignore-eos --temperature 0.8 --repeat 2 --quiet \
-    > "$log" 2>&1
-  note "generate batch $1 prompt $2: rc=$? $(grep -o '"runs":\[.*\]' "$log" | tail -1 | cut -c1-400)"
-  python3 - "$log" "$1" "$2" >> "$work/runs.jsonl" <<'PY'
+  [ "$(left)" -lt 45 ] && break
+  log=$work/logs/generate-b$1-l$2-$3.log
+  CUDAPERF_SDPA_CUDNN=$([ "$3" = cudnn ] && echo 1 || echo 0) timeout "$(cap 60)" "$bin/cudaperf-lm" generate \
+    "${model[@]}" --device cuda --batch "$1" --random-prompt-length "$2" --max-new-tokens 256 --ignore-eos \
+    --temperature 0.8 --repeat 2 --quiet > "$log" 2>&1
+  note "generate batch $1 prompt $2 cudnn attention $3: rc=$? $(grep -o '"runs":\[.*\]' "$log" | tail -1 | cut -c1-400)"
+  python3 - "$log" "$1" "$2" "$3" >> "$work/runs.jsonl" <<'PY'
 import json, sys
 for line in open(sys.argv[1]):
     if line.startswith('{"schema":"cudaperf-generation/1"'):
         doc = json.loads(line)
-        print(json.dumps({"batch": int(sys.argv[2]), "prompt_tokens": int(sys.argv[3]), "runs": doc["runs"]}))
+        print(json.dumps({"batch": int(sys.argv[2]), "prompt_tokens": int(sys.argv[3]),
+                          "cudnn_attention": sys.argv[4] == "cudnn", "runs": doc["runs"]}))
 PY
 done
 
-if [ "$(left)" -gt 90 ]; then
+if [ "$(left)" -gt 60 ]; then
   SECONDS=0
   timeout "$(cap 60)" "$bin/cudaperf-dataset" generate --out "$work/dataset" --kind c --jobs "$(nproc)" \
     > "$work/logs/dataset.log" 2>&1

@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include <cstdlib>
 #include <string>
 
 #define CUDAPERF_TORCH_AT_LEAST(major, minor)                                                              \
@@ -43,6 +44,27 @@ inline torch::Tensor attention(const torch::Tensor &q, const torch::Tensor &k, c
   }
   torch::Tensor probs = torch::softmax(scores, -1, torch::kFloat32).to(q.scalar_type());
   return torch::matmul(probs, v);
+}
+
+// Which fused attention kernels at::scaled_dot_product_attention may pick, set once per process before
+// a model runs on a GPU. LibTorch 2.x can pick cuDNN's attention on Hopper, and cuDNN builds an execution
+// graph for every new shape (measured on the H200, LibTorch 2.11: ~45 ms; decoding changes the key
+// length at every step, so every step of a first-time length paid it: 48 ms per step against 3 ms
+// once the shapes had been seen, data/eval-runs/2026-12-01-h200-gen). FlashAttention and the
+// memory-efficient kernels have no per-shape set-up, so cuDNN's is off unless CUDAPERF_SDPA_CUDNN=1.
+// Returns whether cuDNN attention stays enabled (false where this LibTorch has none).
+inline bool configureAttentionBackends() {
+#if CUDAPERF_TORCH_AT_LEAST(2, 4)
+  static const bool useCudnn = [] {
+    const char *v = std::getenv("CUDAPERF_SDPA_CUDNN");
+    bool on = v && std::string(v) == "1";
+    at::globalContext().setSDPUseCuDNN(on);
+    return on;
+  }();
+  return useCudnn;
+#else
+  return false;
+#endif
 }
 
 // Whether the fused kernel path exists in this LibTorch.
