@@ -5,7 +5,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
+#include <cstdio>
 #include <deque>
+#include <execinfo.h>
 #include <mutex>
 #include <cstdlib>
 #include <cstring>
@@ -43,14 +45,53 @@ void forgetGroup(pid_t pid) {
   }
 }
 
-extern "C" void killGroupsAndDie(int sig) {
+void killLiveGroups() {
   for (auto &slot : liveGroups)
     if (pid_t pid = slot.load(); pid > 0)
       kill(-pid, SIGKILL);
+}
+
+extern "C" void killGroupsAndDie(int sig) {
+  killLiveGroups();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+// The program name for reportFatalSignals' message (a fixed buffer: the handler may not allocate).
+char fatalProgram[64] = "cudaperf";
+
+extern "C" void reportFatalAndDie(int sig) {
+  // Only async-signal-safe calls: write, backtrace_symbols_fd (backtrace itself is safe once libgcc is
+  // loaded, which reportFatalSignals makes sure of), kill, signal, raise.
+  const char *name = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE"
+                     : sig == SIGILL ? "SIGILL" : "SIGABRT";
+  auto say = [](const char *text) { ssize_t ignored = write(STDERR_FILENO, text, strlen(text)); (void)ignored; };
+  say("\n");
+  say(fatalProgram);
+  say(": fatal signal ");
+  say(name);
+  say("; stack (addresses; symbols where exported):\n");
+  void *frames[64];
+  int n = backtrace(frames, 64);
+  backtrace_symbols_fd(frames, n, STDERR_FILENO);
+  killLiveGroups();
   signal(sig, SIG_DFL);
   raise(sig);
 }
 } // namespace
+
+void reportFatalSignals(const char *program) {
+  std::snprintf(fatalProgram, sizeof fatalProgram, "%s", program);
+  void *warm[1];
+  backtrace(warm, 1); // loads libgcc's unwinder now, not inside the handler
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) {
+    struct sigaction sa = {};
+    sa.sa_handler = reportFatalAndDie;
+    sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, nullptr);
+  }
+}
 
 void killChildrenOnTermination() {
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) {

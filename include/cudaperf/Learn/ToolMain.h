@@ -10,6 +10,7 @@
 #include "cudaperf/Learn/Training.h"
 #include "cudaperf/Learn/Transformer.h"
 #include "cudaperf/Support/Error.h"
+#include "cudaperf/Support/Subprocess.h"
 
 #include <functional>
 #include <iostream>
@@ -55,6 +56,7 @@ struct Subcommand {
 // PROGRAM COMMAND [options]: runs the command's handler under runToolMain; no command or an unknown
 // one is bad usage, `help` / --help lists the commands.
 inline int runSubcommands(const std::string &program, int argc, char **argv, const std::vector<Subcommand> &commands) {
+  support::reportFatalSignals(program.c_str()); // a crash names itself and its stack, and takes its children along
   std::string command = argc > 1 ? argv[1] : "";
   std::vector<std::string> args(argv + std::min(argc, 2), argv + argc);
   std::string names;

@@ -113,6 +113,13 @@ BackgroundReaper &backgroundReaper();
 // would. For programs that own their children (cudaperf-eval); call once, early in main.
 void killChildrenOnTermination();
 
+// From now on a fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) writes "PROGRAM: fatal
+// signal ... while running; stack:" and the stack's return addresses with the symbols the executable
+// exports (link with ENABLE_EXPORTS for its own) to stderr, kills every child's process group as
+// killChildrenOnTermination does, and ends the process as the signal would (the exit status shows it).
+// For the long-running learning programs, whose crash would otherwise be a bare "Segmentation fault".
+void reportFatalSignals(const char *program);
+
 // Directory of the running executable (to find the worker beside cudaperf-eval).
 std::string executableDir();
 
