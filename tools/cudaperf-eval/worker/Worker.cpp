@@ -79,8 +79,13 @@ void emitVerdict(const std::string &impl, const Verdict &v) {
 std::string Worker::setUp(bool &retryable) {
   retryable = false;
   WorkerAllocations own;
-  if (cudaError_t e = cudaSetDevice(0))
+  if (cudaError_t e = cudaSetDevice(0)) {
+    // From CUDA 12 cudaSetDevice creates the context itself: out of memory there is the device
+    // being full for a moment (a previous candidate's worker still exiting with all of it, measured
+    // on the H200 after allocate_all_memory), not a missing device.
+    retryable = e == cudaErrorMemoryAllocation;
     return "no usable CUDA device: " + cudaErrorText(e);
+  }
   if (cudaError_t e = cudaFree(nullptr)) {
     // Creating a context needs device memory: another process may have taken it all for a moment
     // (whatever the error says then), and nothing of the candidate has run yet.
