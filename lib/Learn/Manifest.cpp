@@ -29,7 +29,11 @@ std::vector<ManifestTask> readManifest(const std::string &datasetDir) {
       t.family = j.value("family", std::string());
       t.kind = j.value("kind", std::string());
       t.split = j.at("split").get<std::string>();
-      for (const support::Json &impl : j.at("implementations")) t.implementations.push_back(impl.at("file").get<std::string>());
+      for (const support::Json &impl : j.at("implementations")) {
+        t.implementations.push_back(impl.at("file").get<std::string>());
+        t.strategies.push_back(impl.value("strategies", std::vector<std::string>()));
+        t.expected.push_back(impl.value("expected", std::string()));
+      }
       tasks.push_back(std::move(t));
     } catch (const std::exception &e) {
       throw LearnError(path.string() + ": line " + std::to_string(number) + ": " + e.what());

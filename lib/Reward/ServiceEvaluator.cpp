@@ -77,15 +77,17 @@ private:
     std::vector<std::string> args = {options_.evalPath, "--serve"};
     if (options_.compileOnly) args.push_back("--compile-only");
     args.insert(args.end(), options_.extraArgs.begin(), options_.extraArgs.end());
+    // argv before fork: the trainer has threads (LibTorch's, the reward jobs), so the child may only make
+    // async-signal-safe calls until exec (an allocation there can wait forever on another thread's lock).
+    std::vector<char *> argv;
+    for (std::string &a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
     pid_t pid = fork();
     if (pid < 0) throw RewardError("cudaperf-eval --serve: fork: " + std::string(strerror(errno)));
     if (pid == 0) {
       dup2(in[0], 0);
       dup2(out[1], 1);
       setpgid(0, 0);
-      std::vector<char *> argv;
-      for (std::string &a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
       execv(argv[0], argv.data());
       _exit(127);
     }

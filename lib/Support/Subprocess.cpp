@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <deque>
 #include <execinfo.h>
+#include <ucontext.h>
 #include <mutex>
 #include <cstdlib>
 #include <cstring>
@@ -60,7 +61,16 @@ extern "C" void killGroupsAndDie(int sig) {
 // The program name for reportFatalSignals' message (a fixed buffer: the handler may not allocate).
 char fatalProgram[64] = "cudaperf";
 
-extern "C" void reportFatalAndDie(int sig) {
+// Writes `value` in hexadecimal (async-signal-safe, no formatting library).
+void writeHex(uintptr_t value) {
+  char text[2 + 16 + 1] = "0x";
+  for (int i = 0; i < 16; ++i) text[2 + i] = "0123456789abcdef"[(value >> (60 - 4 * i)) & 0xf];
+  text[18] = 0;
+  ssize_t ignored = write(STDERR_FILENO, text, 18);
+  (void)ignored;
+}
+
+extern "C" void reportFatalAndDie(int sig, siginfo_t *info, void *context) {
   // Only async-signal-safe calls: write, backtrace_symbols_fd (backtrace itself is safe once libgcc is
   // loaded, which reportFatalSignals makes sure of), kill, signal, raise.
   const char *name = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE"
@@ -70,7 +80,29 @@ extern "C" void reportFatalAndDie(int sig) {
   say(fatalProgram);
   say(": fatal signal ");
   say(name);
-  say("; stack (addresses; symbols where exported):\n");
+  if (info && sig != SIGABRT) {
+    say(" at address ");
+    writeHex(uintptr_t(info->si_addr));
+  }
+#if defined(__x86_64__) && defined(REG_RIP)
+  // The faulting instruction, and the return address on top of the stack: when the fault is a call
+  // through a bad pointer, the unwinder stops at the signal frame and that address names the caller.
+  if (context) {
+    const greg_t *regs = static_cast<const ucontext_t *>(context)->uc_mcontext.gregs;
+    void *pc = reinterpret_cast<void *>(regs[REG_RIP]);
+    say("\ninstruction: ");
+    backtrace_symbols_fd(&pc, 1, STDERR_FILENO);
+    uintptr_t sp = uintptr_t(regs[REG_RSP]);
+    if (sp != 0 && sp % sizeof(void *) == 0) {
+      void *top = *reinterpret_cast<void **>(sp);
+      say("top of stack (the caller, if a call jumped to a bad address): ");
+      backtrace_symbols_fd(&top, 1, STDERR_FILENO);
+    }
+  }
+#else
+  (void)context;
+#endif
+  say("stack (addresses; symbols where exported):\n");
   void *frames[64];
   int n = backtrace(frames, 64);
   backtrace_symbols_fd(frames, n, STDERR_FILENO);
@@ -86,8 +118,8 @@ void reportFatalSignals(const char *program) {
   backtrace(warm, 1); // loads libgcc's unwinder now, not inside the handler
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) {
     struct sigaction sa = {};
-    sa.sa_handler = reportFatalAndDie;
-    sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+    sa.sa_sigaction = reportFatalAndDie;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
     sigemptyset(&sa.sa_mask);
     sigaction(sig, &sa, nullptr);
   }

@@ -16,7 +16,7 @@
 # (training seconds, default 200), RL_TOTAL_SECONDS (whole-script deadline, default RL_SECONDS + 170),
 # RL_SEED (0), RL_SET (extra "--set K=V ..." for cudaperf-train rl), RL_ABLATIONS (0), RL_ABLATION_SECONDS
 # (default RL_SECONDS / 2 each), RL_RESUME_TAR (an rl-state.tar.gz of an earlier call: resume from it),
-# RL_ANALYZER (a cudaperf-analyze to run; default /tmp/cudaperf-analyzer/cudaperf-analyze when
+# RL_GDB (1: run cudaperf-train under gdb where the host has it), RL_ANALYZER (a cudaperf-analyze to run; default /tmp/cudaperf-analyzer/cudaperf-analyze when
 # scripts/gpu/validate.sh unpacked it earlier in the session, else none: the static terms are then neutral).
 # Writes OUTDIR/{summary.txt,rl.log,rl-report.tar.gz,rl-state.tar.gz[,ablations.tar.gz]}.
 # Commit: the summary table and curves into docs/training.md ("Results"); rl-state.tar.gz travels back
@@ -106,8 +106,12 @@ run_rl() { # DIR SECONDS [--set K=V]...
   local dir=$1 secs=$2; shift 2
   local eval_args='["--sets","2","--budget-ms","40","--timeout","30","--stall-timeout","10"]'
   [ "$evaluator" = serve ] && eval_args='["--jobs","12","--sets","2","--budget-ms","40","--timeout","30","--stall-timeout","10"]'
+  # RL_GDB=1 (where gdb exists): under gdb, every thread's stack printed if it stops on a signal.
+  local dbg=()
+  [ "${RL_GDB:-0}" = 1 ] && command -v gdb > /dev/null &&
+    dbg=(gdb -q -batch -ex "handle SIGPIPE nostop noprint" -ex run -ex "thread apply all bt 25" --args)
   # shellcheck disable=SC2086
-  timeout --kill-after=10 "$(cap $(( secs + 150 )))" "$bin/cudaperf-train" rl --config data/rl/h200.json --out "$dir" \
+  timeout --kill-after=10 "$(cap $(( secs + 150 )))" "${dbg[@]}" "$bin/cudaperf-train" rl --config data/rl/h200.json --out "$dir" \
     --set model="$sft" --set dataset="$dataset" --set seed="$seed" --set max_seconds="$secs" \
     --set evaluator="$evaluator" --set eval_path="$bin/cudaperf-eval" --set analyzer_path="$analyzer" \
     --set eval_args="$eval_args" "$@" ${RL_SET:-}

@@ -67,8 +67,9 @@ with open("manifest.jsonl", "w") as f:
         impls = sorted(os.listdir(os.path.join(d, "impls")))
         f.write(json.dumps({"task": os.path.basename(name), "dir": d, "family": "shipped",
                             "kind": "pytorch" if "/" in name else "c", "split": split,
-                            "implementations": [{"file": "impls/" + i, "strategies": [], "baseline": i == "baseline.cu",
-                                                 "expected": "neutral"} for i in impls]}) + "\n")
+                            "implementations": [{"file": "impls/" + i, "strategies": ["label_" + i[:-3]],
+                                                 "baseline": i == "baseline.cu",
+                                                 "expected": "neutral" if i == "baseline.cu" else "fast"} for i in impls]}) + "\n")
 EOF
 cat > sftshape.json <<'EOF'
 {"model_type":"qwen2","vocab_size":384,"hidden_size":32,"intermediate_size":64,"num_hidden_layers":1,
@@ -88,7 +89,17 @@ python3 -c "
 import json; rows=[json.loads(l) for l in open('run/train-log.jsonl')]
 assert [r['step'] for r in rows]==[1,2,3], rows; assert 'val_loss' in rows[1] and 'val_loss' in rows[2]
 r=json.load(open('run/sft-report.json')); assert r['steps']==3 and r['strategy_label_in_prompt'] is False and r['train']['tasks']==4, r
+# A two-turn example per training task with a baseline (neutral) and a fast implementation, unless too long.
+pairs = sum(1 for l in open('manifest.jsonl') for t in [json.loads(l)]
+            if t['split'] == 'train' and len(t['implementations']) > 1)
+n = r['train']['refinement_examples']; assert 0 < n <= pairs and r['train']['examples'] >= n, (n, pairs, r)
 " && echo "ok   sft log and report" || { echo "FAIL sft log/report"; fails=$((fails + 1)); }
+check "sft --refinement-examples off" 0 "$train" "${sft[@]}" --out run-single --steps 1 --refinement-examples off
+python3 -c "
+import json; a=json.load(open('run/sft-report.json'))['train']; b=json.load(open('run-single/sft-report.json'))['train']
+assert b['refinement_examples'] == 0 and b['examples'] == a['examples'] - a['refinement_examples'], (a, b)
+" && echo "ok   refinement examples off" || { echo "FAIL refinement examples off"; fails=$((fails + 1)); }
+check "sft --refinement-examples bad" 2 "$train" "${sft[@]}" --out run-bad --steps 1 --refinement-examples maybe
 check "the SFT checkpoint loads" 0 "$lm" generate --model run/checkpoint --prompt "Task: saxpy" --chat --max-new-tokens 4 --stop '```'
 # A run of 3 steps stopped after 2 and resumed gives run's third step exactly.
 check "sft stopped after step 2" 0 "$train" "${sft[@]}" --out run3 --steps 3 --stop-after-steps 2

@@ -100,6 +100,7 @@ struct Example {
   std::string prompt, answer;
   std::vector<int32_t> ids;
   size_t promptTokens = 0;
+  bool refinement = false; // a second turn: an earlier answer and its feedback in the prompt
 };
 
 struct ExampleSet {
@@ -108,8 +109,37 @@ struct ExampleSet {
   std::vector<std::string> skipReasons; // the first few
 };
 
+// The feedback of a refinement example (docs/training.md, "Refinement examples"). Only what is true of
+// the earlier answer by construction: a dataset implementation is correct, and its strategy labels say
+// what its code does; it was not timed.
+std::string refinementFeedback(const std::vector<std::string> &strategies) {
+  std::string what;
+  for (const std::string &s : strategies) {
+    std::string words = s;
+    std::replace(words.begin(), words.end(), '_', ' ');
+    what += (what.empty() ? "" : ", ") + words;
+  }
+  return "Outcome: ok, correct (a training example: not timed).\n" +
+         (what.empty() ? std::string() : "The code's strategy: " + what + ".\n");
+}
+
+// A task's refinement example: an implementation the generator expects to be slow (else the baseline)
+// as the earlier turn, one it expects to be fast as the answer. -1, -1 when the task has no such pair.
+std::pair<int, int> refinementPair(const ManifestTask &t) {
+  int fast = -1, slow = -1, neutral = -1;
+  for (size_t i = 0; i < t.expected.size(); ++i) {
+    if (t.expected[i] == "fast" && fast < 0) fast = int(i);
+    if (t.expected[i] == "slow" && slow < 0) slow = int(i);
+    if (t.expected[i] == "neutral" && neutral < 0) neutral = int(i);
+  }
+  int earlier = slow >= 0 ? slow : neutral;
+  return fast >= 0 && earlier >= 0 ? std::pair<int, int>{earlier, fast} : std::pair<int, int>{-1, -1};
+}
+
+// One example per implementation (the task's first turn); with `refinement`, also one two-turn example
+// per task that has a slow-then-fast pair (the turn the RL trainer's later turns ask for).
 ExampleSet buildExamples(const std::vector<ManifestTask> &tasks, const std::string &split,
-                         const std::set<std::string> &kinds, const PromptOptions &promptOptions) {
+                         const std::set<std::string> &kinds, const PromptOptions &promptOptions, bool refinement) {
   std::vector<const ManifestTask *> chosen;
   for (const ManifestTask &t : tasks)
     if (t.split == split && (kinds.empty() || kinds.count(t.kind))) chosen.push_back(&t);
@@ -117,10 +147,17 @@ ExampleSet buildExamples(const std::vector<ManifestTask> &tasks, const std::stri
   std::vector<std::string> errors(chosen.size());
   parallelFor(chosen.size(), hardwareThreads(), [&](size_t i) {
     try {
-      PolicyTask task = loadPolicyTask(chosen[i]->dir);
+      const ManifestTask &t = *chosen[i];
+      PolicyTask task = loadPolicyTask(t.dir);
       std::string prompt = renderPolicyPrompt(policyMessages(task, {}, promptOptions));
-      for (const std::string &file : chosen[i]->implementations)
-        perTask[i].push_back({prompt, candidateAnswer(readFile(fs::path(chosen[i]->dir) / file)), {}, 0});
+      std::vector<std::string> sources;
+      for (const std::string &file : t.implementations) sources.push_back(readFile(fs::path(t.dir) / file));
+      for (const std::string &source : sources) perTask[i].push_back({prompt, candidateAnswer(source), {}, 0, false});
+      if (auto [earlier, answer] = refinementPair(t); refinement && earlier >= 0) {
+        PolicyTurn turn{sources[size_t(earlier)], refinementFeedback(t.strategies[size_t(earlier)]), false};
+        perTask[i].push_back({renderPolicyPrompt(policyMessages(task, {turn}, promptOptions)),
+                              candidateAnswer(sources[size_t(answer)]), {}, 0, true});
+      }
     } catch (const std::exception &e) {
       errors[i] = chosen[i]->name + ": " + e.what();
     }
@@ -226,7 +263,7 @@ struct SftArgs {
   double epochs = 3, maxSeconds = 0, lr = 1e-3, minLrRatio = 0.1, weightDecay = 0.1, gradClip = 1.0;
   double loraAlpha = 0, loraDropout = 0, tokenizerSampleMb = 8, shardMb = 15;
   uint64_t seed = 0;
-  bool checkpointing = false;
+  bool checkpointing = false, refinement = true;
   DataParallelArgs dp;
 };
 
@@ -278,6 +315,13 @@ int runSft(const std::vector<std::string> &argv) {
   p.option("--lora-dropout", "X", "LoRA dropout (default 0)", number(a.loraDropout, 0, 0.99));
   p.option("--lora-targets", "LIST", "LoRA modules (default q_proj,k_proj,v_proj,o_proj)", a.loraTargets);
   p.flag("--gradient-checkpointing", "recompute each layer in backward (less memory)", a.checkpointing);
+  p.option("--refinement-examples", "on|off",
+           "also one two-turn example per task: a slow implementation with its feedback, then a fast one (default on)",
+           [&](const std::string &v) {
+             if (v != "on" && v != "off")
+               throw support::SupportError("--refinement-examples: expected on or off, got '" + v + "'");
+             a.refinement = v == "on";
+           });
   p.option("--seed", "N", "seed of the weights, the data order and dropout (default 0)",
            [&](const std::string &v) { a.seed = support::parseUnsigned(v); });
   p.option("--threads", "N", "LibTorch CPU threads (default 1)", integer(a.threads, 1, 256));
@@ -307,10 +351,14 @@ int runSft(const std::vector<std::string> &argv) {
   std::set<std::string> kinds;
   for (const std::string &k : splitList(a.kinds)) kinds.insert(k);
   PromptOptions promptOptions;
-  ExampleSet train = buildExamples(manifest, "train", kinds, promptOptions);
-  ExampleSet val = buildExamples(manifest, "val", kinds, promptOptions);
-  std::cerr << kProgram << ": " << train.examples.size() << " training examples from " << train.tasks << " tasks, "
-            << val.examples.size() << " validation examples from " << val.tasks << " tasks (" << since(start) << " s)\n";
+  ExampleSet train = buildExamples(manifest, "train", kinds, promptOptions, a.refinement);
+  ExampleSet val = buildExamples(manifest, "val", kinds, promptOptions, a.refinement);
+  auto refinements = [](const ExampleSet &set) {
+    return std::count_if(set.examples.begin(), set.examples.end(), [](const Example &e) { return e.refinement; });
+  };
+  std::cerr << kProgram << ": " << train.examples.size() << " training examples (" << refinements(train)
+            << " refinement) from " << train.tasks << " tasks, " << val.examples.size() << " validation examples ("
+            << refinements(val) << " refinement) from " << val.tasks << " tasks (" << since(start) << " s)\n";
   for (const std::string &why : train.skipReasons) std::cerr << kProgram << ": skipped " << why << "\n";
   if (train.examples.empty()) throw ModelError(a.dataset + ": no training examples (kinds " + a.kinds + ")");
 
@@ -581,8 +629,10 @@ int runSft(const std::vector<std::string> &argv) {
       {"schema", "cudaperf-sft-report/1"},
       {"dataset", a.dataset},
       {"train", {{"tasks", train.tasks}, {"examples", train.examples.size()}, {"tokens", trainTokens},
-                 {"answer_tokens", answerTokens}, {"dropped_too_long", droppedTrain}, {"skipped_tasks", train.skippedTasks}}},
-      {"val", {{"tasks", val.tasks}, {"examples", val.examples.size()}, {"dropped_too_long", droppedVal}}},
+                 {"answer_tokens", answerTokens}, {"dropped_too_long", droppedTrain}, {"skipped_tasks", train.skippedTasks},
+                 {"refinement_examples", refinements(train)}}},
+      {"val", {{"tasks", val.tasks}, {"examples", val.examples.size()}, {"dropped_too_long", droppedVal},
+               {"refinement_examples", refinements(val)}}},
       {"strategy_label_in_prompt", false},
       {"tokenizer", {{"source", tokenizerSource}, {"vocab_size", tokenizer->vocabSize()}}},
       {"model", {{"architecture", model->config.architecture()}, {"parameters", model->config.parameterCount()},

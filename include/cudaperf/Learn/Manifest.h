@@ -14,6 +14,10 @@ namespace cudaperf::learn {
 struct ManifestTask {
   std::string name, dir, family, kind, split;  // dir: joined with the dataset directory
   std::vector<std::string> implementations;     // files relative to the task directory
+  // Per implementation (same order; empty where the manifest has none): the generator's strategy
+  // labels and its expectation against the baseline ("fast", "neutral", "slow").
+  std::vector<std::vector<std::string>> strategies;
+  std::vector<std::string> expected;
 };
 
 // Throws LearnError naming the file and line of a malformed entry, or "no tasks".
