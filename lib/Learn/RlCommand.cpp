@@ -9,6 +9,7 @@
 #include "cudaperf/Learn/ToolMain.h"
 #include "cudaperf/Support/ArgParser.h"
 #include "cudaperf/Support/Sha256.h"
+#include "cudaperf/Support/Subprocess.h"
 
 #include <algorithm>
 #include <chrono>
@@ -490,10 +491,11 @@ int runRlCommand(const std::vector<std::string> &argv) {
   auto saveState = [&](int64_t step) {
     if (!root) return; // the state is every rank's (the same weights and optimizer): rank 0 writes it
     fs::path tmp = out / "state.tmp";
-    fs::remove_all(tmp);
+    std::string why;
+    if (!support::removeTree(tmp.string(), &why)) throw LearnError("cannot clear " + tmp.string() + ": " + why);
     trainer.save(tmp.string(), Json{{"rl_step", step}, {"elapsed", elapsedBefore + since(runStart)},
                                     {"config_sha256", support::sha256Hex(support::writeJson(rlConfigToJson(c)))}});
-    fs::remove_all(state);
+    if (!support::removeTree(state.string(), &why)) throw LearnError("cannot replace " + state.string() + ": " + why);
     fs::rename(tmp, state);
   };
   auto runEval = [&](const std::string &label, int64_t step) {

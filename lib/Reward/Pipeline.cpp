@@ -223,10 +223,8 @@ RewardPipeline::RewardPipeline(RewardConfig config, std::unique_ptr<Evaluator> e
 }
 
 RewardPipeline::~RewardPipeline() {
-  if (ownsWorkDir_) {
-    std::error_code ec;
-    fs::remove_all(workDir_, ec);
-  }
+  if (ownsWorkDir_)
+    support::removeTree(workDir_); // not fs::remove_all: see removeTree (the trainer links LibTorch)
 }
 
 std::string RewardPipeline::describe() const {

@@ -12,7 +12,9 @@
 #include <mutex>
 #include <cstdlib>
 #include <cstring>
+#include <cerrno>
 #include <fcntl.h>
+#include <ftw.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -144,6 +146,36 @@ std::string ProcessResult::describe() const {
   if (exited)
     return "exit status " + std::to_string(exitCode);
   return "signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
+}
+
+namespace {
+// nftw's callback has no user argument: the first failure of the current removeTree (one at a time).
+std::mutex removeTreeMutex;
+std::string removeTreeError;
+
+int removeEntry(const char *path, const struct stat *, int, struct FTW *) {
+  if (remove(path) != 0 && errno != ENOENT && removeTreeError.empty())
+    removeTreeError = std::string(path) + ": " + strerror(errno);
+  return 0; // keep going: remove what can be removed
+}
+} // namespace
+
+bool removeTree(const std::string &path, std::string *error) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT)
+      return true; // nothing there
+    if (error)
+      *error = path + ": " + strerror(errno);
+    return false;
+  }
+  std::lock_guard<std::mutex> lock(removeTreeMutex);
+  removeTreeError.clear();
+  if (nftw(path.c_str(), removeEntry, 16, FTW_DEPTH | FTW_PHYS) != 0 && removeTreeError.empty())
+    removeTreeError = path + ": " + strerror(errno);
+  if (error)
+    *error = removeTreeError;
+  return removeTreeError.empty() && lstat(path.c_str(), &st) != 0;
 }
 
 std::string executableDir() {

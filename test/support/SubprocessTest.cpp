@@ -233,3 +233,57 @@ TEST(Subprocess, TerminationOfTheOwnerKillsItsChildren) {
   EXPECT_NE(access(marker.c_str(), F_OK), 0) << "the owner's child outlived its SIGTERM";
   unlink(marker.c_str());
 }
+
+TEST(Subprocess, RemoveTreeRemovesNestedFilesAndLinksNotTheirTargets) {
+  std::string root = testing::TempDir() + "/cudaperf-tree-" + std::to_string(getpid());
+  std::string outside = root + "-outside";
+  ASSERT_EQ(system(("rm -rf " + root + " " + outside + "; mkdir -p " + root + "/a/b " + outside +
+                    " && touch " + root + "/a/b/f " + root + "/g " + outside + "/kept && ln -s " + outside + " " +
+                    root + "/a/link").c_str()),
+            0);
+  std::string error = "unchanged";
+  EXPECT_TRUE(removeTree(root, &error)) << error;
+  EXPECT_EQ(error, "");
+  EXPECT_NE(access(root.c_str(), F_OK), 0) << "the tree is still there";
+  EXPECT_EQ(access((outside + "/kept").c_str(), F_OK), 0) << "a symbolic link was followed";
+  EXPECT_TRUE(removeTree(root)) << "nothing there is success";
+  std::string file = outside + "/kept";
+  EXPECT_TRUE(removeTree(file)) << "a plain file is removed too";
+  EXPECT_NE(access(file.c_str(), F_OK), 0);
+  removeTree(outside);
+}
+
+TEST(Subprocess, RemoveTreeReportsWhatItCouldNotReach) {
+  std::string file = testing::TempDir() + "/cudaperf-plain-" + std::to_string(getpid());
+  std::ofstream(file) << "x";
+  std::string error;
+  EXPECT_FALSE(removeTree(file + "/below", &error)) << "a path under a plain file is neither there nor gone";
+  EXPECT_NE(error.find("Not a directory"), std::string::npos) << error;
+  unlink(file.c_str());
+}
+
+TEST(Subprocess, FatalSignalReportNamesTheProgramAndTheFaultingAddress) {
+  int out[2];
+  ASSERT_EQ(pipe(out), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    dup2(out[1], STDERR_FILENO);
+    close(out[0]);
+    reportFatalSignals("crash-test");
+    volatile int *nowhere = nullptr;
+    *nowhere = 1; // SIGSEGV at address 0
+    _exit(0);
+  }
+  close(out[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;)
+    text.append(buf, size_t(n));
+  close(out[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) << "the process ends as the signal would end it";
+  EXPECT_NE(text.find("crash-test: fatal signal SIGSEGV at address 0x0000000000000000"), std::string::npos) << text;
+  EXPECT_NE(text.find("stack"), std::string::npos) << text;
+}

@@ -123,4 +123,11 @@ void reportFatalSignals(const char *program);
 // Directory of the running executable (to find the worker beside cudaperf-eval).
 std::string executableDir();
 
+// Removes `path` and, for a directory, everything under it (symbolic links removed, never followed);
+// true when nothing is left there, else false with the first failure in `error`. Instead of
+// std::filesystem::remove_all in every program that links LibTorch: on the GPU host the wheel's
+// libtorch.so exports its own copy of remove_all, which the dynamic linker binds first, and that copy
+// jumped to address 0 on a non-empty directory (the RL trainer's second state save, H200, LibTorch 2.11).
+bool removeTree(const std::string &path, std::string *error = nullptr);
+
 } // namespace cudaperf::support
