@@ -6,6 +6,7 @@
 #      prompts of 128 and 1,500 tokens, 256 new tokens, EOS ignored, twice per process (the second run
 #      meets shapes the first has seen): first_token_seconds (prompt forward + first pick) and
 #      decode_seconds_per_step; one of them again with cuDNN's attention allowed (CUDAPERF_SDPA_CUDNN=1);
+#   2b. 16 left-padded rows of 300-1,800 tokens (an RL step's batch shape: the attention mask path);
 #   3. the same sampling as scripts/gpu/sft.sh step 4 (32 held-out tasks x 3, temperature 0.8, 1,536 new
 #      tokens at most), with the timing keys of sample-summary.json;
 #   4. where nsys exists, a profile of one decode-heavy run (kernel time against CUDA API time).
@@ -62,6 +63,28 @@ for line in open(sys.argv[1]):
                           "cudnn_attention": sys.argv[4] == "cudnn", "runs": doc["runs"]}))
 PY
 done
+
+# Left-padded: 16 rows of 300 to 1,900 random token ids, the shape of an RL step's batch (mask path).
+python3 - "$work/padded.jsonl" <<'PY'
+import json, random, sys
+r = random.Random(0)
+with open(sys.argv[1], "w") as f:
+    for i in range(16):
+        f.write(json.dumps({"ids": [r.randrange(4, 1800) for _ in range(300 + i * 100)]}) + "\n")
+PY
+if [ "$(left)" -gt 45 ]; then
+  log=$work/logs/generate-padded16.log
+  timeout "$(cap 60)" "$bin/cudaperf-lm" generate "${model[@]}" --device cuda --prompts-file "$work/padded.jsonl" \
+    --max-new-tokens 256 --ignore-eos --temperature 0.8 --repeat 2 --quiet > "$log" 2>&1
+  note "generate 16 left-padded rows, prompts 300-1800: rc=$? $(grep -o '"runs":\[.*\]' "$log" | tail -1 | cut -c1-400)"
+  python3 - "$log" >> "$work/runs.jsonl" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    if line.startswith('{"schema":"cudaperf-generation/1"'):
+        print(json.dumps({"batch": 16, "prompt_tokens": "300-1800 (left-padded)", "cudnn_attention": False,
+                          "runs": json.loads(line)["runs"]}))
+PY
+fi
 
 if [ "$(left)" -gt 60 ]; then
   SECONDS=0
