@@ -24,6 +24,18 @@ struct EvalModeScope {
   explicit EvalModeScope(CausalLmImpl &m) : model(m), wasTraining(m.is_training()) { model.eval(); }
   ~EvalModeScope() { model.train(wasTraining); }
 };
+
+// Merged copies of the adapted weights for the duration of one generate() call (GenerationOptions::mergeLora).
+struct MergedLoraScope {
+  CausalLmImpl &model;
+  bool on;
+  MergedLoraScope(CausalLmImpl &m, bool want) : model(m), on(want && m.hasLora()) {
+    if (on) model.setMergedLoraCopies(true);
+  }
+  ~MergedLoraScope() {
+    if (on) model.setMergedLoraCopies(false);
+  }
+};
 } // namespace
 
 TemperatureStep::TemperatureStep(double t) : temperature_(t) {
@@ -159,6 +171,7 @@ std::vector<GeneratedSequence> generate(CausalLmImpl &model, const std::vector<s
 
   EvalModeScope evalMode(model);
   torch::NoGradGuard noGrad;
+  MergedLoraScope mergedLora(model, o.mergeLora);
   const torch::Device device = model.options.device();
   SamplerChain chain = SamplerChain::fromOptions(o.sampling);
   double logProbTemperature = o.sampling.greedy ? 1.0 : o.sampling.temperature;

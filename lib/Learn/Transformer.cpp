@@ -57,6 +57,7 @@ ProjectionImpl::ProjectionImpl(int64_t in, int64_t out, bool withBias, const tor
 }
 
 torch::Tensor ProjectionImpl::forward(const torch::Tensor &x) {
+  if (merged.defined() && loraEnabled) return torch::linear(x, merged, bias);
   torch::Tensor y = torch::linear(x, weight, bias);
   if (loraA.defined() && loraEnabled) {
     torch::Tensor input = (loraDropout > 0 && is_training()) ? torch::dropout(x, loraDropout, true) : x;
@@ -81,7 +82,16 @@ void ProjectionImpl::attachLora(int64_t rank, double alpha, double dropout) {
   loraDropout = dropout;
 }
 
+void ProjectionImpl::setMergedCopy(bool on) {
+  merged = torch::Tensor();
+  if (!on || !loraA.defined()) return;
+  torch::NoGradGuard noGrad;
+  merged = (weight.to(torch::kFloat32) + torch::matmul(loraB.to(torch::kFloat32), loraA.to(torch::kFloat32)) * loraScaling)
+               .to(weight.scalar_type());
+}
+
 void ProjectionImpl::mergeLora() {
+  merged = torch::Tensor();
   if (!loraA.defined()) return;
   torch::NoGradGuard noGrad;
   weight.add_((torch::matmul(loraB.to(torch::kFloat32), loraA.to(torch::kFloat32)) * loraScaling).to(weight.scalar_type()));
@@ -320,6 +330,10 @@ void CausalLmImpl::setLoraEnabled(bool enabled) {
 
 void CausalLmImpl::mergeLora() {
   forEachProjection(*this, [&](const std::string &, const std::string &, ProjectionImpl &p) { p.mergeLora(); });
+}
+
+void CausalLmImpl::setMergedLoraCopies(bool on) {
+  forEachProjection(*this, [&](const std::string &, const std::string &, ProjectionImpl &p) { p.setMergedCopy(on); });
 }
 
 bool CausalLmImpl::hasLora() const {

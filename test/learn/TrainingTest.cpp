@@ -225,6 +225,30 @@ TEST(Training, LoraStepChangesOnlyAdaptersAndMergesExactly) {
   CausalLm fresh = tinyModel("qwen2", 47);
   loadLoraAdapter(*fresh, adapterDir.string());
   EXPECT_TRUE(lastLogits(*fresh, probe).equal(adapted));
+  // Generation with merged copies of the adapted weights (the default) samples what the adapter path
+  // samples, and leaves the adapter path in place afterwards.
+  {
+    GenerationOptions g;
+    g.maxNewTokens = 12;
+    g.sampling.greedy = true;
+    std::vector<std::vector<int32_t>> prompts = {probe, {2, 7, 1, 8}};
+    g.mergeLora = false;
+    auto viaAdapters = generate(*m, prompts, g);
+    g.mergeLora = true;
+    auto viaMerged = generate(*m, prompts, g);
+    for (size_t i = 0; i < prompts.size(); ++i) EXPECT_EQ(viaMerged[i].tokens, viaAdapters[i].tokens) << "row " << i;
+    m->setMergedLoraCopies(true);
+    torch::Tensor mergedLogits = lastLogits(*m, probe);
+    m->setMergedLoraCopies(false);
+    EXPECT_LT(maxAbsDiff(mergedLogits, adapted), 1e-5);
+    EXPECT_FALSE(mergedLogits.equal(adapted)) << "the merged copy was not used";
+    EXPECT_TRUE(lastLogits(*m, probe).equal(adapted)) << "the copies were not cleared";
+    m->setLoraEnabled(false);
+    m->setMergedLoraCopies(true);
+    EXPECT_TRUE(lastLogits(*m, probe).equal(baseLogits)) << "adapters off means the base, copies or not";
+    m->setMergedLoraCopies(false);
+    m->setLoraEnabled(true);
+  }
   // In-place merge.
   m->mergeLora();
   EXPECT_FALSE(m->hasLora());

@@ -104,6 +104,10 @@ struct GenerationOptions {
   int64_t padId = 0;
   bool useCache = true;               // false: every step re-runs the whole sequence (tests, checks)
   bool logProbs = false;              // also return each token's log-probability (below)
+  // A model with LoRA adapters generates with merged copies of its adapted weights (one product per
+  // projection instead of three; the copies cost that weight memory once more while generating).
+  // The sampled distribution differs from the adapter path's only by rounding. false: the adapter path.
+  bool mergeLora = true;
   // Called after each step with the step index and the rows still generating.
   std::function<void(int64_t step, int64_t activeRows)> progress;
   GenerationTiming *timing = nullptr; // filled (overwritten) by each call when set

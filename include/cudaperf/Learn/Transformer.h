@@ -57,8 +57,11 @@ struct ProjectionImpl : torch::nn::Module {
   void attachLora(int64_t rank, double alpha, double dropout);
   void mergeLora();  // W += B A * scaling; adapters removed
   bool hasLora() const { return loraA.defined(); }
+  // Inference only: a copy of W + B A * scaling that forward uses instead of the three products while
+  // it is set and the adapter is enabled (cleared: the adapter path again). Not a parameter.
+  void setMergedCopy(bool on);
 
-  torch::Tensor weight, bias, loraA, loraB;
+  torch::Tensor weight, bias, loraA, loraB, merged;
   double loraScaling = 0, loraDropout = 0;
   bool loraEnabled = true; // false: the base projection only (the RL trainer's reference policy)
 };
@@ -141,6 +144,10 @@ struct CausalLmImpl : torch::nn::Module {
   void setLoraEnabled(bool enabled);
   void mergeLora();
   bool hasLora() const;
+  // Each adapted projection computes with a merged copy of its weight (on) or its adapter again (off):
+  // generate() turns it on for its duration, so a rollout costs one product per projection, not three.
+  // The copies take the adapted projections' weight memory once more while on.
+  void setMergedLoraCopies(bool on);
   std::vector<torch::Tensor> loraParameters();
   // HF names of the adapters ("model.layers.0.self_attn.q_proj.lora_A") with their tensors.
   std::vector<std::pair<std::string, torch::Tensor>> namedLoraParameters();
