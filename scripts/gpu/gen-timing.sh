@@ -6,7 +6,8 @@
 #      prompts of 128 and 1,500 tokens, 256 new tokens, EOS ignored, twice per process (the second run
 #      meets shapes the first has seen): first_token_seconds (prompt forward + first pick) and
 #      decode_seconds_per_step; one of them again with cuDNN's attention allowed (CUDAPERF_SDPA_CUDNN=1);
-#   2b. 16 left-padded rows of 300-1,800 tokens (an RL step's batch shape: the attention mask path);
+#   2b. 16 left-padded rows of 300-1,800 tokens (an RL step's batch shape: the attention mask path),
+#       then with random rank-16 LoRA adapters, merged copies against the adapter path;
 #   3. the same sampling as scripts/gpu/sft.sh step 4 (32 held-out tasks x 3, temperature 0.8, 1,536 new
 #      tokens at most), with the timing keys of sample-summary.json;
 #   4. where nsys exists, a profile of one decode-heavy run (kernel time against CUDA API time).
@@ -84,6 +85,23 @@ for line in open(sys.argv[1]):
         print(json.dumps({"batch": 16, "prompt_tokens": "300-1800 (left-padded)", "cudnn_attention": False,
                           "runs": json.loads(line)["runs"]}))
 PY
+  # The same batch with the RL policy's shape of adapters (random, rank 16, every projection): merged
+  # copies (the default) against the adapter path (three products per projection), in one call.
+  for merge in on off; do
+    [ "$(left)" -lt 45 ] && break
+    log=$work/logs/generate-padded16-lora-$merge.log
+    timeout "$(cap 60)" "$bin/cudaperf-lm" generate "${model[@]}" --device cuda --prompts-file "$work/padded.jsonl" \
+      --max-new-tokens 256 --ignore-eos --temperature 0.8 --repeat 2 --quiet --random-lora 16 --lora-merge "$merge" \
+      > "$log" 2>&1
+    note "generate 16 left-padded rows, LoRA 16, merged copies $merge: rc=$? $(grep -o '"runs":\[.*\]' "$log" | tail -1 | cut -c1-400)"
+    python3 - "$log" "$merge" >> "$work/runs.jsonl" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    if line.startswith('{"schema":"cudaperf-generation/1"'):
+        print(json.dumps({"batch": 16, "prompt_tokens": "300-1800 (left-padded)", "cudnn_attention": False,
+                          "lora_rank": 16, "lora_merge": sys.argv[2] == "on", "runs": json.loads(line)["runs"]}))
+PY
+  done
 fi
 
 if [ "$(left)" -gt 60 ]; then

@@ -48,6 +48,16 @@ python3 -c "import json; a=json.load(open('greedy1.json')); b=json.load(open('ou
   && echo "ok   cached greedy = uncached" || { echo "FAIL cached vs uncached"; fails=$((fails + 1)); }
 check "sampled batch" 0 "$lm" generate --model m --ids 5,6,7 --batch 3 --max-new-tokens 6 --temperature 0.9 --top-k 50 --seed 4
 expect "three rows, own seeds" "len(d['rows']) == 3 and d['sampler'] == 'temperature 0.9 -> top-k 50 -> draw' and len({tuple(r['tokens']) for r in d['rows']}) > 1"
+check "random LoRA, merged copies" 0 "$lm" generate --model m --ids 5,6,7 --max-new-tokens 12 --greedy --ignore-eos --random-lora 4
+cp out.txt lora-merged.json
+check "random LoRA, adapter path" 0 "$lm" generate --model m --ids 5,6,7 --max-new-tokens 12 --greedy --ignore-eos --random-lora 4 --lora-merge off
+python3 -c "
+import json; a=json.load(open('lora-merged.json')); b=json.load(open('out.txt')); g=json.load(open('greedy1.json'))
+assert a['lora_rank'] == 4 and a['lora_merge'] is True and b['lora_merge'] is False, (a['lora_merge'], b['lora_merge'])
+assert a['rows'][0]['tokens'] == b['rows'][0]['tokens'], (a['rows'][0]['tokens'], b['rows'][0]['tokens'])
+assert g['lora_rank'] == 0 and g['lora_merge'] is False
+" && echo "ok   merged LoRA copies generate what the adapters generate" || { echo "FAIL merged LoRA generation"; fails=$((fails + 1)); }
+check "bad --lora-merge" 2 "$lm" generate --model m --ids 5 --random-lora 4 --lora-merge maybe
 check "stop strings need a tokenizer" 1 "$lm" generate --model m --ids 5 --stop x
 check "convert to bf16" 0 "$lm" convert --model m --out mb
 check "logits of the bf16 copy" 0 "$lm" logits --model mb --ids 1,2,3

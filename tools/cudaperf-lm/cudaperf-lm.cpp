@@ -237,7 +237,8 @@ int runGenerate(const std::vector<std::string> &args) {
   ModelArgs m;
   std::string prompt, ids, promptsFile;
   bool chat = false, greedy = false, ignoreEos = false, each = false, noCache = false, logProbs = false, quiet = false;
-  int64_t maxNew = 128, batch = 1, repeat = 1, randomPromptLength = 0;
+  bool loraMerge = true;
+  int64_t maxNew = 128, batch = 1, repeat = 1, randomPromptLength = 0, loraRank = 0;
   SamplingOptions sampling;
   std::vector<std::string> stops;
   support::ArgParser p(std::string(kProgram) + " generate",
@@ -274,6 +275,13 @@ int runGenerate(const std::vector<std::string> &args) {
   p.option("--repeat", "N", "run the generation N times (the first warms up; timing reports each)",
            [&](const std::string &v) { repeat = support::parseInteger(v, 1, 1000); });
   p.flag("--quiet", "no per-row output, timing only", quiet);
+  p.option("--random-lora", "R", "attach random rank-R LoRA adapters to every projection (benchmarks: the RL policy's shape)",
+           [&](const std::string &v) { loraRank = support::parseInteger(v, 1, 4096); });
+  p.option("--lora-merge", "on|off", "generate with merged copies of the adapted weights (default on) or the adapter path",
+           [&](const std::string &v) {
+             if (v != "on" && v != "off") throw support::SupportError("--lora-merge: expected on or off, got '" + v + "'");
+             loraMerge = v == "on";
+           });
   if (p.parse(args).helpRequested) return std::cout << p.help(), kExitOk;
   int sources = !prompt.empty() + !ids.empty() + !promptsFile.empty() + (randomPromptLength > 0);
   if (sources != 1) throw support::SupportError("give one of --prompt, --ids, --prompts-file, --random-prompt-length");
@@ -304,6 +312,14 @@ int runGenerate(const std::vector<std::string> &args) {
     }
   }
   CausalLm model = m.load();
+  if (loraRank > 0) { // adapters that change the output (B is zero at attach), both drawn from --seed
+    torch::manual_seed(m.seed);
+    model->attachLora(LoraOptions{loraRank, double(2 * loraRank), 0.0,
+                                  {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}});
+    torch::NoGradGuard noGrad;
+    for (auto &[name, t] : model->namedLoraParameters())
+      if (name.find(".lora_B") != std::string::npos) t.normal_(0.0, 0.02);
+  }
   if (randomPromptLength > 0) {
     std::mt19937_64 rng(m.seed);
     for (int64_t b = 0; b < batch; ++b) {
@@ -324,6 +340,7 @@ int runGenerate(const std::vector<std::string> &args) {
   o.seed = m.seed;
   o.useCache = !noCache;
   o.logProbs = logProbs;
+  o.mergeLora = loraMerge;
   if (!ignoreEos) o.stopTokenIds = model->config.eosTokenIds;
   if (model->config.padTokenId) o.padId = *model->config.padTokenId;
   if (!stops.empty()) {
@@ -377,6 +394,8 @@ int runGenerate(const std::vector<std::string> &args) {
                       {"device", device.str()},
                       {"dtype", torchDtypeName(model->options.dtype().toScalarType())},
                       {"torch", compat::versionText()},
+                      {"lora_rank", loraRank},
+                      {"lora_merge", loraRank > 0 && loraMerge},
                       {"runs", runs},
                       {"rows", rows}};
   std::cout << support::writeJson(out) << "\n";
