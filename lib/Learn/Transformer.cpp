@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -310,9 +311,8 @@ static void forEachProjection(CausalLmImpl &m, const std::function<void(const st
 }
 
 void CausalLmImpl::attachLora(const LoraOptions &lora) {
-  static const std::set<std::string> known = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
   for (const std::string &t : lora.targetModules)
-    if (!known.count(t)) throw ModelError("LoRA target module '" + t + "' does not exist (q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj)");
+    if (std::find(kProjectionNames.begin(), kProjectionNames.end(), t) == kProjectionNames.end()) throw ModelError("LoRA target module '" + t + "' does not exist (q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj)");
   for (auto &p : parameters(true)) p.set_requires_grad(false);
   int attached = 0;
   forEachProjection(*this, [&](const std::string &name, const std::string &, ProjectionImpl &proj) {

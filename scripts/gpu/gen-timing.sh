@@ -45,27 +45,37 @@ model=(--model data/models/sft)
 [ -f data/models/sft/model.safetensors.index.json ] || { note "RESULT: FAILED (carry data/models/sft)"; pack; exit 1; }
 
 : > "$work/runs.jsonl"
+# timed_generate NAME LABEL_JSON [ENV=V ...] -- [generate options]: one cudaperf-lm generate of 256 tokens,
+# twice in one process, noted in the summary and appended to runs.jsonl as LABEL_JSON plus its "runs".
+timed_generate() {
+  local name=$1 label=$2 envs=()
+  shift 2
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  local log=$work/logs/generate-$name.log
+  env "${envs[@]}" timeout "$(cap 60)" "$bin/cudaperf-lm" generate "${model[@]}" --device cuda --max-new-tokens 256 \
+    --ignore-eos --temperature 0.8 --repeat 2 --quiet "$@" > "$log" 2>&1
+  note "generate $name: rc=$? $(grep -o '"runs":\[.*\]' "$log" | tail -1 | cut -c1-400)"
+  python3 - "$log" "$label" >> "$work/runs.jsonl" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    if line.startswith('{"schema":"cudaperf-generation/1"'):
+        print(json.dumps(dict(json.loads(sys.argv[2]), runs=json.loads(line)["runs"])))
+PY
+}
+
 # "cudnn": the same run with cuDNN's attention allowed (CUDAPERF_SDPA_CUDNN=1, LibTorch's own choice),
 # the baseline of lib/Learn's default (off) in the same call.
 for spec in "96 1500 off" "96 1500 cudnn" "1 128 off" "32 1500 off" "96 128 off"; do
   set -- $spec
   [ "$(left)" -lt 45 ] && break
-  log=$work/logs/generate-b$1-l$2-$3.log
-  CUDAPERF_SDPA_CUDNN=$([ "$3" = cudnn ] && echo 1 || echo 0) timeout "$(cap 60)" "$bin/cudaperf-lm" generate \
-    "${model[@]}" --device cuda --batch "$1" --random-prompt-length "$2" --max-new-tokens 256 --ignore-eos \
-    --temperature 0.8 --repeat 2 --quiet > "$log" 2>&1
-  note "generate batch $1 prompt $2 cudnn attention $3: rc=$? $(grep -o '"runs":\[.*\]' "$log" | tail -1 | cut -c1-400)"
-  python3 - "$log" "$1" "$2" "$3" >> "$work/runs.jsonl" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    if line.startswith('{"schema":"cudaperf-generation/1"'):
-        doc = json.loads(line)
-        print(json.dumps({"batch": int(sys.argv[2]), "prompt_tokens": int(sys.argv[3]),
-                          "cudnn_attention": sys.argv[4] == "cudnn", "runs": doc["runs"]}))
-PY
+  timed_generate "b$1-l$2-$3" "{\"batch\": $1, \"prompt_tokens\": $2, \"cudnn_attention\": $([ "$3" = cudnn ] && echo true || echo false)}" \
+    CUDAPERF_SDPA_CUDNN=$([ "$3" = cudnn ] && echo 1 || echo 0) -- --batch "$1" --random-prompt-length "$2"
 done
 
-# Left-padded: 16 rows of 300 to 1,900 random token ids, the shape of an RL step's batch (mask path).
+# Left-padded: 16 rows of 300 to 1,900 random token ids, the shape of an RL step's batch (mask path);
+# then the RL policy's shape of adapters (random, rank 16, every projection): merged copies (the default)
+# against the adapter path (three products per projection), in one call.
 python3 - "$work/padded.jsonl" <<'PY'
 import json, random, sys
 r = random.Random(0)
@@ -73,36 +83,13 @@ with open(sys.argv[1], "w") as f:
     for i in range(16):
         f.write(json.dumps({"ids": [r.randrange(4, 1800) for _ in range(300 + i * 100)]}) + "\n")
 PY
-if [ "$(left)" -gt 45 ]; then
-  log=$work/logs/generate-padded16.log
-  timeout "$(cap 60)" "$bin/cudaperf-lm" generate "${model[@]}" --device cuda --prompts-file "$work/padded.jsonl" \
-    --max-new-tokens 256 --ignore-eos --temperature 0.8 --repeat 2 --quiet > "$log" 2>&1
-  note "generate 16 left-padded rows, prompts 300-1800: rc=$? $(grep -o '"runs":\[.*\]' "$log" | tail -1 | cut -c1-400)"
-  python3 - "$log" >> "$work/runs.jsonl" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    if line.startswith('{"schema":"cudaperf-generation/1"'):
-        print(json.dumps({"batch": 16, "prompt_tokens": "300-1800 (left-padded)", "cudnn_attention": False,
-                          "runs": json.loads(line)["runs"]}))
-PY
-  # The same batch with the RL policy's shape of adapters (random, rank 16, every projection): merged
-  # copies (the default) against the adapter path (three products per projection), in one call.
-  for merge in on off; do
-    [ "$(left)" -lt 45 ] && break
-    log=$work/logs/generate-padded16-lora-$merge.log
-    timeout "$(cap 60)" "$bin/cudaperf-lm" generate "${model[@]}" --device cuda --prompts-file "$work/padded.jsonl" \
-      --max-new-tokens 256 --ignore-eos --temperature 0.8 --repeat 2 --quiet --random-lora 16 --lora-merge "$merge" \
-      > "$log" 2>&1
-    note "generate 16 left-padded rows, LoRA 16, merged copies $merge: rc=$? $(grep -o '"runs":\[.*\]' "$log" | tail -1 | cut -c1-400)"
-    python3 - "$log" "$merge" >> "$work/runs.jsonl" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    if line.startswith('{"schema":"cudaperf-generation/1"'):
-        print(json.dumps({"batch": 16, "prompt_tokens": "300-1800 (left-padded)", "cudnn_attention": False,
-                          "lora_rank": 16, "lora_merge": sys.argv[2] == "on", "runs": json.loads(line)["runs"]}))
-PY
-  done
-fi
+padded='"batch": 16, "prompt_tokens": "300-1800 (left-padded)", "cudnn_attention": false'
+[ "$(left)" -ge 45 ] && timed_generate padded16 "{$padded}" -- --prompts-file "$work/padded.jsonl"
+for merge in on off; do
+  [ "$(left)" -lt 45 ] && break
+  timed_generate "padded16-lora-$merge" "{$padded, \"lora_rank\": 16, \"lora_merge\": $([ "$merge" = on ] && echo true || echo false)}" \
+    -- --prompts-file "$work/padded.jsonl" --random-lora 16 --lora-merge "$merge"
+done
 
 if [ "$(left)" -gt 60 ]; then
   SECONDS=0

@@ -314,8 +314,7 @@ int runGenerate(const std::vector<std::string> &args) {
   CausalLm model = m.load();
   if (loraRank > 0) { // adapters that change the output (B is zero at attach), both drawn from --seed
     torch::manual_seed(m.seed);
-    model->attachLora(LoraOptions{loraRank, double(2 * loraRank), 0.0,
-                                  {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}});
+    model->attachLora(LoraOptions{loraRank, double(2 * loraRank), 0.0, kProjectionNames});
     torch::NoGradGuard noGrad;
     for (auto &[name, t] : model->namedLoraParameters())
       if (name.find(".lora_B") != std::string::npos) t.normal_(0.0, 0.02);

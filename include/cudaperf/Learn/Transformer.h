@@ -41,6 +41,10 @@ struct AttentionInputs {
   bool causal = true;
 };
 
+// Every projection a decoder layer has, by module name: the possible LoRA targets.
+inline const std::vector<std::string> kProjectionNames = {"q_proj", "k_proj", "v_proj", "o_proj",
+                                                          "gate_proj", "up_proj", "down_proj"};
+
 // LoRA settings (PEFT's meaning): rank r, scaling alpha / r, dropout on the adapter's input, and the
 // projections that get adapters, by module name (q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj).
 struct LoraOptions {
