@@ -279,6 +279,8 @@ def main():
         for tool in (args.analyzer, args.nvcc):
             if not os.access(tool, os.X_OK):
                 ap.error("not executable: %s" % tool)
+        # Both tools run in each file's directory: a relative path would name another file there.
+        args.analyzer, args.nvcc = os.path.abspath(args.analyzer), os.path.abspath(args.nvcc)
         args.sources = os.path.abspath(args.sources)
         manifest = [json.loads(l) for l in open(args.manifest) if l.strip()]
         if args.filter:
