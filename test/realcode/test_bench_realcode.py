@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""scripts/bench-realcode.py without the corpus, nvcc or the analyzer (ctest realcode.bench-script).
+
+1. A run with stand-in tools named by *relative* paths (the benchmark runs both in each file's
+   directory, so a relative path must be resolved first): the rows record what the stand-ins did,
+   and the summary counts acceptance, registers, constant blocks, ratios and slow files as worked
+   out by hand.
+2. The stored runs in data/realcode/: each results file's summary, recomputed from its raw rows,
+   is well-formed and internally consistent (every count at most its whole).
+"""
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SCRIPT = os.path.join(ROOT, "scripts", "bench-realcode.py")
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def write(path, text, mode=0o644):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, mode)
+
+
+# The stand-ins: nvcc fails on files named bad*.cu and sleeps by the number in the file; the
+# analyzer reports one kernel whose block came from a constant launch site, except for files named
+# slow*.cu, which it takes 4x nvcc's time over.
+NVCC = r"""#!/usr/bin/env python3
+import os, sys, time
+src = [a for a in sys.argv[1:] if a.endswith(".cu")][0]
+time.sleep(float(open(src).read().strip() or 0))
+if os.path.basename(src).startswith("bad"):
+    sys.stderr.write(src + "(1): error: identifier \"x\" is undefined\n"); sys.exit(2)
+"""
+ANALYZER = r"""#!/usr/bin/env python3
+import json, os, sys, time
+src = [a for a in sys.argv[1:] if a.endswith(".cu")][0]
+t = float(open(src).read().strip() or 0)
+time.sleep(4 * t if os.path.basename(src).startswith("slow") else t / 4)
+k = {"name": "k", "resources": {"source": "nvcc", "registers": 16},
+     "launch": {"block": [32, 8, 1], "origin": "launch-site-partial"},
+     "launch_sites": [{"block": [32, 8, 1]}], "notes": []}
+print(json.dumps({"files": [{"analysed": True}], "kernels": [k], "diagnostics": []}))
+"""
+
+with tempfile.TemporaryDirectory() as tmp:
+    tools = os.path.join(tmp, "tools")
+    write(os.path.join(tools, "nvcc"), NVCC, 0o755)
+    write(os.path.join(tools, "analyzer"), ANALYZER, 0o755)
+    sources = os.path.join(tmp, "src")
+    files = {"a.cu": "0.2", "b.cu": "0.2", "slow.cu": "0.2", "bad.cu": "0"}
+    manifest = []
+    for name, text in files.items():
+        write(os.path.join(sources, "owner+repo", "dir", name), text)
+        manifest.append({"suite": "s", "repository": "owner/repo", "commit": "0", "path": "dir/" + name, "flags": []})
+    write(os.path.join(tmp, "manifest.jsonl"), "".join(json.dumps(m) + "\n" for m in manifest))
+    results, summary = os.path.join(tmp, "results.jsonl"), os.path.join(tmp, "summary.json")
+    p = subprocess.run([sys.executable, SCRIPT, "--sources", "src", "--manifest", "manifest.jsonl",
+                        "--results", "results.jsonl", "--analyzer", "tools/analyzer", "--nvcc", "tools/nvcc",
+                        "--jobs", "1", "--summary-json", "summary.json"],
+                       cwd=tmp, capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, "the run exits 0 (stderr: %s)" % p.stderr[-500:])
+    rows = [json.loads(l) for l in open(results)] if os.path.exists(results) else []
+    check(len(rows) == 4, "one row per file (%d)" % len(rows))
+    for r in rows:
+        check("No such file" not in r.get("analyzer", {}).get("error", ""),
+              "relative tool paths are resolved (%s: %s)" % (r["path"], r.get("analyzer")))
+    s = json.load(open(summary)) if os.path.exists(summary) else {}
+    check(s.get("files") == 4 and s.get("nvcc_accepts") == 3 and s.get("analyzer_accepts_of_nvcc") == 3,
+          "acceptance counts (%s)" % {k: s.get(k) for k in ("files", "nvcc_accepts", "analyzer_accepts_of_nvcc")})
+    check(s.get("kernels") == 3 and s.get("kernels_compiler_registers") == 3, "kernels and registers")
+    check(s.get("kernels_with_constant_launch_block") == 3 and s.get("constant_launch_block_used") == 3,
+          "constant launch blocks used")
+    check(s.get("files_over_3x_nvcc_or_60s") == ["dir/slow.cu"], "the slow file is over 3x (%s)" % s.get("files_over_3x_nvcc_or_60s"))
+    ratio = s.get("median_time_ratio")
+    check(ratio is not None and 0.1 < ratio < 1.0, "median ratio of two quick files and one slow one (%s)" % ratio)
+    # A second run measures nothing again.
+    p = subprocess.run([sys.executable, SCRIPT, "--sources", "src", "--manifest", "manifest.jsonl",
+                        "--results", "results.jsonl", "--analyzer", "tools/analyzer", "--nvcc", "tools/nvcc"],
+                       cwd=tmp, capture_output=True, text=True, timeout=60)
+    check("0 files to measure" in p.stderr, "a rerun resumes: nothing left to measure (%s)" % p.stderr[:200])
+
+# The stored runs: the summary recomputed from each file's raw rows is consistent.
+for path in sorted(glob.glob(os.path.join(ROOT, "data", "realcode", "results-*.jsonl"))):
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        p = subprocess.run([sys.executable, SCRIPT, "--summary", "--results", path, "--summary-json", out.name],
+                           capture_output=True, text=True, timeout=120)
+        check(p.returncode == 0, "%s: the summary runs" % path)
+        doc = json.load(open(out.name)) if p.returncode == 0 else {}
+    name = os.path.basename(path)
+    check(doc.get("files", 0) > 0, "%s: rows" % name)
+    check(doc.get("analyzer_accepts_of_nvcc", 0) <= doc.get("nvcc_accepts", 0) <= doc.get("files", 0), "%s: counts nest" % name)
+    check(doc.get("kernels_compiler_registers", 0) <= doc.get("kernels", 0), "%s: registers" % name)
+    check(doc.get("constant_launch_block_used", 0) <= doc.get("kernels_with_constant_launch_block", 0), "%s: blocks" % name)
+
+print("%d failure(s)" % len(failures))
+sys.exit(1 if failures else 0)
