@@ -4,7 +4,8 @@
 # (the analyzer runs once per implementation; cached in BUILD/rank/analysis, so a rerun after more
 # measurements analyses only the new ones), trains the three model kinds, evaluates them beside the
 # baselines on the fixed split and by leave-one-family-out cross-validation, and measures the scoring
-# throughput. Writes OUT (default data/ranking): checkpoints/{linear,mlp,tokens,mlp-counters}, eval.{json,md},
+# throughput. Writes OUT (default data/ranking): checkpoints/{linear,mlp,tokens,mlp-counters,mlp-static,
+# tokens-static}, eval.{json,md},
 # cv-*.{json,md}, bench-cpu.json, and prints the tables.
 #
 #   scripts/rank.sh [BUILD_DIR]     env: RANK_OUT=DIR, RANK_JOBS=N (analyses at once, 2),
@@ -51,18 +52,27 @@ say "train (seed 1)"
 # With the counters too (not the measured duration): for candidates that have had a counter pass.
 "$RANK" train "${EX[@]}" --model mlp --counters --out "$OUT/checkpoints/mlp-counters" --threads "$THREADS"
 "$RANK" train "${EX[@]}" --model tokens --epochs 150 --validate-every 5 "${TOKENS[@]}" --out "$OUT/checkpoints/tokens" --threads "$THREADS"
+# With the reward's static score as one more input (the baseline that generalises best to new families).
+"$RANK" train "${EX[@]}" --model mlp --static-score-input --out "$OUT/checkpoints/mlp-static" --threads "$THREADS"
+"$RANK" train "${EX[@]}" --model tokens --static-score-input --epochs 150 --validate-every 5 "${TOKENS[@]}" \
+  --out "$OUT/checkpoints/tokens-static" --threads "$THREADS"
 
 say "eval (fixed split)"
 "$RANK" eval "${EX[@]}" --examples "$WORK/shipped-examples.jsonl" --checkpoint "$OUT/checkpoints/linear" \
   --checkpoint "$OUT/checkpoints/mlp" --checkpoint "$OUT/checkpoints/tokens" --checkpoint "$OUT/checkpoints/mlp-counters" \
+  --checkpoint "$OUT/checkpoints/mlp-static" --checkpoint "$OUT/checkpoints/tokens-static" \
   --json "$OUT/eval.json" --markdown "$OUT/eval.md" --threads "$THREADS"
 
 say "leave-one-family-out cross-validation"
 "$RANK" cv "${EX[@]}" --model linear --json "$OUT/cv-linear.json" --markdown "$OUT/cv-linear.md" --threads "$THREADS"
 "$RANK" cv "${EX[@]}" --model mlp --json "$OUT/cv-mlp.json" --markdown "$OUT/cv-mlp.md" --threads "$THREADS"
+"$RANK" cv "${EX[@]}" --model mlp --static-score-input --json "$OUT/cv-mlp-static.json" --markdown "$OUT/cv-mlp-static.md" \
+  --threads "$THREADS"
 if [ "${RANK_CV_TOKENS:-0}" = 1 ]; then
   "$RANK" cv "${EX[@]}" --model tokens --epochs 150 "${TOKENS[@]}" --json "$OUT/cv-tokens.json" \
     --markdown "$OUT/cv-tokens.md" --threads "$THREADS"
+  "$RANK" cv "${EX[@]}" --model tokens --static-score-input --epochs 150 "${TOKENS[@]}" --json "$OUT/cv-tokens-static.json" \
+    --markdown "$OUT/cv-tokens-static.md" --threads "$THREADS"
 fi
 
 say "scoring throughput"
@@ -87,7 +97,7 @@ for s in ev["sets"]:
     fams = s["coverage"]["families"]
     lines.append(f"- {s['name']}: {s['coverage']['tasks']} tasks of {len(fams)} families ({', '.join(sorted(fams))})")
 lines += ["", "### Fixed split", "", read("eval.md"), ""]
-for kind in ("linear", "mlp", "tokens"):
+for kind in ("linear", "mlp", "mlp-static", "tokens", "tokens-static"):
     text = read(f"cv-{kind}.md")
     if text:
         lines += [f"### Leave-one-family-out cross-validation: {kind}", "", text, ""]

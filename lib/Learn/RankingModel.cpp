@@ -156,8 +156,8 @@ std::vector<RankFeatureInput> fitFeatureInputs(const std::vector<std::string> &n
     double sum = 0, sumSq = 0;
     size_t n = 0;
     for (const RankExample &e : training) {
-      auto it = e.features.find(name);
-      double v = it == e.features.end() ? std::nan("") : transformed(in, it->second);
+      std::optional<double> raw = e.input(name);
+      double v = raw ? transformed(in, *raw) : std::nan("");
       if (std::isfinite(v)) {
         sum += v;
         sumSq += v * v;
@@ -194,12 +194,12 @@ RankBatch RankModel::batch(const std::vector<RankExample> &examples) const {
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < f; ++j) {
       const RankFeatureInput &in = c.inputs[size_t(j)];
-      auto it = examples[size_t(i)].features.find(in.name);
-      if (it == examples[size_t(i)].features.end())
+      std::optional<double> raw = examples[size_t(i)].input(in.name);
+      if (!raw)
         throw LearnError(examples[size_t(i)].task + "/" + examples[size_t(i)].implementation + " at " +
                          examples[size_t(i)].configuration + ": feature '" + in.name +
                          "' is absent (the model was trained on it; the examples come from another features version?)");
-      double v = transformed(in, it->second);
+      double v = transformed(in, *raw);
       if (std::isfinite(v)) {
         x[size_t(i * f + j)] = float((v - in.mean) / in.scale);
         m[size_t(i * f + j)] = 1;
@@ -289,8 +289,7 @@ std::vector<std::vector<RankModel::Attribution>> RankModel::attributions(const s
     std::vector<Attribution> row;
     for (int64_t j = 0; j < contribution.size(1); ++j) {
       const RankFeatureInput &in = impl_->config.inputs[size_t(j)];
-      auto it = examples[size_t(i)].features.find(in.name);
-      row.push_back({in.name, it == examples[size_t(i)].features.end() ? std::nan("") : it->second, c[i][j]});
+      row.push_back({in.name, examples[size_t(i)].input(in.name).value_or(std::nan("")), c[i][j]});
     }
     std::stable_sort(row.begin(), row.end(),
                      [](const Attribution &a, const Attribution &b) { return std::abs(a.contribution) > std::abs(b.contribution); });

@@ -151,6 +151,43 @@ TEST(RankingModel, TheTokensModelReadsNoComments) {
   EXPECT_NE(v[0], v[3]); // the code is read
 }
 
+// The reward's static score is an input by name (kStaticScoreInput): when the time depends only on
+// it, a model with that input learns the order and one without it cannot; a missing static score is
+// a masked value, not an error.
+TEST(RankingModel, TheStaticScoreIsAnInputByName) {
+  torch::set_num_threads(1);
+  Synthetic s = synthetic(scratch("static-src"));
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (RankExample &e : s.examples) {
+    e.staticScore = u(rng);
+    e.medianMs = std::exp(-3 * e.staticScore); // a and b no longer tell anything
+  }
+  s.train = rankGroups(s.examples, [](const RankExample &e) { return e.split == "train"; });
+  s.test = rankGroups(s.examples, [](const RankExample &e) { return e.split == "test"; });
+  auto accuracy = [&](std::vector<std::string> names) {
+    RankModelConfig c = configFor(RankModelKind::Linear, s);
+    c.inputs = fitFeatureInputs(names, [](const std::string &n) { return n == "b"; }, trainingExamples(s));
+    RankModel model(c);
+    RankTrainOptions o;
+    o.epochs = 200;
+    o.learningRate = 0.05;
+    trainRankModel(model, s.examples, s.train, {}, o);
+    return evaluateScores(s.examples, s.test, model.scores(s.examples)).pairAccuracy();
+  };
+  EXPECT_GE(accuracy({"a", "b", kStaticScoreInput}), 0.95);
+  EXPECT_LT(accuracy({"a", "b"}), 0.75);
+  RankExample missing = s.examples[0];
+  missing.staticScore = std::nan("");
+  ASSERT_TRUE(missing.input(kStaticScoreInput).has_value());
+  EXPECT_TRUE(std::isnan(*missing.input(kStaticScoreInput)));
+  EXPECT_FALSE(missing.input("no_such_feature").has_value());
+  RankModelConfig c = configFor(RankModelKind::Mlp, s);
+  c.inputs = fitFeatureInputs({"a", kStaticScoreInput}, [](const std::string &) { return false; }, trainingExamples(s));
+  RankModel model(c);
+  EXPECT_TRUE(std::isfinite(model.scores({missing})[0]));
+}
+
 TEST(RankingModel, BadInputGetsAClearError) {
   Synthetic s = synthetic(scratch("bad-src"));
   RankModel model(configFor(RankModelKind::Linear, s));

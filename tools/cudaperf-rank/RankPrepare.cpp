@@ -434,7 +434,7 @@ bool isCounterFeature(const std::string &name) {
   return false;
 }
 
-std::vector<std::string> rankInputFeatures(bool counters) {
+std::vector<std::string> rankInputFeatures(bool counters, bool staticScore) {
   std::vector<std::string> names;
   for (const auto &spec : features::configurationFeatureSpecs()) {
     bool take = spec.source == features::FeatureSource::Analysis ||
@@ -443,10 +443,14 @@ std::vector<std::string> rankInputFeatures(bool counters) {
     if (take)
       names.push_back(spec.name);
   }
+  if (staticScore)
+    names.push_back(learn::kStaticScoreInput);
   return names;
 }
 
 bool rankFeatureIsMagnitude(const std::string &name) {
+  if (name == learn::kStaticScoreInput)
+    return false; // a reward total, already of order one
   for (const auto &spec : features::configurationFeatureSpecs())
     if (name == spec.name)
       return std::string(spec.unit) != "fraction" && std::string(spec.unit) != "0/1";

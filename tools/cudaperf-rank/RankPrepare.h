@@ -45,8 +45,10 @@ std::vector<learn::RankExample> prepareCandidates(const std::string &taskDir, co
 
 // The model's inputs among lib/Features' configuration features: the analysis's, and with
 // `counters` the counters' too (except measured_total_duration_us, which is the label). Nothing
-// from the eval result (time, speedup, outcome) is an input.
-std::vector<std::string> rankInputFeatures(bool counters);
+// from the eval result (time, speedup, outcome) is an input. With `staticScore` also the reward's
+// static score at the configuration (learn::kStaticScoreInput), which prepare computes from the same
+// analysis.
+std::vector<std::string> rankInputFeatures(bool counters, bool staticScore = false);
 bool isCounterFeature(const std::string &name);
 // Whether a feature is a magnitude (log-scaled) rather than a fraction or a flag.
 bool rankFeatureIsMagnitude(const std::string &name);

@@ -123,7 +123,7 @@ struct TrainArgs {
   int epochs = 300, hidden = 32, threads = 1, validateEvery = 1, vocab = 2048, maxTokens = 512, corpusLimit = 4000;
   double lr = 0.01, weightDecay = 1e-4;
   uint64_t seed = 1;
-  bool counters = false;
+  bool counters = false, staticScoreInput = false;
   std::vector<std::string> excludeFamilies;
 };
 
@@ -136,6 +136,8 @@ void addTrainOptions(support::ArgParser &p, TrainArgs &a) {
   p.option("--hidden", "N", "hidden width of mlp and tokens (default 32)", integerInto(a.hidden, 1, 4096));
   p.option("--seed", "N", "seed of the initial weights (default 1)", [&](const std::string &v) { a.seed = support::parseUnsigned(v); });
   p.flag("--counters", "also the CUPTI counter features (not the measured duration) where the examples have them", a.counters);
+  p.flag("--static-score-input", "also the reward's static score at the configuration (the reward_static_score baseline) "
+         "as an input", a.staticScoreInput);
   p.option("--tokenizer", "FILE", "tokens: a tokenizer.json to use", a.tokenizerFile);
   p.option("--tokenizer-corpus", "DIR", "tokens: train a byte-level BPE on this dataset's train split", a.tokenizerCorpus);
   p.option("--vocab", "N", "tokens: BPE vocabulary (default 2048)", integerInto(a.vocab, 300, 1 << 20));
@@ -192,7 +194,7 @@ Trained trainModel(const TrainArgs &a, const std::vector<RankExample> &examples,
   config.hidden = a.hidden;
   config.seed = a.seed;
   config.maxTokens = a.maxTokens;
-  config.inputs = fitFeatureInputs(rank::rankInputFeatures(a.counters), rank::rankFeatureIsMagnitude, trainExamples);
+  config.inputs = fitFeatureInputs(rank::rankInputFeatures(a.counters, a.staticScoreInput), rank::rankFeatureIsMagnitude, trainExamples);
   RankModel model(config, config.kind == RankModelKind::Tokens ? tokenizer : nullptr);
   model.to(parseDevice(a.device));
   RankTrainOptions o;
@@ -212,7 +214,7 @@ Trained trainModel(const TrainArgs &a, const std::vector<RankExample> &examples,
       {"examples", a.examples}, {"tasks", tasks.size()}, {"groups", train.size()}, {"pairs", pairs},
       {"families", familiesOf(examples, train)}, {"validation_groups", validation.size()},
       {"epochs", a.epochs}, {"learning_rate", a.lr}, {"weight_decay", a.weightDecay}, {"counters", a.counters},
-      {"excluded_families", a.excludeFamilies}, {"final_train_loss", curve.back().trainLoss}, {"selected_epoch", curve.back().selectedEpoch},
+      {"static_score_input", a.staticScoreInput}, {"excluded_families", a.excludeFamilies}, {"final_train_loss", curve.back().trainLoss}, {"selected_epoch", curve.back().selectedEpoch},
       {"seconds", seconds}, {"device", a.device}, {"threads", a.threads}, {"libtorch", compat::versionText()},
       {"parameters", model.parameterCount()}};
   return {std::move(model), std::move(curve), pairs, seconds};
@@ -446,7 +448,7 @@ int runCrossValidation(const std::vector<std::string> &argv) {
              std::to_string(int(secondsSince(start))) + " s");
   }
   std::vector<Method> methods = baselines;
-  methods.push_back({a.kind + " (leave-family-out)", modelScores});
+  methods.push_back({a.kind + (a.staticScoreInput ? "+static" : "") + " (leave-family-out)", modelScores});
   Json results = Json::object();
   std::string markdown = "**leave_family_out** (" + std::to_string(families.size()) + " folds, one per measured family; " +
                          "each model trained on the other families' tasks of every split)\n\n" + kMarkdownHeader;
@@ -457,7 +459,8 @@ int runCrossValidation(const std::vector<std::string> &argv) {
   }
   Json report = {{"schema", kEvalSchema}, {"examples", a.examples}, {"model", a.kind},
                  {"options", {{"epochs", a.epochs}, {"learning_rate", a.lr}, {"weight_decay", a.weightDecay},
-                              {"hidden", a.hidden}, {"seed", a.seed}, {"counters", a.counters}}},
+                              {"hidden", a.hidden}, {"seed", a.seed}, {"counters", a.counters},
+                              {"static_score_input", a.staticScoreInput}}},
                  {"sets", Json::array({{{"name", "leave_family_out"}, {"coverage", coverageJson(examples, all)},
                                         {"methods", results}, {"per_family", perFamily}}})},
                  {"seconds", secondsSince(start)}};

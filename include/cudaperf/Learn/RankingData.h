@@ -17,6 +17,9 @@
 namespace cudaperf::learn {
 
 constexpr const char *kRankExamplesSchema = "cudaperf-rank-examples/1";
+// The name under which a model may take the reward's static score (RankExample::staticScore) as an
+// input beside lib/Features' vector (cudaperf-rank train --static-score-input, docs/ranking.md).
+constexpr const char *kStaticScoreInput = "reward_static_score";
 
 struct RankExample {
   std::string set;            // "dataset" (generated and measured) or "shipped" (data/tasks)
@@ -36,6 +39,15 @@ struct RankExample {
   // (higher = better), the analyzer's roofline time (lower = faster); NaN when unknown.
   double staticScore = std::numeric_limits<double>::quiet_NaN();
   double rooflineUs = std::numeric_limits<double>::quiet_NaN();
+
+  // A model input by name: a configuration feature, or kStaticScoreInput (the static score). nullopt
+  // when the example has no such entry (NaN: present, but the value is missing).
+  std::optional<double> input(const std::string &name) const {
+    if (name == kStaticScoreInput)
+      return staticScore;
+    auto it = features.find(name);
+    return it == features.end() ? std::nullopt : std::optional<double>(it->second);
+  }
 
   bool measuredOk() const { return outcome == "ok" && correct && std::isfinite(medianMs) && medianMs > 0; }
   std::string groupKey() const { return set + "/" + task + "/" + configuration; }
