@@ -62,7 +62,7 @@ rank=$root/build-gpu/bin/cudaperf-rank
 
 note "== the committed checkpoints on cpu and cuda"
 ckpts=()
-for k in linear mlp tokens; do ckpts+=(--checkpoint data/ranking/checkpoints/$k); done
+for k in linear mlp tokens mlp-static tokens-static; do ckpts+=(--checkpoint data/ranking/checkpoints/$k); done
 for dev in cpu cuda; do
   step "eval-$dev" 40 "$rank" eval --examples "$ex" --examples "$shipped" "${ckpts[@]}" --device "$dev" \
     --json "$work/eval/eval-$dev.json" --markdown "$work/eval/eval-$dev.md"
