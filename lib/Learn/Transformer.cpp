@@ -10,10 +10,10 @@
 
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -312,7 +312,11 @@ static void forEachProjection(CausalLmImpl &m, const std::function<void(const st
 
 void CausalLmImpl::attachLora(const LoraOptions &lora) {
   for (const std::string &t : lora.targetModules)
-    if (std::find(kProjectionNames.begin(), kProjectionNames.end(), t) == kProjectionNames.end()) throw ModelError("LoRA target module '" + t + "' does not exist (q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj)");
+    if (std::find(kProjectionNames.begin(), kProjectionNames.end(), t) == kProjectionNames.end()) {
+      std::string names;
+      for (const std::string &n : kProjectionNames) names += (names.empty() ? "" : ", ") + n;
+      throw ModelError("LoRA target module '" + t + "' does not exist (" + names + ")");
+    }
   for (auto &p : parameters(true)) p.set_requires_grad(false);
   int attached = 0;
   forEachProjection(*this, [&](const std::string &name, const std::string &, ProjectionImpl &proj) {

@@ -256,6 +256,12 @@ int64_t parseInteger(const std::string &text, int64_t min, int64_t max) {
   return v;
 }
 
+bool parseOnOff(const std::string &text) {
+  if (text != "on" && text != "off")
+    throw SupportError("expected on or off, got '" + text + "'");
+  return text == "on";
+}
+
 uint64_t parseUnsigned(const std::string &text) {
   errno = 0;
   char *end = nullptr;

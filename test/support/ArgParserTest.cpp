@@ -99,6 +99,9 @@ TEST(ArgParser, NumberConversions) {
   EXPECT_THROW(parseInteger("99999999999999999999"), SupportError);
   EXPECT_EQ(parseUnsigned("18446744073709551615"), 18446744073709551615ull);
   EXPECT_THROW(parseUnsigned("-1"), SupportError);
+  EXPECT_TRUE(parseOnOff("on"));
+  EXPECT_FALSE(parseOnOff("off"));
+  EXPECT_THROW(parseOnOff("yes"), SupportError);
   try {
     parseNumber("-1", 0);
   } catch (const SupportError &e) {

@@ -278,10 +278,7 @@ int runGenerate(const std::vector<std::string> &args) {
   p.option("--random-lora", "R", "attach random rank-R LoRA adapters to every projection (benchmarks: the RL policy's shape)",
            [&](const std::string &v) { loraRank = support::parseInteger(v, 1, 4096); });
   p.option("--lora-merge", "on|off", "generate with merged copies of the adapted weights (default on) or the adapter path",
-           [&](const std::string &v) {
-             if (v != "on" && v != "off") throw support::SupportError("--lora-merge: expected on or off, got '" + v + "'");
-             loraMerge = v == "on";
-           });
+           [&](const std::string &v) { loraMerge = support::parseOnOff(v); });
   if (p.parse(args).helpRequested) return std::cout << p.help(), kExitOk;
   int sources = !prompt.empty() + !ids.empty() + !promptsFile.empty() + (randomPromptLength > 0);
   if (sources != 1) throw support::SupportError("give one of --prompt, --ids, --prompts-file, --random-prompt-length");

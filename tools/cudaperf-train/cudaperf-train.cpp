@@ -317,11 +317,7 @@ int runSft(const std::vector<std::string> &argv) {
   p.flag("--gradient-checkpointing", "recompute each layer in backward (less memory)", a.checkpointing);
   p.option("--refinement-examples", "on|off",
            "also one two-turn example per task: a slow implementation with its feedback, then a fast one (default on)",
-           [&](const std::string &v) {
-             if (v != "on" && v != "off")
-               throw support::SupportError("--refinement-examples: expected on or off, got '" + v + "'");
-             a.refinement = v == "on";
-           });
+           [&](const std::string &v) { a.refinement = support::parseOnOff(v); });
   p.option("--seed", "N", "seed of the weights, the data order and dropout (default 0)",
            [&](const std::string &v) { a.seed = support::parseUnsigned(v); });
   p.option("--threads", "N", "LibTorch CPU threads (default 1)", integer(a.threads, 1, 256));

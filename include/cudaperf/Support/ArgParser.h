@@ -75,5 +75,6 @@ private:
 double parseNumber(const std::string &text, double min = -1e308, double max = 1e308);
 int64_t parseInteger(const std::string &text, int64_t min = INT64_MIN, int64_t max = INT64_MAX);
 uint64_t parseUnsigned(const std::string &text);
+bool parseOnOff(const std::string &text); // "on" or "off"
 
 } // namespace cudaperf::support
