@@ -233,6 +233,10 @@ struct Server {
     shuttingDown = true;
     evaluator.close(drain);
     evaluator.wait();
+    // The last candidates' workers may still be ending in the background (killed, each group gone):
+    // wait for them so the bye's worker_exit figures count every run. The slots' destructors wait
+    // for them anyway before the program ends; on the H200 the last exit outlived the bye (GPU test).
+    support::backgroundReaper().drain();
     Json bye = stats();
     bye["type"] = "bye"; // keeps its place, first
     session->send(bye);
