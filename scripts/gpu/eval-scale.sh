@@ -19,7 +19,7 @@
 # Usage (GPU host, repository root): scripts/gpu/eval-scale.sh [OUTDIR]   (default $OUT)
 # Needs .carry/deps from scripts/pack-deps.sh (nlohmann-json, GoogleTest). Environment:
 # EVAL_SCALE_SECONDS (520), EVAL_SCALE_N (200), EVAL_SCALE_SERVE_N (300), EVAL_SCALE_SERVE_BEFORE_N
-# (150), EVAL_SCALE_SERVE_VARIANTS ("now before"; "spares3" adds --spare-workers 3), EVAL_SCALE_STEPS
+# (150), EVAL_SCALE_SERVE_VARIANTS ("now before"; "sparesN" adds a run with --spare-workers N), EVAL_SCALE_STEPS
 # ("build tests relu shared serve"; "suite" adds the suite as a run of its own; without "build" the
 # tools already in EVAL_SCALE_BUILD_DIR (build-gpu) are used), EVAL_SCALE_EXTRA (options added to
 # every cudaperf-eval: "--compile-only" tries the script's plumbing on a machine without a GPU).
@@ -331,15 +331,15 @@ if want serve; then
     grep -vE "allocate_all_memory|infinite_loop|print_megabytes|leak_" > "$work/serve.expect"
   # Variants, each cold (every reference, baseline and candidate built): "now" today's defaults
   # (tag serve); "before" the options of the 2026-12-01 run (one spare worker, the slot waiting for
-  # each worker's exit), the baseline in the same run; "spares3" three spare workers.
+  # each worker's exit), the baseline in the same run; "sparesN" N spare workers.
   variants=(${EVAL_SCALE_SERVE_VARIANTS:-now before})
   for ((vi = 0; vi < ${#variants[@]}; vi++)); do
     v=${variants[$vi]}
     case $v in
       now) tag=serve vopts=() vn=${EVAL_SCALE_SERVE_N:-300} ;;
       before) tag=before vopts=(--spare-workers 1 --wait-worker-exit) vn=${EVAL_SCALE_SERVE_BEFORE_N:-150} ;;
-      spares3) tag=spares3 vopts=(--spare-workers 3) vn=${EVAL_SCALE_SERVE_N:-300} ;;
-      *) note "unknown serve variant '$v' (now, before, spares3)"; continue ;;
+      spares[0-9]|spares[0-9][0-9]) tag=$v vopts=(--spare-workers "${v#spares}") vn=${EVAL_SCALE_SERVE_N:-300} ;;
+      *) note "unknown serve variant '$v' (now, before, sparesN)"; continue ;;
     esac
     [ $((deadline - SECONDS)) -gt 40 ] || { note "-- $v: skipped, no time left"; continue; }
     rm -rf "$CUDAPERF_CACHE_DIR"
