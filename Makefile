@@ -91,24 +91,19 @@ rank: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target cudaperf-rank cudaperf-analyze cudaperf-dataset
 	bash scripts/rank.sh $(BUILD_DIR)
 
-# GPU host only (.carry/deps; the SFT checkpoint: sft.sh's /tmp/cudaperf-sft, data/models/sft, else the committed
-# data/checkpoints/sft-h200.tar.zst): multi-turn
+# GPU host only (.carry/deps; the SFT checkpoint in data/models/sft or sft.sh's /tmp/cudaperf-sft): multi-turn
 # GRPO from the SFT checkpoint with the held-out evaluation before and after (docs/training.md, "The
 # experiment"). RL_SECONDS of training (default 900: with the evaluations within 20 minutes on one H200).
 .PHONY: train eval-policy
 RL_SECONDS ?= 900
 train:
 	RL_SECONDS=$(RL_SECONDS) RL_TOTAL_SECONDS=$$(( $(RL_SECONDS) + 300 )) bash scripts/gpu/rl.sh $(OUT)
-# The held-out evaluation of a checkpoint (MODEL=, default data/models/sft, unpacked from the committed
-# data/checkpoints/sft-h200.tar.zst when absent), with the experiment's config;
+# The held-out evaluation of a checkpoint (MODEL=, default data/models/sft), with the experiment's config;
 # on a machine without a GPU add RL_EVAL_ARGS='--set device=cpu --set dtype=float32 --set static_only=true'.
 MODEL ?= data/models/sft
 RL_EVAL_ARGS ?=
 eval-policy: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target cudaperf-train cudaperf-eval cudaperf-dataset
 	@[ -f $(BUILD_DIR)/dataset/manifest.jsonl ] || $(BUILD_DIR)/bin/cudaperf-dataset generate --out $(BUILD_DIR)/dataset
-	@[ -f $(MODEL)/config.json ] || [ "$(MODEL)" != data/models/sft ] || [ ! -f data/checkpoints/sft-h200.tar.zst ] || \
-	  { mkdir -p $(MODEL) && zstd -dc data/checkpoints/sft-h200.tar.zst | tar -x -C $(MODEL) && \
-	    echo "unpacked data/checkpoints/sft-h200.tar.zst into $(MODEL)"; }
 	$(BUILD_DIR)/bin/cudaperf-train eval-policy --config data/rl/h200.json --model $(MODEL) \
 	  --set dataset=$(BUILD_DIR)/dataset --out $(BUILD_DIR)/eval-policy $(RL_EVAL_ARGS)

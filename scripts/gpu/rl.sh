@@ -11,8 +11,7 @@
 #   4. RL_ABLATIONS=1: the same seeds and budget with reward_mode=outcome, then with turns=1;
 #   5. packs logs, curves and the LoRA state (exact resume in a later call) under OUTDIR.
 # Usage: scripts/gpu/rl.sh [OUTDIR]   (default $OUT, else /tmp/rl)
-# Carry: .carry/deps (scripts/pack-deps.sh; its bin/zstd unpacks the committed checkpoint). The SFT checkpoint:
-# sft.sh's when it ran first, else data/models/sft, else data/checkpoints/sft-h200.tar.zst unpacked there.
+# Carry: .carry/deps (scripts/pack-deps.sh); data/models/sft when sft.sh does not run first.
 # Environment: RL_SFT_DIR (default /tmp/cudaperf-sft/sft/checkpoint, else data/models/sft), RL_SECONDS
 # (training seconds, default 200), RL_TOTAL_SECONDS (whole-script deadline, default RL_SECONDS + 170),
 # RL_SEED (0), RL_SET (extra "--set K=V ..." for cudaperf-train rl), RL_ABLATIONS (0), RL_ABLATION_SECONDS
@@ -80,11 +79,6 @@ note "== inputs"
 sft=${RL_SFT_DIR:-}
 if [ -z "$sft" ]; then
   if [ -f /tmp/cudaperf-sft/sft/checkpoint/config.json ]; then sft=/tmp/cudaperf-sft/sft/checkpoint; else sft=$root/data/models/sft; fi
-fi
-# The committed checkpoint (data/checkpoints/README.md) when none is carried or left by sft.sh.
-if [ ! -f "$sft/config.json" ] && [ "$sft" = "$root/data/models/sft" ] && [ -f "$root/data/checkpoints/sft-h200.tar.zst" ]; then
-  mkdir -p "$sft" && zstd -dc "$root/data/checkpoints/sft-h200.tar.zst" | tar -x -C "$sft" \
-    && note "unpacked data/checkpoints/sft-h200.tar.zst into data/models/sft"
 fi
 [ -f "$sft/config.json" ] && [ -f "$sft/tokenizer.json" ] || { note "RESULT: FAILED (no SFT checkpoint in $sft)"; pack; exit 1; }
 note "SFT checkpoint: $sft"
