@@ -38,6 +38,7 @@ pack() {
   cp "$work"/logs/* "$out/" 2>/dev/null
   local files=()
   for f in sft-report.json train-log.jsonl loss.svg sample-summary.json samples.jsonl eval.jsonl sft-eval.json \
+           outcomes.jsonl per-family.txt \
            build.log dataset.log train.log sample.log eval.log; do
     [ -f "$out/$f" ] && files+=("$f")
   done
@@ -115,41 +116,7 @@ else
   note "no candidate to evaluate"
   failed=1
 fi
-python3 - "$out/samples.jsonl" "$out/eval.jsonl" "$out/sft-eval.json" <<'PY' | tee -a "$summary"
-import collections, json, os, sys
-samples = [json.loads(l) for l in open(sys.argv[1])] if os.path.exists(sys.argv[1]) else []
-results = {}
-if os.path.exists(sys.argv[2]):
-    for line in open(sys.argv[2]):
-        if line.strip():
-            r = json.loads(line)
-            results[os.path.abspath(r.get("candidate", ""))] = r
-outcomes = collections.Counter()
-evaluated = 0
-for s in samples:
-    r = results.get(os.path.abspath(s.get("candidate", ""))) if s.get("extracted") else None
-    if not s.get("extracted"):
-        outcomes["no_code_block"] += 1
-    elif r is None:
-        outcomes["not_evaluated"] += 1
-    else:
-        evaluated += 1
-        outcomes[r.get("outcome", "unknown")] += 1
-n = len(samples)
-counted = n - outcomes["not_evaluated"]  # samples the evaluator reached (a deadline may stop it)
-compiled = sum(v for k, v in outcomes.items() if k not in ("no_code_block", "compile_error", "not_evaluated"))
-correct = outcomes["ok"]
-doc = {"schema": "cudaperf-sft-eval/1", "samples": n, "tasks": len({s["task"] for s in samples}),
-       "evaluated": evaluated, "outcomes": dict(outcomes),
-       "compile_rate": compiled / counted if counted else None, "correct_rate": correct / counted if counted else None,
-       "note": "held-out (test split) C tasks of the training families, temperature 0.8; cudaperf-eval --no-timing --sets 2; "
-               "rates over the samples the evaluator reached, a sample without a code block counted as failed"}
-json.dump(doc, open(sys.argv[3], "w"), indent=1)
-print("samples %d (%d tasks), evaluated %d; compile rate %s, correct rate %s; outcomes %s" % (
-    n, doc["tasks"], evaluated,
-    "%.1f%%" % (100 * doc["compile_rate"]) if doc["compile_rate"] is not None else "n/a",
-    "%.1f%%" % (100 * doc["correct_rate"]) if doc["correct_rate"] is not None else "n/a", dict(outcomes)))
-PY
+python3 scripts/sft-eval-tables.py "$out/samples.jsonl" "$out/eval.jsonl" "$out" | tee -a "$summary"
 
 note "== pack"
 if [ -z "${SFT_CHECKPOINT:-}" ]; then
