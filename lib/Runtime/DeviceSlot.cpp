@@ -34,10 +34,11 @@ uint64_t deviceMemory(const Json &device) {
   return m && m->is_number_unsigned() ? m->get<uint64_t>() : m && m->is_number() ? uint64_t(m->get<double>()) : 0;
 }
 
-// The worker's and the holder's environment: their GPU alone (device 0 for them), and launches
-// asynchronous whatever the caller's environment says (timing depends on it).
-std::vector<std::string> workerEnvironment(const std::string &uuid) {
-  std::vector<std::string> env = {"CUDA_LAUNCH_BLOCKING=0", "CUDA_DEVICE_MAX_CONNECTIONS=8"};
+// The worker's and the holder's environment: their GPU alone (device 0 for them), launches
+// asynchronous and the work queues set, whatever the caller's environment says (timing depends on both).
+std::vector<std::string> workerEnvironment(const std::string &uuid, int maxConnections) {
+  std::vector<std::string> env = {"CUDA_LAUNCH_BLOCKING=0",
+                                  "CUDA_DEVICE_MAX_CONNECTIONS=" + std::to_string(maxConnections)};
   if (!uuid.empty())
     env.push_back("CUDA_VISIBLE_DEVICES=" + uuid);
   return env;
@@ -50,7 +51,7 @@ double secondsBetween(Clock::time_point a, Clock::time_point b) { return std::ch
 DeviceSlot::DeviceSlot(const EvalOptions &options, const Toolchain &toolchain, Json device)
     : options_(options), toolchain_(toolchain), device_(std::move(device)),
       index_(device_.value("index", 0)), uuid_(device_.value("uuid", std::string())),
-      env_(workerEnvironment(uuid_)),
+      env_(workerEnvironment(uuid_, options.maxConnections)),
       holder_(options.workerPath, env_, options.workDir + "/holder-" + std::to_string(index_) + ".log"),
       spares_([this] { return startWorker({}, true); }) {}
 
@@ -267,6 +268,8 @@ Json DeviceSlot::run(BuiltCandidate &c, size_t waiting) {
   rec.seed = options_.seed;
   rec.sets = options_.sets;
   rec.stallSeconds = options_.stallSeconds;
+  rec.counters = c.counters;
+  rec.maxConnections = options_.maxConnections;
   rec.toolchain = &toolchain_;
 
   std::string key, manifest;

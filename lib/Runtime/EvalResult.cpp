@@ -196,7 +196,7 @@ Json assembleResult(const EvalRecord &r) {
   Json memory;
   std::vector<std::vector<double>> referenceMs(configs.size());
   // Where the worker's time went: seconds from its start at which each stage ended.
-  double tDevice = -1, tReference = -1, tBaseline = -1, tEnd = -1;
+  double tDevice = -1, tReference = -1, tBaseline = -1, tEnd = -1, tCandidateVerdict = -1;
   double contextSeconds = -1, contextWaitSeconds = -1;
   for (const Json &e : events) {
     std::string type = str(e, "event");
@@ -211,6 +211,8 @@ Json assembleResult(const EvalRecord &r) {
       tReference = t;
     else if (type == "verdict" && str(e, "impl") == "baseline")
       tBaseline = t;
+    else if (type == "verdict" && str(e, "impl") == "candidate")
+      tCandidateVerdict = t;
     int ci = configIndex(str(e, "config"));
     if (type == "phase") {
       lastPhase = &e;
@@ -331,9 +333,14 @@ Json assembleResult(const EvalRecord &r) {
     double tCandidate = tBaseline >= 0 ? tBaseline : noBaseline ? tReference : -1;
     if (tCandidate >= 0 && tEnd >= tCandidate)
       stages["candidate"] = tEnd - tCandidate;
+    // The hardware counters follow the candidate's verdict (part of "candidate" above).
+    if (r.counters && tCandidateVerdict >= 0 && tEnd >= tCandidateVerdict)
+      stages["counters"] = tEnd - tCandidateVerdict;
     worker["stage_seconds"] = std::move(stages);
   }
   worker["retries"] = retries;
+  if (r.maxConnections > 0)
+    worker["max_connections"] = r.maxConnections;
   worker["memory_wait_seconds"] = memoryWaitSeconds;
   worker["shared_data_intact"] = sharedDataIntact;
   if (!dataMode.empty())

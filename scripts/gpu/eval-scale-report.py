@@ -6,7 +6,7 @@ usage: eval-scale-report.py shared QUIET.jsonl SHARED.jsonl EXPECT      outcomes
                                                                          beside its lower bound
        eval-scale-report.py serve TAG SUMMARY.json                       a serve-bench summary as numbers (TAG:
                                                                          serve = today's options, serve_before = ...)
-       eval-scale-report.py serve-compare BEFORE.json NOW.json           two serve-bench runs of the same run: rates,
+       eval-scale-report.py serve-compare BEFORE.json NOW.json [LABEL]          two serve-bench runs of the same run: rates,
                                                                          GPU slot per run, each example's timing
        eval-scale-report.py table NUMBERS.json                            the issue's figures, one row each
 Each but table prints a few lines for the summary and writes a JSON object to stdout's last
@@ -124,10 +124,11 @@ def serve(tag, summary_path):
     return {tag: {k: d.get(k) for k in SERVE_KEYS}, f"{tag}_mismatches": len(d.get("mismatches") or [])}
 
 
-def serve_compare(before_path, now_path):
-    """Today's options against the earlier ones (--spare-workers 1 --wait-worker-exit) in the same run:
-    candidates per minute, the GPU slot's time per run, and whether timings moved (each example
-    implementation's median candidate time, now / before)."""
+def serve_compare(before_path, now_path, label=""):
+    """Today's options against the earlier ones (--spare-workers 1 --wait-worker-exit) in the same run,
+    or a variant (LABEL, e.g. conn1) against today's options: candidates per minute, the GPU slot's
+    time per run, and whether timings moved (each example implementation's median candidate time,
+    now / before)."""
     try:
         b, n = json.load(open(before_path)), json.load(open(now_path))
     except (OSError, ValueError) as e:
@@ -141,13 +142,15 @@ def serve_compare(before_path, now_path):
     ratios.sort()
     q = lambda f: ratios[min(len(ratios) - 1, int(f * len(ratios)))] if ratios else None
     rate = (n.get("per_minute") or 0) / b["per_minute"] if b.get("per_minute") else None
-    print(f"serve now / before: {n.get('per_minute') or 0:.0f} / {b.get('per_minute') or 0:.0f} per minute"
+    names = (label, "now") if label else ("now", "before")
+    print(f"serve {names[0]} / {names[1]}: {n.get('per_minute') or 0:.0f} / {b.get('per_minute') or 0:.0f} per minute"
           + (f" = {rate:.2f}x" if rate else "") + f"; GPU slot per run {n.get('mean_slot_seconds') or 0:.3f} / "
           f"{b.get('mean_slot_seconds') or 0:.3f} s")
     if ratios:
-        print(f"  timing of the {len(ratios)} example implementations x configs in both: now / before median "
+        print(f"  timing of the {len(ratios)} example implementations x configs in both: {names[0]} / {names[1]} median "
               f"{q(0.5):.3f} (p10 {q(0.1):.3f}, p90 {q(0.9):.3f})")
-    return {"serve_rate_ratio": rate, "serve_timing_ratio": {"pairs": len(ratios), "median": q(0.5),
+    prefix = f"serve_{label}" if label else "serve"
+    return {f"{prefix}_rate_ratio": rate, f"{prefix}_timing_ratio": {"pairs": len(ratios), "median": q(0.5),
                                                               "p10": q(0.1), "p90": q(0.9)}}
 
 

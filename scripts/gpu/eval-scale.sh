@@ -19,7 +19,7 @@
 # Usage (GPU host, repository root): scripts/gpu/eval-scale.sh [OUTDIR]   (default $OUT)
 # Needs .carry/deps from scripts/pack-deps.sh (nlohmann-json, GoogleTest). Environment:
 # EVAL_SCALE_SECONDS (520), EVAL_SCALE_N (200), EVAL_SCALE_SERVE_N (300), EVAL_SCALE_SERVE_BEFORE_N
-# (150), EVAL_SCALE_SERVE_VARIANTS ("now before"; "sparesN" adds a run with --spare-workers N), EVAL_SCALE_STEPS
+# (150), EVAL_SCALE_SERVE_VARIANTS ("now before"; "sparesN" adds a run with --spare-workers N, "connN" one with --max-connections N), EVAL_SCALE_STEPS
 # ("build tests relu shared serve"; "suite" adds the suite as a run of its own; without "build" the
 # tools already in EVAL_SCALE_BUILD_DIR (build-gpu) are used), EVAL_SCALE_EXTRA (options added to
 # every cudaperf-eval: "--compile-only" tries the script's plumbing on a machine without a GPU).
@@ -331,7 +331,7 @@ if want serve; then
     grep -vE "allocate_all_memory|infinite_loop|print_megabytes|leak_" > "$work/serve.expect"
   # Variants, each cold (every reference, baseline and candidate built): "now" today's defaults
   # (tag serve); "before" the options of the 2026-12-01 run (one spare worker, the slot waiting for
-  # each worker's exit), the baseline in the same run; "sparesN" N spare workers.
+  # each worker's exit), the baseline in the same run; "sparesN" N spare workers; "connN" --max-connections N.
   variants=(${EVAL_SCALE_SERVE_VARIANTS:-now before})
   for ((vi = 0; vi < ${#variants[@]}; vi++)); do
     v=${variants[$vi]}
@@ -339,7 +339,8 @@ if want serve; then
       now) tag=serve vopts=() vn=${EVAL_SCALE_SERVE_N:-300} ;;
       before) tag=before vopts=(--spare-workers 1 --wait-worker-exit) vn=${EVAL_SCALE_SERVE_BEFORE_N:-150} ;;
       spares[0-9]|spares[0-9][0-9]) tag=$v vopts=(--spare-workers "${v#spares}") vn=${EVAL_SCALE_SERVE_N:-300} ;;
-      *) note "unknown serve variant '$v' (now, before, sparesN)"; continue ;;
+      conn[0-9]|conn[0-9][0-9]) tag=$v vopts=(--max-connections "${v#conn}") vn=${EVAL_SCALE_SERVE_N:-300} ;;
+      *) note "unknown serve variant '$v' (now, before, sparesN, connN)"; continue ;;
     esac
     [ $((deadline - SECONDS)) -gt 40 ] || { note "-- $v: skipped, no time left"; continue; }
     rm -rf "$CUDAPERF_CACHE_DIR"
@@ -355,6 +356,11 @@ if want serve; then
     report python3 scripts/gpu/eval-scale-report.py serve-compare "$work/results/serve-before.json" \
       "$work/results/serve-serve.json"
   fi
+  for v in "${variants[@]}"; do  # each connN against today's options: rate, and whether timings moved
+    [[ "$v" == conn* ]] && [ -f "$work/results/serve-$v.json" ] && [ -f "$work/results/serve-serve.json" ] &&
+      report python3 scripts/gpu/eval-scale-report.py serve-compare "$work/results/serve-serve.json" \
+        "$work/results/serve-$v.json" "$v"
+  done
   if [ $((deadline - SECONDS)) -gt 45 ]; then
     # The same kind of candidates through batch mode, as the 114/min of 2026-11-29 were measured.
     rm -rf "$CUDAPERF_CACHE_DIR"

@@ -125,6 +125,10 @@ support::ArgParser evalArgs(CommandLine &c) {
             "the GPU's next candidate waits until the last worker's process has ended\n"
             "(its CUDA context torn down; by default that happens beside the next candidate)",
             o.waitWorkerExit)
+      .option("--max-connections", "N",
+              "CUDA_DEVICE_MAX_CONNECTIONS of the workers, 1-32 (default 8): fewer make\n"
+              "each worker's CUDA context faster to create; a candidate's streams beyond N share queues",
+              [&](const std::string &v) { o.maxConnections = int(parseInteger(v, 1, 32)); })
       .option("--device-data-fraction", "X", "of each GPU's memory, at most, for the task data kept there (0.4)",
               [&](const std::string &v) { o.deviceDataFraction = parseNumber(v, 0, 1); })
       .option("--set-cache-limit-mib", "X", "expected outputs of an input set larger than this are not cached on disk (1024)",

@@ -31,6 +31,8 @@ struct EvalRecord {
   uint64_t seed = 0;
   int sets = 0;
   double stallSeconds = 0;
+  bool counters = false;          // the worker collected hardware counters after the candidate's verdict
+  int maxConnections = 0;         // the workers' CUDA_DEVICE_MAX_CONNECTIONS (0: not recorded)
   const Toolchain *toolchain = nullptr;
   // pytorch-to-cuda: cudaperf-torch-reference's timing document (docs/pytorch-tasks.md); the
   // speedup is then PyTorch eager's median over the candidate's.
