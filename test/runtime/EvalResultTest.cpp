@@ -232,6 +232,31 @@ TEST_F(ResultFixture, ContextSetUpAndItsWaitAreWorkerStages) {
   }
 }
 
+TEST_F(ResultFixture, CountersAreAStageOfTheirOwnAndConnectionsAreRecorded) {
+  // The counters follow the candidate's verdict (t 2.0) to the end (t 3.5): 1.5 s of the candidate's 2.5 s.
+  rec.counters = true;
+  rec.maxConnections = 2;
+  rec.events = R"({"event":"start","t":0}
+{"event":"device","name":"NVIDIA H200","arch":"sm_90","t":0.5}
+{"event":"reference","config":"small","set":0,"seed":11,"ms":0.5,"t":0.75}
+{"event":"verdict","impl":"baseline","outcome":"ok","t":1.0}
+{"event":"timing","impl":"candidate","config":"small","median_ms":0.01,"runs":20,"t":1.5}
+{"event":"verdict","impl":"candidate","outcome":"ok","t":2.0}
+{"event":"counters","impl":"candidate","config":"small","available":true,"reason":"","kernels":[],"t":3.0}
+{"event":"done","t":3.5})";
+  Json r = assembleResult(rec);
+  const Json &stages = r.at("worker").at("stage_seconds");
+  EXPECT_DOUBLE_EQ(stages.at("candidate").get<double>(), 2.5);
+  EXPECT_DOUBLE_EQ(stages.at("counters").get<double>(), 1.5);
+  EXPECT_EQ(r.at("worker").at("max_connections").get<int>(), 2);
+  // Without counters there is no such stage, and an unrecorded connection count is absent.
+  rec.counters = false;
+  rec.maxConnections = 0;
+  Json plain = assembleResult(rec);
+  EXPECT_EQ(member(plain.at("worker").at("stage_seconds"), "counters"), nullptr);
+  EXPECT_EQ(member(plain.at("worker"), "max_connections"), nullptr);
+}
+
 TEST(Outcome, NamesRoundTrip) {
   for (Outcome o : {Outcome::Ok, Outcome::CompileError, Outcome::LaunchError, Outcome::RuntimeFault, Outcome::Timeout,
                     Outcome::WrongAnswer, Outcome::TimingViolation, Outcome::InternalError})

@@ -126,7 +126,7 @@ support::ArgParser evalArgs(CommandLine &c) {
             "(its CUDA context torn down; by default that happens beside the next candidate)",
             o.waitWorkerExit)
       .option("--max-connections", "N",
-              "CUDA_DEVICE_MAX_CONNECTIONS of the workers, 1-32 (default 8): fewer make\n"
+              "CUDA_DEVICE_MAX_CONNECTIONS of the workers, 1-32 (default 2; CUDA's is 8): fewer make\n"
               "each worker's CUDA context faster to create; a candidate's streams beyond N share queues",
               [&](const std::string &v) { o.maxConnections = int(parseInteger(v, 1, 32)); })
       .option("--device-data-fraction", "X", "of each GPU's memory, at most, for the task data kept there (0.4)",

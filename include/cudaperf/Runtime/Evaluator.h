@@ -46,9 +46,10 @@ struct EvalOptions {
   int spareWorkers = 2;        // workers started ahead per GPU, each creating its context (0: none)
   bool waitWorkerExit = false; // the GPU's next candidate waits until the last worker's process is gone
   // CUDA_DEVICE_MAX_CONNECTIONS of the workers: the hardware work queues a context gets. Fewer make a
-  // context faster to create (the host's ceiling on fresh processes per second, docs/eval-serve.md);
-  // streams of one candidate beyond this many share queues (their kernels may then serialize).
-  int maxConnections = 8;
+  // context faster to create (the host's ceiling on fresh processes per second, docs/eval-serve.md;
+  // on the H200 8 -> 2 took --serve from 207 to 492 candidates/min, timings unchanged); streams of one
+  // candidate beyond this many share queues (their kernels may then serialize). CUDA's default is 8.
+  int maxConnections = 2;
   int setupRetries = 20;       // workers started again when the GPU was full at their start (0.5 s to 4 s apart,
                                // about 66 s in all: 8 starts, 18 s, lost 2 of 200 to a neighbour holding the GPU)
   size_t queueLimit = 256;     // candidates waiting (submitted, not yet running) before submit blocks
