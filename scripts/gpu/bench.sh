@@ -9,15 +9,27 @@
 #      then the shipped suite scored again with them;
 #   5. PyTorch baselines of the imported KernelBench level-1 problems (eager and torch.compile at
 #      KernelBench's sizes), as far as the time allows;
-#   6. the tables for docs/benchmarks.md.
+#   6. (step "policy", not in the default steps) the policy's candidates: the held-out answers that a stored
+#      RL run recorded before RL (the SFT policy) and after it (the RL policy), extracted by
+#      scripts/policy-candidates.py, each set scored by cudaperf-bench over the dataset's test split
+#      (data/suites/dataset-test.json on a dataset generated here with cudaperf-dataset, seed 1 as the RL run's),
+#      then re-scored per eval set (train_families, held_out_families) from the same results;
+#   7. the tables for docs/benchmarks.md.
 # Usage (repository root, GPU host; carry .carry/deps from scripts/pack-deps.sh and .carry/kernelbench):
 #   scripts/gpu/bench.sh [OUTDIR]          (default $OUT, else /tmp/bench-out)
+#   BENCH_STEPS=policy BENCH_SECONDS=300 scripts/gpu/bench.sh [OUTDIR]   (the policy's candidates alone)
 # Writes OUTDIR/{README.md,bench.log,shipped-results.jsonl,torch-timings.jsonl,kernelbench-import.json,
-# level1-timings.jsonl,bench-outputs.tar.gz,logs.tar.gz}: 8 files (bench-outputs: cudaperf-bench's outputs of
-# the shipped suite, raw and with compile timings, and of the level-1 problems with adopted baselines). README.md has the command, the machine
-# and the tables; copy it with the .jsonl/.json files to data/eval-runs/<date>-h200-bench/.
+# level1-timings.jsonl,bench-outputs.tar.gz,logs.tar.gz} (bench-outputs: cudaperf-bench's outputs of the
+# shipped suite, raw and with compile timings, of the level-1 problems with adopted baselines, and of the
+# policy step), with step "policy" also policy-candidates.json (what was extracted) and
+# policy-{before,after}-results.jsonl (cudaperf-eval's results). README.md has the command, the machine
+# and the tables; copy it with the .jsonl/.json files, and shipped-final/bench.json of bench-outputs.tar.gz
+# as bench.json, to data/eval-runs/<date>-h200-bench/ (test/bench/replay_stored_runs.py replays them).
 # Environment: BENCH_SECONDS (default 510: every step is capped so the whole ends within it),
-# BENCH_STEPS (default "import shipped compile level1": leave steps out to save time).
+# BENCH_STEPS (default "import shipped compile level1"; add "policy" with BENCH_SECONDS about 150 higher, or
+# leave steps out to save time),
+# BENCH_POLICY_RUN (the RL run for "policy": a directory with candidates.jsonl.gz, or the file; default
+# data/eval-runs/2026-12-02-h200-rl-3).
 set -uo pipefail
 out=${1:-${OUT:-/tmp/bench-out}}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -37,8 +49,8 @@ left() { echo $((deadline - SECONDS)); }
 log() { echo "[$((SECONDS - start))s] $*"; }
 want() { [[ "$steps" == *" $1 "* ]]; }
 # The least time each step needs; a step's cap leaves it to every later step that BENCH_STEPS selects.
-declare -A RESERVE=([import]=0 [shipped]=100 [compile]=80 [level1]=70)
-after() { local sum=0 seen=0 s; for s in import shipped compile level1; do
+declare -A RESERVE=([import]=0 [shipped]=100 [compile]=80 [level1]=70 [policy]=150)
+after() { local sum=0 seen=0 s; for s in import shipped compile level1 policy; do
   [ $seen = 1 ] && want $s && sum=$((sum + RESERVE[$s])); [ $s = "$1" ] && seen=1; done; echo $sum; }
 jobs=$(nproc)
 build_jobs=$(( jobs > 4 ? jobs - 2 : 2 ))  # leave two cores to the importers running beside the build
@@ -64,7 +76,9 @@ deps=()
     -DCMAKE_BUILD_TYPE=Release -DCUDAPERF_BUILD_TORCH_REFERENCE=ON -DCMAKE_PREFIX_PATH="$prefix" "${deps[@]}" \
     > "$work/logs/build.log" 2>&1
   # One target at a time, so that one failing leaves the others built.
-  for target in cudaperf-bench cudaperf-eval cudaperf-eval-worker cudaperf-torch-reference; do
+  targets="cudaperf-bench cudaperf-eval cudaperf-eval-worker cudaperf-torch-reference"
+  want policy && targets="$targets cudaperf-dataset"
+  for target in $targets; do
     timeout "$(cap 240)" cmake --build build-gpu -j "$build_jobs" --target $target >> "$work/logs/build.log" 2>&1
     echo "$target rc=$?" >> "$work/logs/build.log"
   done
@@ -126,7 +140,7 @@ for level, s in sorted(merged["levels"].items()):
 print("refusals by class:", merged["refusal_classes"])
 for p in merged["problems"]:
     if p["outcome"] != "imported":
-        print(f"  refused {p['task']}: {p['reason'][:200]}")
+        print(f"  refused {p['task']}: {p['reason'][:600]}")
 PY
 fi
 
@@ -197,7 +211,7 @@ json.dump({"schema": "cudaperf-suite/1", "name": "kernelbench-level1-adopted",
            "disallowed_libraries": ["cublas", "cublasLt", "cudnn"],
            "tasks": [os.path.abspath(d) for d in sys.argv[2:]]}, open(sys.argv[1], "w"), indent=1)
 PY
-  CUDAPERF_CACHE_DIR=/tmp/cudaperf-cache timeout "$(cap 60 60)" "$bench_bin" --suite "$work/level1-adopted.json" --impls \
+  CUDAPERF_CACHE_DIR=/tmp/cudaperf-cache timeout "$(cap 60 $((60 + $(after level1))))" "$bench_bin" --suite "$work/level1-adopted.json" --impls \
     --out "$work/level1-adopted" --jobs 12 "${eval_args[@]}" > /dev/null 2> "$work/logs/level1-adopted.stderr"
   rc=$?
   if [ -s "$work/level1-adopted/results.jsonl" ]; then
@@ -213,15 +227,60 @@ if want level1 && ls build/kernelbench/level1_*/task.json > /dev/null 2>&1; then
   l1=$(ls -d build/kernelbench/level1_*/ | sort -t_ -k2,2n | while read -r d; do [ -f "$d/task.json" ] && echo "$d"; done)
   log "== 5b. PyTorch baselines of $(echo "$l1" | wc -l) imported level-1 problems until $(left)s before the end"
   # shellcheck disable=SC2086
-  timeout "$(cap 200 25)" python3 scripts/torch-baselines.py $l1 --jobs 3 --task-timeout 40 --deadline "$(cap 190 30)" \
+  timeout "$(cap 200 $((25 + $(after level1))))" python3 scripts/torch-baselines.py $l1 --jobs 3 --task-timeout 40 \
+    --deadline "$(cap 190 $((30 + $(after level1))))" \
     > "$out/level1-timings.jsonl" 2> "$work/logs/level1-torch-baselines.stderr"
   note "5b. level-1 PyTorch baselines: rc=$?, $(grep -c '"configs"' "$out/level1-timings.jsonl") timed, $(grep -c '"skipped"' "$out/level1-timings.jsonl") skipped"
   # shellcheck disable=SC2086
   collect_timings $l1
 fi
 
-# --- 6. tables -----------------------------------------------------------------------------------
-log "== 6. tables for docs/benchmarks.md"
+# --- 6. the policy's candidates: the SFT policy (before RL) and the RL policy (after), on the test split ---
+if want policy; then
+  policy_run=${BENCH_POLICY_RUN:-data/eval-runs/2026-12-02-h200-rl-3}
+  log "== 6. the held-out candidates of $policy_run, before RL (SFT policy) and after, through cudaperf-bench"
+  dataset=$work/dataset
+  if [ -x build-gpu/bin/cudaperf-dataset ]; then
+    # The RL run's dataset: cudaperf-dataset's defaults (seed 1, every kind) give the same tasks byte for byte.
+    timeout "$(cap 60 "$(after policy)")" build-gpu/bin/cudaperf-dataset generate --out "$dataset" --jobs "$jobs" --quiet \
+      > "$work/logs/policy-dataset.log" 2>&1
+    note "6. dataset: cudaperf-dataset generate rc=$?, $(wc -l < "$dataset/manifest.jsonl" 2>/dev/null || echo 0) tasks"
+  else
+    note "6. dataset: cudaperf-dataset did not build (logs/build.log)"
+  fi
+  python3 scripts/policy-candidates.py "$policy_run" "$work/policy" --dataset "$dataset" --labels before,after \
+    > "$work/logs/policy-candidates.log" 2>&1
+  note "6. candidates: policy-candidates.py rc=$?"
+  cat "$work/logs/policy-candidates.log"
+  [ -f "$work/policy/policy-candidates.json" ] && cp "$work/policy/policy-candidates.json" "$out/"
+  for label in before after; do
+    [ -d "$work/policy/$label" ] && [ -x "$bench_bin" ] && [ -x "$eval_bin" ] || continue
+    turns=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["labels"][sys.argv[2]]["turns"])' \
+      "$work/policy/policy-candidates.json" "$label")
+    reserve=$(after policy); [ "$label" = before ] && reserve=$((reserve + 60))  # the second label's least time
+    CUDAPERF_DATASET_MANIFEST="$dataset/manifest.jsonl" CUDAPERF_CACHE_DIR=/tmp/cudaperf-cache \
+      timeout "$(cap 150 "$reserve")" "$bench_bin" --suite data/suites/dataset-test.json --candidates "$work/policy/$label" \
+      --turns "$turns" --out "$work/policy-$label" --jobs 12 "${eval_args[@]}" \
+      > "$work/policy-$label.md" 2> "$work/logs/policy-$label.stderr"
+    rc=$?
+    results=$work/policy-$label/results.jsonl
+    [ -s "$results" ] && cp "$results" "$out/policy-$label-results.jsonl"
+    note "6. policy $label: cudaperf-bench rc=$rc, $(wc -l < "$results" 2>/dev/null || echo 0) results of $(find "$work/policy/$label" -name '*.cu' | wc -l) files; outcomes $(python3 -c '
+import collections, json, sys
+print(dict(collections.Counter(json.loads(l)["outcome"] for l in open(sys.argv[1]) if l.strip())))' "$results" 2>&1 | tail -1)"
+    # The same results scored over each eval set's tasks alone (the whole split counts every other task missing).
+    for suite in "$work"/policy/suite-*.json; do
+      [ -s "$results" ] && [ -f "$suite" ] || continue
+      set_name=$(basename "$suite" .json); set_name=${set_name#suite-}
+      "$bench_bin" --results "$results" --suite "$suite" --turns "$turns" --out "$work/policy-$label-$set_name" \
+        > "$work/policy-$label-$set_name.md" 2>> "$work/logs/policy-$label.stderr"
+      note "6. policy $label, $set_name: scored rc=$?"
+    done
+  done
+fi
+
+# --- 7. tables -----------------------------------------------------------------------------------
+log "== 7. tables for docs/benchmarks.md"
 python3 - "$out" "$work" "$environment" "$commit" <<'PY' > "$out/README.md"
 import json, os, sys
 out, work, environment, commit = sys.argv[1:5]
@@ -233,7 +292,13 @@ print("- command: `scripts/gpu/bench.sh $OUT` (run tool, carry `.carry/deps`, `.
       "(import outcome per problem), `level1-timings.jsonl` (its summary lines)")
 print("- re-score on any machine: `cudaperf-bench --results shipped-results.jsonl --suite data/suites/shipped.json "
       "--torch-timings torch-timings.jsonl`; `bench.json` (from `bench-outputs.tar.gz`, `shipped-final/bench.json`) is "
-      "what the GPU host computed, replayed by ctest `bench.replay-stored-runs`\n")
+      "what the GPU host computed, replayed by ctest `bench.replay-stored-runs`")
+if os.path.exists(os.path.join(out, "policy-candidates.json")):
+    print("- step policy: `policy-candidates.json` (the candidates extracted by scripts/policy-candidates.py), "
+          "`policy-before-results.jsonl` and `policy-after-results.jsonl` (cudaperf-eval results of the SFT and RL "
+          "policies' candidates); re-score with `cudaperf-bench --results policy-before-results.jsonl --suite "
+          "data/suites/dataset-test.json --root DATASET --turns 2` (DATASET: `cudaperf-dataset generate --out DATASET`)")
+print()
 final = os.path.join(work, "shipped-final.md")
 if os.path.exists(final):
     print("## Shipped implementations as candidates of the shipped tasks\n")
@@ -247,7 +312,7 @@ try:
     print("\n| refused problem | class | reason |\n|---|---|---|")
     for p in kb["problems"]:
         if p["outcome"] != "imported":
-            print(f"| {p['task']} | {p['reason_class']} | {p['reason'][:240].replace('|', '/')} |")
+            print(f"| {p['task']} | {p['reason_class']} | {p['reason'][:600].replace('|', '/')} |")
     slow = sorted(kb["problems"], key=lambda p: -p["seconds"])[:8]
     print("\nSlowest imports: " + ", ".join(f"{p['task']} {p['seconds']} s" for p in slow) + "\n")
 except (OSError, ValueError, KeyError) as e:
@@ -272,9 +337,37 @@ if rows:
     for task, e, c, cs, note in rows:
         ratio = f"{c / e:.2f}" if isinstance(e, (int, float)) and isinstance(c, (int, float)) and e > 0 else "–"
         print(f"| {task} | {f(e)} | {f(c)} | {ratio} | {f(cs)} | {str(note)[:120].replace('|', '/')} |")
+    print()
+try:
+    listing = json.load(open(os.path.join(work, "policy", "policy-candidates.json")))
+except (OSError, ValueError):
+    listing = None
+if listing:
+    print("## The policy's candidates on the dataset's test split (`scripts/policy-candidates.py`)\n")
+    print(f"Held-out answers recorded by `{listing['input']}` (greedy, one trajectory per task), scored by "
+          "cudaperf-bench over `data/suites/dataset-test.json` on the dataset generated here, and over each eval "
+          "set's tasks alone from the same results. A turn without code has no file (the sample keeps its best "
+          "earlier turn).\n")
+    for label, what in (("before", "the SFT policy (before RL)"), ("after", "the RL policy (after RL)")):
+        L = listing["labels"].get(label)
+        if not L:
+            continue
+        sets = ", ".join(f"{k} {len(v)}" for k, v in L["sets"].items())
+        print(f"### {what}: {L['tasks']} tasks ({sets}), {L['samples']} samples, turns 1..{L['turns']}, "
+              f"{L['files']} files, {L['turns_without_code']} turns without code\n")
+        for eval_set in L["sets"]:
+            md = os.path.join(work, f"policy-{label}-{eval_set}.md")
+            if os.path.exists(md):
+                print(f"#### {what}, eval set {eval_set} ({len(L['sets'][eval_set])} tasks)\n")
+                print(open(md).read())
+        md = os.path.join(work, f"policy-{label}.md")
+        if os.path.exists(md):
+            print(f"#### {what}, the whole test split (every task without a candidate is a failed sample)\n")
+            print(open(md).read())
 PY
 log "README.md: $(wc -l < "$out/README.md") lines"
-outputs=$(cd "$work" && ls -d shipped shipped-final level1-adopted level1-adopted-final 2>/dev/null)
+outputs=$(for d in shipped shipped-final level1-adopted level1-adopted-final policy "$work"/policy-*/; do
+  d=$(basename "$d"); [ -d "$work/$d" ] && echo "$d"; done)
 # shellcheck disable=SC2086
 [ -n "$outputs" ] && tar -C "$work" -czf "$out/bench-outputs.tar.gz" $outputs
 tar -C "$work" -czf "$out/logs.tar.gz" logs $(cd "$work" && ls kb-level*.json shipped-torch-timing.jsonl 2>/dev/null)
