@@ -161,7 +161,8 @@ def adopt_baseline(task_dir, name, shipped_root, c_signature):
 
 # Refusal reasons in classes, for the report's table (first match wins).
 REASON_CLASSES = [
-    ("random", r"random|nondetermin|differs between two calls"),
+    # import-pytorch-task.py: "forward is not deterministic: two calls with the same inputs differ (...)"
+    ("random", r"random|nondetermin|not deterministic|differs between two calls|two calls with the same inputs differ"),
     ("dtype", r"dtype|has no task dtype"),
     ("size expression", r"cannot express|size expression|count .* !="),
     ("output type", r"forward must return|returns no tensor|non-tensor"),

@@ -66,6 +66,10 @@ class Names(unittest.TestCase):
                                          "random numbers"), "random")
         self.assertEqual(kb.reason_class("tensor dtype torch.float16 has no task dtype"), "dtype")
         self.assertEqual(kb.reason_class("over the time limit: no progress for 60 s"), "time limit")
+        # The importer's own wording for a forward that uses dropout (KernelBench level2_66 on the H200).
+        self.assertEqual(kb.reason_class("forward is not deterministic: two calls with the same inputs differ "
+                                         "(output out differs (max |diff| 0.000347)); the model calls dropout"),
+                         "random")
         self.assertEqual(kb.reason_class("something new"), "other")
 
 
