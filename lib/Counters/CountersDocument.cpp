@@ -54,6 +54,11 @@ Json countersToJson(const CountersDocument &doc) {
   root["max_kernels"] = (unsigned long long)doc.maxKernels;
   root["replay_passes"] = (unsigned long long)doc.replayPasses;
   root["notes"] = notes;
+  Json seconds = Json::object();
+  for (const auto &[phase, value] : doc.profilerSeconds)
+    if (std::isfinite(value))
+      seconds[phase] = value;
+  root["profiler_seconds"] = std::move(seconds);
   return root;
 }
 

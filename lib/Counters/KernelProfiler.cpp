@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <exception>
@@ -33,6 +34,42 @@ namespace {
 
 // CUPTI takes at most one subscriber per process.
 std::atomic<bool> ownSubscriberHeld{false};
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Adds the host time of a phase to seconds[key] (docs/counters.md, "profiler_seconds"): from construction
+// or next() to next(), stop() or the end of the scope. Measures only; never throws.
+class PhaseTimer {
+public:
+  PhaseTimer(std::map<std::string, double> &seconds, const char *key)
+      : seconds_(seconds), key_(key), start_(Clock::now()) {}
+  ~PhaseTimer() { stop(); }
+  PhaseTimer(const PhaseTimer &) = delete;
+  PhaseTimer &operator=(const PhaseTimer &) = delete;
+  void next(const char *key) {
+    stop();
+    key_ = key;
+    start_ = Clock::now();
+  }
+  void stop() {
+    if (!key_)
+      return;
+    try {
+      seconds_[key_] += secondsSince(start_);
+    } catch (...) {
+    }
+    key_ = nullptr;
+  }
+
+private:
+  std::map<std::string, double> &seconds_;
+  const char *key_;
+  Clock::time_point start_;
+};
 
 template <class Params> Params makeParams(size_t structSize) {
   Params p;
@@ -206,6 +243,10 @@ struct KernelProfiler::State {
   int launchesSeen = 0;
   size_t profiled = 0;
   size_t notProfiled = 0;
+  // Host seconds per phase (PhaseTimer keys; docs/counters.md, "profiler_seconds"), and when the first
+  // user-replay pass began (the "passes" wall time runs from there to the last endPass()).
+  std::map<std::string, double> seconds;
+  Clock::time_point firstPassStart{};
 
   std::string failBegin(std::string why) {
     beginFailure = std::move(why);
@@ -248,6 +289,7 @@ struct KernelProfiler::State {
 };
 
 std::string KernelProfiler::State::readGpu(CUdevice &device) {
+  PhaseTimer timer(seconds, "device_query");
   CUresult r = cuCtxPushCurrent(ctx);
   if (r != CUDA_SUCCESS)
     return "cuCtxPushCurrent failed: " + driverText(r);
@@ -273,6 +315,7 @@ std::string KernelProfiler::State::readGpu(CUdevice &device) {
 }
 
 CUptiResult KernelProfiler::State::createHost(CUpti_Profiler_Host_Object **out) {
+  PhaseTimer timer(seconds, "host_initialize");
   auto p = makeParams<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
   p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
   p.pChipName = chipName.c_str();
@@ -285,6 +328,7 @@ CUptiResult KernelProfiler::State::createHost(CUpti_Profiler_Host_Object **out) 
 void KernelProfiler::State::destroyHost(CUpti_Profiler_Host_Object *&h) {
   if (!h)
     return;
+  PhaseTimer timer(seconds, "host_deinitialize");
   auto p = makeParams<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
   p.pHostObject = h;
   cuptiProfilerHostDeinitialize(&p);
@@ -292,6 +336,7 @@ void KernelProfiler::State::destroyHost(CUpti_Profiler_Host_Object *&h) {
 }
 
 CUptiResult KernelProfiler::State::addMetrics(CUpti_Profiler_Host_Object *h, const std::vector<std::string> &names) {
+  PhaseTimer timer(seconds, "host_add_metrics");
   std::vector<const char *> ptrs;
   for (const std::string &n : names)
     ptrs.push_back(n.c_str());
@@ -304,6 +349,8 @@ CUptiResult KernelProfiler::State::addMetrics(CUpti_Profiler_Host_Object *h, con
 }
 
 std::string KernelProfiler::State::setUpCounters(CUdevice device, const std::vector<std::string> &candidates) {
+  // cuptiProfilerInitialize runs once per process: later profilers wait for it at most.
+  PhaseTimer timer(seconds, "profiler_initialize");
   static std::once_flag initOnce;
   static CUptiResult initResult = CUPTI_SUCCESS;
   std::call_once(initOnce, [] {
@@ -313,6 +360,7 @@ std::string KernelProfiler::State::setUpCounters(CUdevice device, const std::vec
   if (initResult != CUPTI_SUCCESS)
     return describe("cuptiProfilerInitialize", initResult);
 
+  timer.next("device_supported"); // cuptiProfilerDeviceSupported, cuptiDeviceGetChipName
   auto supported = makeParams<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
   supported.cuDevice = device;
   supported.api = CUPTI_PROFILER_RANGE_PROFILING;
@@ -340,6 +388,7 @@ std::string KernelProfiler::State::setUpCounters(CUdevice device, const std::vec
   chipName = chip.pChipName;
 
   // Size query, then the image itself.
+  timer.next("counter_availability");
   auto avail = makeParams<CUpti_Profiler_GetCounterAvailability_Params>(
       CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
   avail.ctx = ctx;
@@ -351,7 +400,8 @@ std::string KernelProfiler::State::setUpCounters(CUdevice device, const std::vec
     return describe("cuptiProfilerGetCounterAvailability", r);
 
   // All metrics at once; if the host configuration refuses the set, find the culprits one by one on fresh
-  // host objects and keep the rest.
+  // host objects and keep the rest. (createHost, addMetrics and destroyHost time themselves.)
+  timer.stop();
   if (CUptiResult r = createHost(&host); r != CUPTI_SUCCESS)
     return describe("cuptiProfilerHostInitialize", r);
   std::vector<std::string> kept = candidates;
@@ -382,6 +432,7 @@ std::string KernelProfiler::State::setUpCounters(CUdevice device, const std::vec
   for (const std::string &m : counterMetrics)
     counterMetricPtrs.push_back(m.c_str());
 
+  timer.next("config_image"); // the config image's size, the image, the number of passes
   auto size = makeParams<CUpti_Profiler_Host_GetConfigImageSize_Params>(
       CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
   size.pHostObject = host;
@@ -413,6 +464,7 @@ std::string KernelProfiler::State::configureAndStart() {
 
 // Counter data image (re)initialised and bound to the configuration.
 std::string KernelProfiler::State::configure() {
+  PhaseTimer timer(seconds, "counter_data_image");
   auto init = makeParams<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
   init.pRangeProfilerObject = rangeProfiler;
@@ -421,6 +473,7 @@ std::string KernelProfiler::State::configure() {
   if (CUptiResult r = cuptiRangeProfilerCounterDataImageInitialize(&init); r != CUPTI_SUCCESS)
     return describe("cuptiRangeProfilerCounterDataImageInitialize", r);
 
+  timer.next("set_config");
   auto config = makeParams<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
   config.pRangeProfilerObject = rangeProfiler;
   config.configSize = configImage.size();
@@ -440,6 +493,7 @@ std::string KernelProfiler::State::configure() {
 }
 
 std::string KernelProfiler::State::startSession() {
+  PhaseTimer timer(seconds, "pass_start");
   auto start = makeParams<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
   start.pRangeProfilerObject = rangeProfiler;
   if (CUptiResult r = cuptiRangeProfilerStart(&start); r != CUPTI_SUCCESS)
@@ -449,12 +503,14 @@ std::string KernelProfiler::State::startSession() {
 }
 
 std::string KernelProfiler::State::startRangeProfiler() {
+  PhaseTimer timer(seconds, "range_profiler_enable");
   auto enable = makeParams<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
   enable.ctx = ctx;
   if (CUptiResult r = cuptiRangeProfilerEnable(&enable); r != CUPTI_SUCCESS)
     return describe("cuptiRangeProfilerEnable", r);
   rangeProfiler = enable.pRangeProfilerObject;
 
+  timer.next("counter_data_image");
   auto size = makeParams<CUpti_RangeProfiler_GetCounterDataSize_Params>(
       CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
   size.pRangeProfilerObject = rangeProfiler;
@@ -465,6 +521,7 @@ std::string KernelProfiler::State::startRangeProfiler() {
   if (CUptiResult r = cuptiRangeProfilerGetCounterDataSize(&size); r != CUPTI_SUCCESS)
     return describe("cuptiRangeProfilerGetCounterDataSize", r);
   counterDataImage.assign(size.counterDataSize, 0);
+  timer.stop();
   // User replay: the caller starts each pass (beginPass).
   return userReplay ? configure() : configureAndStart();
 }
@@ -472,6 +529,7 @@ std::string KernelProfiler::State::startRangeProfiler() {
 void KernelProfiler::State::disableRangeProfiler() {
   if (!rangeProfiler)
     return;
+  PhaseTimer timer(seconds, "range_profiler_disable");
   if (sessionRunning) {
     auto stop = makeParams<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
     stop.pRangeProfilerObject = rangeProfiler;
@@ -526,6 +584,7 @@ void KernelProfiler::State::collect() {
 }
 
 bool KernelProfiler::State::stopSession() {
+  PhaseTimer timer(seconds, "pass_stop");
   sessionRunning = false;
   auto stop = makeParams<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
   stop.pRangeProfilerObject = rangeProfiler;
@@ -558,6 +617,7 @@ void KernelProfiler::State::collectUserReplay() {
 }
 
 void KernelProfiler::State::decodeAndEvaluate() {
+  PhaseTimer timer(seconds, "decode");
   auto decode = makeParams<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
   decode.pRangeProfilerObject = rangeProfiler;
   CUptiResult r = cuptiRangeProfilerDecodeData(&decode);
@@ -568,6 +628,7 @@ void KernelProfiler::State::decodeAndEvaluate() {
   if (decode.numOfRangeDropped)
     notes.push_back(std::to_string(decode.numOfRangeDropped) + " ranges dropped while decoding");
 
+  timer.next("evaluate"); // the image's range count, then every range's metric values
   auto info = makeParams<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
   info.pCounterDataImage = counterDataImage.data();
@@ -613,6 +674,7 @@ void KernelProfiler::State::noteAttributeFailure(const std::string &what, const 
 
 // Registers per thread and theoretical occupancy from the launch itself (no counter pass).
 void KernelProfiler::State::readLaunchAttributes(const LaunchShape &shape, KernelCounters &out) {
+  PhaseTimer timer(seconds, "launch_attributes");
   if (!shape.f) {
     if (wantRegisters)
       noteAttributeFailure("launch__registers_per_thread", "the launch callback carried no function handle");
@@ -808,6 +870,7 @@ std::string KernelProfiler::begin(CUcontext ctx, const ProfilerOptions &options)
       return "this KernelProfiler is already active (call end() first)";
     state_ = std::make_unique<State>();
     State &s = *state_;
+    PhaseTimer total(s.seconds, "begin_total"); // every return of begin()
     s.ctx = ctx;
     s.options = options;
     s.userReplay = options.replay == Replay::User;
@@ -844,6 +907,7 @@ std::string KernelProfiler::begin(CUcontext ctx, const ProfilerOptions &options)
       return s.failBegin("no metric of the table requested");
     }
 
+    PhaseTimer subscribing(s.seconds, "subscribe");
     if (options.ownSubscriber) {
       if (ownSubscriberHeld.exchange(true)) {
         s.teardown();
@@ -877,6 +941,7 @@ std::string KernelProfiler::begin(CUcontext ctx, const ProfilerOptions &options)
         }
       }
     }
+    subscribing.stop();
 
     std::string why;
     {
@@ -884,6 +949,8 @@ std::string KernelProfiler::begin(CUcontext ctx, const ProfilerOptions &options)
       if (!s.counterMetrics.empty())
         why = s.startRangeProfiler();
       if (why.empty()) {
+        // Before active: from then on launch callbacks on other threads may write s.seconds (under the lock).
+        total.stop();
         s.active = true;
         bool dram = std::any_of(s.counterMetrics.begin(), s.counterMetrics.end(),
                                 [](const std::string &m) { return m.rfind("dram__", 0) == 0; });
@@ -910,6 +977,7 @@ std::string KernelProfiler::begin(CUcontext ctx, const ProfilerOptions &options)
 std::string KernelProfiler::end() {
   State &s = *state_;
   CUpti_SubscriberHandle subscriber = nullptr;
+  Clock::time_point endStart = Clock::now();
   try {
     std::lock_guard<std::mutex> lock(s.mutex);
     if (!s.active)
@@ -931,8 +999,14 @@ std::string KernelProfiler::end() {
   }
   // Outside the lock: a callback in flight on another thread may be waiting for it.
   if (subscriber) {
+    PhaseTimer timer(s.seconds, "unsubscribe");
     cuptiUnsubscribe(subscriber);
     ownSubscriberHeld = false;
+  }
+  // Only an end() that ended an active session gets here (s.active is false now: no callback writes seconds).
+  try {
+    s.seconds["end_total"] += secondsSince(endStart);
+  } catch (...) {
   }
   return s.collectFailure;
 }
@@ -968,10 +1042,13 @@ std::string KernelProfiler::beginPass() {
                     std::to_string(s.passes) + " by the host configuration)");
       return s.collectFailure;
     }
+    Clock::time_point passStart = Clock::now();
     if (std::string why = s.startSession(); !why.empty()) {
       s.failCollect(why);
       return why;
     }
+    if (s.passesRun == 0)
+      s.firstPassStart = passStart;
     s.passLaunches = 0;
     return "";
   } catch (const std::exception &e) {
@@ -999,7 +1076,10 @@ std::string KernelProfiler::endPass() {
     s.sessionRunning = false;
     auto stop = makeParams<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
     stop.pRangeProfilerObject = s.rangeProfiler;
-    if (CUptiResult r = cuptiRangeProfilerStop(&stop); r != CUPTI_SUCCESS) {
+    PhaseTimer stopping(s.seconds, "pass_stop");
+    CUptiResult stopResult = cuptiRangeProfilerStop(&stop);
+    stopping.stop();
+    if (CUptiResult r = stopResult; r != CUPTI_SUCCESS) {
       s.failCollect(describe("cuptiRangeProfilerStop", r));
       return s.collectFailure;
     }
@@ -1012,6 +1092,9 @@ std::string KernelProfiler::endPass() {
     }
     ++s.passesRun;
     s.allPassesSubmitted = stop.isAllPassSubmitted != 0;
+    // From the first pass's start to this pass's end: CUPTI's start/stop and the caller's workload and
+    // preparation between passes.
+    s.seconds["passes"] = secondsSince(s.firstPassStart);
     return "";
   } catch (const std::exception &e) {
     s.failCollect(std::string("internal error: ") + e.what());
@@ -1053,6 +1136,7 @@ const std::vector<std::string> &KernelProfiler::collectedMetrics() const { retur
 size_t KernelProfiler::kernelsNotProfiled() const { return state_->notProfiled; }
 size_t KernelProfiler::replayPasses() const { return state_->passes; }
 const std::vector<std::string> &KernelProfiler::notes() const { return state_->notes; }
+const std::map<std::string, double> &KernelProfiler::phaseSeconds() const { return state_->seconds; }
 std::string KernelProfiler::gpuName() const { return state_->gpuName; }
 std::string KernelProfiler::computeCapability() const { return state_->computeCapability; }
 
@@ -1068,6 +1152,7 @@ CountersDocument KernelProfiler::document(const std::string &program) const {
   doc.maxKernels = s.options.maxKernels;
   doc.replayPasses = s.passes;
   doc.notes = s.notes;
+  doc.profilerSeconds = s.seconds;
   if (!s.beginFailure.empty()) {
     doc.available = false;
     doc.reason = s.beginFailure;

@@ -36,6 +36,9 @@ CountersDocument sampleDocument() {
   doc.maxKernels = 256;
   doc.replayPasses = 7;
   doc.notes.push_back("kernel cap of 2 reached at launch 2: later launches are not profiled");
+  doc.profilerSeconds["host_initialize"] = 0.25;
+  doc.profilerSeconds["passes"] = 0.125;
+  doc.profilerSeconds["evaluate"] = std::nan("");
   return doc;
 }
 
@@ -52,7 +55,7 @@ TEST(CountersDocument, WritesTheDocumentedKeysInOrder) {
   Json v = parseJson(writeCountersJson(sampleDocument()));
   EXPECT_EQ(keysOf(v), (std::vector<std::string>{"schema", "program", "gpu", "available", "reason", "dropped_metrics",
                                                  "kernels", "kernels_not_profiled", "max_kernels", "replay_passes",
-                                                 "notes"}));
+                                                 "notes", "profiler_seconds"}));
   EXPECT_EQ(member(v, "schema")->get<std::string>(), "cudaperf-counters/1");
   EXPECT_EQ(member(v, "program")->get<std::string>(), "./global_strided --n 4");
   EXPECT_EQ(keysOf(*member(v, "gpu")), (std::vector<std::string>{"name", "compute_capability"}));
@@ -74,6 +77,11 @@ TEST(CountersDocument, WritesTheDocumentedKeysInOrder) {
   EXPECT_EQ(member(v, "kernels_not_profiled")->get<int64_t>(), 3);
   EXPECT_EQ(member(v, "max_kernels")->get<int64_t>(), 256);
   EXPECT_EQ(member(v, "replay_passes")->get<int64_t>(), 7);
+  // The profiler's phases in seconds; a non-finite one is left out.
+  const Json &seconds = v.at("profiler_seconds");
+  EXPECT_EQ(keysOf(seconds), (std::vector<std::string>{"host_initialize", "passes"}));
+  EXPECT_EQ(member(seconds, "host_initialize")->get<double>(), 0.25);
+  EXPECT_EQ(member(seconds, "passes")->get<double>(), 0.125);
 }
 
 TEST(CountersDocument, NonFiniteValuesAreLeftOutAndNamed) {
@@ -100,6 +108,8 @@ TEST(CountersDocument, UnavailableDocumentCarriesTheReason) {
   EXPECT_TRUE(v.at("kernels").empty());
   EXPECT_TRUE(member(v, "dropped_metrics")->empty());
   EXPECT_EQ(member(v, "gpu")->at("name").get<std::string>(), "");
+  ASSERT_NE(member(v, "profiler_seconds"), nullptr);
+  EXPECT_TRUE(member(v, "profiler_seconds")->empty());
 }
 
 TEST(CountersDocument, DemanglesOnlyMangledNames) {

@@ -31,6 +31,9 @@ struct CountersDocument {
   size_t maxKernels = 0;          // the cap in force (0: none)
   size_t replayPasses = 0;        // passes per kernel that the metric configuration needs
   std::vector<std::string> notes; // anything that limits the numbers (range count mismatches, dropped ranges)
+  // Host time of the profiler's own phases, seconds per phase (KernelProfiler's keys, docs/counters.md,
+  // "profiler_seconds"); empty when the document is not one profiler's (the injection library's merge).
+  std::map<std::string, double> profilerSeconds;
 };
 
 support::Json countersToJson(const CountersDocument &doc);

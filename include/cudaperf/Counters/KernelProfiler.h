@@ -92,6 +92,10 @@ public:
   const std::vector<std::string> &notes() const;
   std::string gpuName() const;
   std::string computeCapability() const; // "9.0"
+  // Host seconds spent in the profiler's phases so far (docs/counters.md, "profiler_seconds"): CUPTI/NVPW
+  // initialization, metric configuration, images, pass start/stop, decoding, evaluation, teardown. Measured
+  // only; nothing depends on them.
+  const std::map<std::string, double> &phaseSeconds() const;
   // The result document; available = begin() and end() succeeded.
   CountersDocument document(const std::string &program) const;
 
