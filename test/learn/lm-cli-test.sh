@@ -110,6 +110,32 @@ import json; a=json.load(open('run/sft-report.json'))['train']; b=json.load(open
 assert b['refinement_examples'] == 0 and b['examples'] == a['examples'] - a['refinement_examples'], (a, b)
 " && echo "ok   refinement examples off" || { echo "FAIL refinement examples off"; fails=$((fails + 1)); }
 check "sft --refinement-examples bad" 2 "$train" "${sft[@]}" --out run-bad --steps 1 --refinement-examples maybe
+# Repair examples (on by default): one per task, counted in the report; off gives the other examples unchanged
+# (the same tokenizer for both, so that the same examples are kept and encoded alike).
+check "sft --dry-run (repair examples on)" 0 "$train" "${sft[@]}" --out run-repair --dry-run --max-seq-len 100000 \
+  --tokenizer run/checkpoint --dump-examples repair-on.jsonl
+check "sft --dry-run --repair-examples off" 0 "$train" "${sft[@]}" --out run-norepair --dry-run --max-seq-len 100000 \
+  --tokenizer run/checkpoint --dump-examples repair-off.jsonl --repair-examples off
+python3 -c "
+import json
+on=json.load(open('run-repair/sft-report.json')); off=json.load(open('run-norepair/sft-report.json'))
+assert on['dry_run'] and on['steps'] == 0, on
+for s in ('train', 'val'):
+    a, b = on[s], off[s]
+    assert a['repair_examples'] == a['tasks'] > 0 and a['repair_dropped_too_long'] == 0, a  # every shipped task has one
+    assert sum(a['repair_mutations'].values()) == a['repair_examples'], a
+    assert b['repair_examples'] == 0 and b['examples'] == a['examples'] - a['repair_examples'], (a, b)
+    assert b['refinement_examples'] == a['refinement_examples'], (a, b)
+rows=[json.loads(l) for l in open('repair-on.jsonl')]
+kept=[l for l, r in zip(open('repair-on.jsonl'), rows) if not r['kind'].startswith('repair:')]
+assert kept == open('repair-off.jsonl').readlines(), 'off is not on without its repair examples'
+repair=[r for r in rows if r['kind'].startswith('repair:')]
+for r in repair:  # the broken answer and its feedback in the prompt; the answer compiles (an intact implementation)
+    assert 'Feedback on your previous answer:\\nOutcome: compile_error (reward -0.80).\\nnvcc failed:\\n' in r['prompt'], r['prompt']
+    assert r['answer'].startswith('\`\`\`cuda\\n') and r['answer'] not in r['prompt']
+" && echo "ok   repair examples: counted, off = on without them" || { echo "FAIL repair examples"; fails=$((fails + 1)); }
+[ ! -e run-repair/checkpoint ] && echo "ok   --dry-run writes no model" || { echo "FAIL --dry-run wrote a model"; fails=$((fails + 1)); }
+check "sft --repair-examples bad" 2 "$train" "${sft[@]}" --out run-bad --steps 1 --repair-examples maybe
 check "the SFT checkpoint loads" 0 "$lm" generate --model run/checkpoint --prompt "Task: saxpy" --chat --max-new-tokens 4 --stop '```'
 # A run of 3 steps stopped after 2 and resumed gives run's third step exactly.
 check "sft stopped after step 2" 0 "$train" "${sft[@]}" --out run3 --steps 3 --stop-after-steps 2

@@ -13,6 +13,9 @@
 #include "cudaperf/Learn/Rl.h"
 #endif
 #include "cudaperf/Learn/Prompt.h"
+#ifdef CUDAPERF_HAVE_RL
+#include "cudaperf/Learn/RepairExamples.h"
+#endif
 #include "cudaperf/Learn/SvgPlot.h"
 #include "cudaperf/Learn/Tokenizer.h"
 #include "cudaperf/Learn/Training.h"
@@ -101,6 +104,7 @@ struct Example {
   std::vector<int32_t> ids;
   size_t promptTokens = 0;
   bool refinement = false; // a second turn: an earlier answer and its feedback in the prompt
+  std::string repair;      // a repair example's mutation (RepairExamples.h); empty for the others
 };
 
 struct ExampleSet {
@@ -137,9 +141,14 @@ std::pair<int, int> refinementPair(const ManifestTask &t) {
 }
 
 // One example per implementation (the task's first turn); with `refinement`, also one two-turn example
-// per task that has a slow-then-fast pair (the turn the RL trainer's later turns ask for).
+// per task that has a slow-then-fast pair (the turn the RL trainer's later turns ask for); with `repair`,
+// also one two-turn example per task whose earlier answer is one of its implementations broken so that
+// it does not compile, with the feedback RL gives that, and whose answer is the intact implementation
+// (docs/training.md, "Repair examples"; chosen from (seed, task name)). The examples of a task keep this
+// order, so without repair examples the set is the one built before they existed.
 ExampleSet buildExamples(const std::vector<ManifestTask> &tasks, const std::string &split,
-                         const std::set<std::string> &kinds, const PromptOptions &promptOptions, bool refinement) {
+                         const std::set<std::string> &kinds, const PromptOptions &promptOptions, bool refinement,
+                         bool repair = false, uint64_t seed = 0) {
   std::vector<const ManifestTask *> chosen;
   for (const ManifestTask &t : tasks)
     if (t.split == split && (kinds.empty() || kinds.count(t.kind))) chosen.push_back(&t);
@@ -152,12 +161,24 @@ ExampleSet buildExamples(const std::vector<ManifestTask> &tasks, const std::stri
       std::string prompt = renderPolicyPrompt(policyMessages(task, {}, promptOptions));
       std::vector<std::string> sources;
       for (const std::string &file : t.implementations) sources.push_back(readFile(fs::path(t.dir) / file));
-      for (const std::string &source : sources) perTask[i].push_back({prompt, candidateAnswer(source), {}, 0, false});
+      for (const std::string &source : sources) perTask[i].push_back({prompt, candidateAnswer(source), {}, 0, false, ""});
       if (auto [earlier, answer] = refinementPair(t); refinement && earlier >= 0) {
         PolicyTurn turn{sources[size_t(earlier)], refinementFeedback(t.strategies[size_t(earlier)]), false};
         perTask[i].push_back({renderPolicyPrompt(policyMessages(task, {turn}, promptOptions)),
-                              candidateAnswer(sources[size_t(answer)]), {}, 0, true});
+                              candidateAnswer(sources[size_t(answer)]), {}, 0, true, ""});
       }
+#ifdef CUDAPERF_HAVE_RL
+      if (repair) {
+        if (std::optional<RepairChoice> r = chooseRepair(task.task, sources, seed)) {
+          PolicyTurn turn{r->broken.source, r->broken.feedback, false};
+          perTask[i].push_back({renderPolicyPrompt(policyMessages(task, {turn}, promptOptions)),
+                                candidateAnswer(sources[r->implementation]), {}, 0, false,
+                                repairMutationName(r->broken.mutation)});
+        }
+      }
+#else
+      (void)repair, (void)seed;
+#endif
     } catch (const std::exception &e) {
       errors[i] = chosen[i]->name + ": " + e.what();
     }
@@ -257,13 +278,13 @@ LoraOptions parseLora(int64_t rank, double alpha, double dropout, const std::str
 
 struct SftArgs {
   std::string dataset, out, init, tokenizerDir, modelConfig, resume, device = "cuda", dtype = "bfloat16";
-  std::string kinds = "c,pytorch", loraTargets;
+  std::string kinds = "c,pytorch", loraTargets, dumpExamples;
   int64_t vocab = 8192, steps = 0, batchTokens = 32768, microTokens = 16384, maxSeqLen = 2048, warmup = 100;
   int64_t evalEvery = 200, evalBatches = 16, saveEvery = 0, loraRank = 0, threads = 1, stopAfter = 0;
   double epochs = 3, maxSeconds = 0, lr = 1e-3, minLrRatio = 0.1, weightDecay = 0.1, gradClip = 1.0;
   double loraAlpha = 0, loraDropout = 0, tokenizerSampleMb = 8, shardMb = 15;
   uint64_t seed = 0;
-  bool checkpointing = false, refinement = true;
+  bool checkpointing = false, refinement = true, repair = true, dryRun = false;
   DataParallelArgs dp;
 };
 
@@ -318,6 +339,15 @@ int runSft(const std::vector<std::string> &argv) {
   p.option("--refinement-examples", "on|off",
            "also one two-turn example per task: a slow implementation with its feedback, then a fast one (default on)",
            [&](const std::string &v) { a.refinement = support::parseOnOff(v); });
+  p.option("--repair-examples", "on|off",
+           "also one two-turn example per task: one of its implementations broken so that nvcc rejects it (cut off "
+           "as at the token cap, or an undeclared name), the feedback RL gives that, then the intact implementation "
+           "(default on)",
+           [&](const std::string &v) { a.repair = support::parseOnOff(v); });
+  p.flag("--dry-run", "build, tokenize and count the examples, write OUT/sft-report.json, and stop before the model",
+         a.dryRun);
+  p.option("--dump-examples", "FILE", "write the examples kept (JSON Lines: split, kind, prompt, answer, tokens)",
+           a.dumpExamples);
   p.option("--seed", "N", "seed of the weights, the data order and dropout (default 0)",
            [&](const std::string &v) { a.seed = support::parseUnsigned(v); });
   p.option("--threads", "N", "LibTorch CPU threads (default 1)", integer(a.threads, 1, 256));
@@ -347,14 +377,23 @@ int runSft(const std::vector<std::string> &argv) {
   std::set<std::string> kinds;
   for (const std::string &k : splitList(a.kinds)) kinds.insert(k);
   PromptOptions promptOptions;
-  ExampleSet train = buildExamples(manifest, "train", kinds, promptOptions, a.refinement);
-  ExampleSet val = buildExamples(manifest, "val", kinds, promptOptions, a.refinement);
+#ifndef CUDAPERF_HAVE_RL
+  if (a.repair) std::cerr << kProgram << ": no repair examples: this build has no lib/Reward (their feedback)\n";
+#endif
+  ExampleSet train = buildExamples(manifest, "train", kinds, promptOptions, a.refinement, a.repair, a.seed);
+  ExampleSet val = buildExamples(manifest, "val", kinds, promptOptions, a.refinement, a.repair, a.seed);
   auto refinements = [](const ExampleSet &set) {
     return std::count_if(set.examples.begin(), set.examples.end(), [](const Example &e) { return e.refinement; });
   };
+  auto repairs = [](const std::vector<Example> &examples, const std::string &mutation = "") {
+    return std::count_if(examples.begin(), examples.end(), [&](const Example &e) {
+      return !e.repair.empty() && (mutation.empty() || e.repair == mutation);
+    });
+  };
   std::cerr << kProgram << ": " << train.examples.size() << " training examples (" << refinements(train)
-            << " refinement) from " << train.tasks << " tasks, " << val.examples.size() << " validation examples ("
-            << refinements(val) << " refinement) from " << val.tasks << " tasks (" << since(start) << " s)\n";
+            << " refinement, " << repairs(train.examples) << " repair) from " << train.tasks << " tasks, "
+            << val.examples.size() << " validation examples (" << refinements(val) << " refinement, "
+            << repairs(val.examples) << " repair) from " << val.tasks << " tasks (" << since(start) << " s)\n";
   for (const std::string &why : train.skipReasons) std::cerr << kProgram << ": skipped " << why << "\n";
   if (train.examples.empty()) throw ModelError(a.dataset + ": no training examples (kinds " + a.kinds + ")");
 
@@ -408,6 +447,7 @@ int runSft(const std::vector<std::string> &argv) {
              ex.end());
     return before - ex.size();
   };
+  size_t repairBuiltTrain = size_t(repairs(train.examples)), repairBuiltVal = size_t(repairs(val.examples));
   size_t droppedTrain = dropLong(train.examples), droppedVal = dropLong(val.examples);
   int64_t trainTokens = 0, answerTokens = 0;
   for (const Example &e : train.examples) {
@@ -418,6 +458,52 @@ int runSft(const std::vector<std::string> &argv) {
             << " in answers); dropped " << droppedTrain << " training and " << droppedVal << " validation examples longer than "
             << a.maxSeqLen << " tokens\n";
   if (train.examples.empty()) throw ModelError("every training example is longer than --max-seq-len");
+  // The data's part of sft-report.json (the counts are of the examples kept, after the length limit).
+  auto repairReport = [&](ordered_json &section, const std::vector<Example> &kept, size_t built) {
+    section["repair_examples"] = repairs(kept);
+    section["repair_dropped_too_long"] = built - size_t(repairs(kept));
+    section["repair_mutations"] = {{"truncation", repairs(kept, "truncation")},
+                                   {"undeclared_identifier", repairs(kept, "undeclared_identifier")}};
+  };
+  ordered_json trainReport = {{"tasks", train.tasks}, {"examples", train.examples.size()}, {"tokens", trainTokens},
+                              {"answer_tokens", answerTokens}, {"dropped_too_long", droppedTrain},
+                              {"skipped_tasks", train.skippedTasks}, {"refinement_examples", refinements(train)}};
+  ordered_json valReport = {{"tasks", val.tasks}, {"examples", val.examples.size()}, {"dropped_too_long", droppedVal},
+                            {"refinement_examples", refinements(val)}};
+  repairReport(trainReport, train.examples, repairBuiltTrain);
+  repairReport(valReport, val.examples, repairBuiltVal);
+  if (root && !a.dumpExamples.empty()) {
+    std::ofstream dump(a.dumpExamples);
+    for (const auto &[split, set] : {std::pair<const char *, const ExampleSet *>{"train", &train}, {"val", &val}})
+      for (const Example &e : set->examples)
+        dump << support::writeJson(ordered_json{{"split", split},
+                                                {"kind", !e.repair.empty() ? "repair:" + e.repair
+                                                         : e.refinement    ? std::string("refinement")
+                                                                           : std::string("single")},
+                                                {"prompt", e.prompt}, {"answer", e.answer}, {"tokens", e.ids.size()}})
+             << "\n";
+    if (!dump) throw ModelError(a.dumpExamples + ": cannot write");
+  }
+  if (a.dryRun) {
+    if (root) {
+      ordered_json report = {{"schema", "cudaperf-sft-report/1"},
+                             {"dataset", a.dataset},
+                             {"dry_run", true},
+                             {"train", trainReport},
+                             {"val", valReport},
+                             {"strategy_label_in_prompt", false},
+                             {"tokenizer", {{"source", tokenizerSource}, {"vocab_size", tokenizer->vocabSize()}}},
+                             {"steps", 0},
+                             {"options", {{"max_seq_len", a.maxSeqLen}, {"seed", a.seed},
+                                          {"refinement_examples", a.refinement}, {"repair_examples", a.repair}}},
+                             {"total_seconds", since(start)}};
+      std::ofstream(fs::path(a.out) / "sft-report.json") << support::writeJson(report, 2) << "\n";
+    }
+    std::cerr << kProgram << ": --dry-run: " << train.examples.size() << " training examples kept ("
+              << repairs(train.examples) << " repair), report in " << (fs::path(a.out) / "sft-report.json").string()
+              << "\n";
+    return kExitOk;
+  }
 
   // Model.
   torch::manual_seed(a.seed);
@@ -624,11 +710,8 @@ int runSft(const std::vector<std::string> &argv) {
   ordered_json report = {
       {"schema", "cudaperf-sft-report/1"},
       {"dataset", a.dataset},
-      {"train", {{"tasks", train.tasks}, {"examples", train.examples.size()}, {"tokens", trainTokens},
-                 {"answer_tokens", answerTokens}, {"dropped_too_long", droppedTrain}, {"skipped_tasks", train.skippedTasks},
-                 {"refinement_examples", refinements(train)}}},
-      {"val", {{"tasks", val.tasks}, {"examples", val.examples.size()}, {"dropped_too_long", droppedVal},
-               {"refinement_examples", refinements(val)}}},
+      {"train", trainReport},
+      {"val", valReport},
       {"strategy_label_in_prompt", false},
       {"tokenizer", {{"source", tokenizerSource}, {"vocab_size", tokenizer->vocabSize()}}},
       {"model", {{"architecture", model->config.architecture()}, {"parameters", model->config.parameterCount()},
@@ -643,7 +726,8 @@ int runSft(const std::vector<std::string> &argv) {
       {"final_val_loss", lastVal},
       {"options", {{"lr", a.lr}, {"warmup", options.schedule.warmupSteps}, {"batch_tokens", a.batchTokens},
                    {"micro_batch_tokens", a.microTokens}, {"max_seq_len", a.maxSeqLen}, {"seed", a.seed},
-                   {"gradient_checkpointing", a.checkpointing}}},
+                   {"gradient_checkpointing", a.checkpointing}, {"refinement_examples", a.refinement},
+                   {"repair_examples", a.repair}}},
       {"total_seconds", since(start)},
       {"world_size", world}};
   std::ofstream(fs::path(a.out) / "sft-report.json") << support::writeJson(report, 2) << "\n";
@@ -831,6 +915,86 @@ int runFit(const std::vector<std::string> &argv) {
   return kExitOk;
 }
 
+#ifdef CUDAPERF_HAVE_RL
+// ---------------------------------------------------------------------------------------------
+// repair-examples: what SFT's repair examples are made of (docs/training.md, "Repair examples"): per task
+// the broken answer, nvcc's predicted log and the feedback; with --every, the eligible mutations themselves
+// (for checking them against nvcc: test/learn/repair-nvcc-test.sh).
+
+int runRepairExamples(const std::vector<std::string> &argv) {
+  std::string dataset, out, splitList = "train,val", kindList = "c,pytorch";
+  uint64_t seed = 0;
+  int64_t every = 0;
+  support::ArgParser p(std::string(kProgram) + " repair-examples", {"--dataset DIR --out FILE [options]"},
+                       "Writes, per task, the earlier answer of the repair example `sft` builds (one of the task's "
+                       "implementations broken so that nvcc rejects it), the log nvcc prints for it in the "
+                       "evaluator's build and the feedback RL gives that, as JSON Lines. Nothing is compiled.");
+  p.option("--dataset", "DIR", "the generated dataset (manifest.jsonl)", dataset);
+  p.option("--out", "FILE", "JSON Lines output", out);
+  p.option("--splits", "LIST", "splits (default train,val: those sft uses)", splitList);
+  p.option("--kinds", "LIST", "task kinds: c, pytorch (default both)", kindList);
+  p.option("--seed", "N", "as sft's --seed (default 0)", [&](const std::string &v) { seed = support::parseUnsigned(v); });
+  p.option("--every", "N",
+           "instead of the chosen example, up to N mutations of each kind per implementation, spread over the "
+           "eligible ones",
+           [&](const std::string &v) { every = support::parseInteger(v, 1, 1 << 20); });
+  if (p.parse(argv).helpRequested) return std::cout << p.help(), kExitOk;
+  if (dataset.empty() || out.empty()) throw support::SupportError("--dataset and --out are required");
+  std::vector<ManifestTask> manifest = readManifest(dataset);
+  std::set<std::string> splits, kinds;
+  for (const std::string &s : learn::splitList(splitList)) splits.insert(s);
+  for (const std::string &k : learn::splitList(kindList)) kinds.insert(k);
+  std::ofstream file(out);
+  if (!file) throw ModelError(out + ": cannot write");
+  std::map<std::string, int64_t> counts;
+  int64_t tasks = 0, without = 0;
+  for (const ManifestTask &t : manifest) {
+    if (!splits.count(t.split) || (!kinds.empty() && !kinds.count(t.kind))) continue;
+    PolicyTask task = loadPolicyTask(t.dir);
+    std::vector<std::string> sources;
+    for (const std::string &f : t.implementations) sources.push_back(readFile(fs::path(t.dir) / f));
+    auto write = [&](size_t implementation, const BrokenAnswer &b) {
+      ++counts[repairMutationName(b.mutation)];
+      ordered_json line = {{"task", t.name}, {"task_dir", t.dir}, {"split", t.split},
+                           {"implementation", t.implementations[implementation]},
+                           {"mutation", repairMutationName(b.mutation)}, {"line", b.line}};
+      if (b.mutation == RepairMutation::Truncation) line["open_blocks"] = b.openBlocks;
+      else line["identifier"] = b.identifier, line["replaced"] = b.replaced;
+      line["source"] = b.source;
+      line["compile_log"] = b.compileLog;
+      line["feedback"] = b.feedback;
+      file << support::writeJson(line) << "\n";
+    };
+    ++tasks;
+    if (every == 0) {
+      if (std::optional<RepairChoice> r = chooseRepair(task.task, sources, seed)) write(r->implementation, r->broken);
+      else ++without;
+      continue;
+    }
+    for (size_t i = 0; i < sources.size(); ++i) {
+      std::vector<std::string> others;
+      for (size_t j = 0; j < sources.size(); ++j)
+        if (j != i) others.push_back(sources[j]);
+      for (std::vector<BrokenAnswer> found :
+           {truncations(task.task, sources[i]), undeclaredIdentifiers(task.task, sources[i], others)}) {
+        size_t n = std::min(found.size(), size_t(every));
+        for (size_t k = 0; k < n; ++k) {
+          BrokenAnswer &b = found[k * found.size() / n];
+          b.feedback = repairFeedback(task.task, b.compileLog);
+          write(i, b);
+        }
+      }
+    }
+  }
+  if (!file.flush()) throw ModelError(out + ": cannot write");
+  std::cerr << kProgram << ": " << tasks << " tasks: " << counts["truncation"] << " truncations, "
+            << counts["undeclared_identifier"] << " undeclared identifiers";
+  if (every == 0) std::cerr << ", " << without << " tasks without a repair example";
+  std::cerr << "\n";
+  return kExitOk;
+}
+#endif
+
 } // namespace
 
 namespace cudaperf::learn {
@@ -846,6 +1010,8 @@ int main(int argc, char **argv) {
                           runDataParallelCheck},
 #ifdef CUDAPERF_HAVE_RL
                          {"rl", "multi-turn GRPO from the SFT checkpoint (make train)", runRlCommand},
+                         {"repair-examples", "the broken answers, nvcc logs and feedback of sft's repair examples",
+                          runRepairExamples},
                          {"eval-policy", "held-out evaluation, turn 1 and best-of-T (make eval-policy)", runEvalPolicyCommand},
 #endif
                         });
