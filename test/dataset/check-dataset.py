@@ -18,6 +18,13 @@ Steps (each generates the dataset it checks into --work, default a temporary dir
   analyze       cudaperf-analyze (--analyzer BIN) runs on every implementation of the sample
   emulate       the sample's implementations run on the CPU emulator (--emulator BIN) and agree
                 with reference.c (c tasks) or the baseline (pytorch tasks)
+  inputs        the sample's baselines (--emulator BIN) depend on every input their task's reference
+                uses: with one `in` argument redrawn, the outputs change (cudaperf-emulate-task
+                --inputs-matter). A pytorch task's other implementations are checked against its
+                baseline, and a c task's reference.c comes from the same skeleton, so a baseline that
+                ignores an input (issue 15: pt_matvec's A, its placeholder taken by the vector x) passes
+                every other step. An input that the reference itself never names (a random expression
+                without that operand: `out[i] = y`) is allowed and counted
 
 Ends with "N passed, N failed"; exit status 1 on any failure, 2 on bad usage.
 """
@@ -321,8 +328,61 @@ def step_emulate(args, c):
     print(f"emulated {len(sample)} tasks in {time.time() - start:.0f} s")
 
 
+def names_in_reference(entry, d):
+    """The arguments the task's own reference names: identifiers in reference.c's entry function, or in
+    model.py's forward (its tensor inputs; parameters and buffers are always counted as named)."""
+    task = json.load(open(os.path.join(d, "task.json")))
+    pointers = [a["name"] for a in task["args"] if a["type"] == "pointer"]
+    if entry["kind"] == "c":
+        source = open(os.path.join(d, "reference.c")).read()
+        body = source[source.index("void " + entry["task"] + "("):]
+        body = body[body.index("{"):]  # past the parameter list
+        return {a for a in pointers if re.search(r"\b" + re.escape(a) + r"\b", body)}
+    source = open(os.path.join(d, "model.py")).read()
+    m = re.search(r"def forward\(self,?\s*([^)]*)\):\n(.*?)(?:\n\n|\Z)", source, re.S)
+    forward = [p.strip() for p in m.group(1).split(",") if p.strip()]
+    return {a for a in pointers if a not in forward or re.search(r"\b" + re.escape(a) + r"\b", m.group(2))}
+
+
+def step_inputs(args, c):
+    out = os.path.join(args.work, "a")
+    sample = sample_dirs(args, out)
+    by_name = {e["task"]: (e, d) for e, d in sample}
+    start = time.time()
+    r = subprocess.run([args.emulator, "--jobs", str(args.jobs), "--sets", "1", "--impls", "baseline",
+                        "--inputs-matter", "--work", os.path.join(args.work, "emulate"), *[d for _, d in sample]],
+                       capture_output=True, text=True, timeout=3000)
+    unnamed = []
+    failed = False
+    for line in r.stdout.splitlines():
+        if line.startswith("ok"):
+            c.check(True, line)
+        elif line.startswith("FAIL"):
+            m = re.match(r"FAIL (\S+) baseline: config \S+: the outputs do not depend on input\(s\) (.*?) \(", line)
+            if m and m.group(1) in by_name:
+                ignored = m.group(2).split(", ")
+                named = names_in_reference(*by_name[m.group(1)])
+                wrong = [a for a in ignored if a in named]
+                if not wrong:  # the reference does not use them either: the task's own spec
+                    unnamed.append(f"{m.group(1)} ({', '.join(ignored)})")
+                    c.check(True, line)
+                    continue
+                c.check(False, f"{m.group(1)}: its reference uses {', '.join(wrong)} but the baseline's outputs "
+                               f"do not depend on {'it' if len(wrong) == 1 else 'them'}: {line[5:]}")
+            else:
+                c.check(False, line[5:])
+            failed = True
+    c.check(r.returncode == 0 or not failed, f"cudaperf-emulate-task exit {r.returncode}: {r.stderr[-2000:]}")
+    if unnamed:
+        print(f"{len(unnamed)} tasks declare inputs that neither their reference nor their baseline uses: "
+              + "; ".join(unnamed))
+    print(f"checked the baselines of {len(sample)} tasks ({len({e['family'] for e, _ in sample})} families) "
+          f"for ignored inputs in {time.time() - start:.0f} s")
+
+
 STEPS = {"determinism": step_determinism, "manifest": step_manifest, "validate": step_validate,
-         "pytorch": step_pytorch, "compile": step_compile, "analyze": step_analyze, "emulate": step_emulate}
+         "pytorch": step_pytorch, "compile": step_compile, "analyze": step_analyze, "emulate": step_emulate,
+         "inputs": step_inputs}
 
 
 def main(argv):
@@ -337,7 +397,8 @@ def main(argv):
     ap.add_argument("--sample", type=int, default=100, help="tasks in the compile/analyze/emulate sample")
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args(argv)
-    need = {"validate": "eval", "compile": "eval", "analyze": "analyzer", "emulate": "emulator"}.get(args.step)
+    need = {"validate": "eval", "compile": "eval", "analyze": "analyzer", "emulate": "emulator",
+            "inputs": "emulator"}.get(args.step)
     if need and not getattr(args, need):
         ap.error(f"step {args.step} needs --{need}")
     temporary = args.work is None

@@ -4,7 +4,14 @@
 // compiled with g++ into a shared object behind cudaperf-eval's own entry shim and run in a
 // forked process, on the task's seeded inputs, in both thread orders.
 //
-//   cudaperf-emulate-task [--configs small] [--sets N] [--jobs N] [--work DIR] [--sanitize] TASK_DIR...
+//   cudaperf-emulate-task [--configs small] [--sets N] [--jobs N] [--work DIR] [--sanitize]
+//                         [--impls NAME,...] [--inputs-matter] TASK_DIR...
+//
+// --impls runs only the named implementations (the baseline is always run: it is a pytorch task's
+// expectation). --inputs-matter also checks that every `in` pointer argument matters: run again with
+// that argument alone redrawn (another seed; up to 3 draws), the outputs must change. An
+// implementation that ignores an input (and a reference.c that agrees with it) computes something
+// other than the task: a generator bug that comparing implementations with each other cannot see.
 //
 // Prints "ok TASK IMPL" or "FAIL TASK IMPL: why" per implementation, then "N passed, N failed".
 // Exit status: 0 all passed, 1 a failure, 2 bad usage.
@@ -14,6 +21,7 @@
 #include "cudaperf/Support/Subprocess.h"
 #include "cudaperf/Runtime/Task.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -44,6 +52,8 @@ struct Options {
   int jobs = 2;
   std::string work;
   bool sanitize = false;
+  bool inputsMatter = false;
+  std::vector<std::string> impls; // empty: all
   std::string cxx = "g++";
 };
 
@@ -120,6 +130,47 @@ std::string describeMismatch(const Mismatch &m) {
   return s.str();
 }
 
+bool outputsEqual(const Task &task, const HostArgs &a, const HostArgs &b) {
+  for (size_t i = 0; i < task.args.size(); ++i)
+    if (task.args[i].isPointer() && task.args[i].access != Argument::Access::In && a.buffers[i] != b.buffers[i])
+      return false;
+  return true;
+}
+
+// --inputs-matter: with one `in` pointer argument redrawn (the rest as in `inputs`), the outputs
+// must differ from `outputs` (bit for bit) for at least one of up to 3 draws. An argument whose
+// draws all equal the original (a constant distribution) is skipped. Names every ignored input.
+std::string checkInputsMatter(const Task &task, const Library &lib, const Config &config, size_t c,
+                              const HostArgs &inputs, const HostArgs &outputs) {
+  std::vector<HostArgs> draws;
+  for (size_t k = 0; k < 3; ++k)
+    draws.push_back(makeHostArgs(task, config, inputSeed(0x1dea5, c, 1000 + k)));
+  std::string ignored;
+  for (size_t i = 0; i < task.args.size(); ++i) {
+    if (!task.args[i].isPointer() || task.args[i].access != Argument::Access::In)
+      continue;
+    int redrawn = 0;
+    bool matters = false;
+    for (const HostArgs &other : draws) {
+      if (other.buffers[i] == inputs.buffers[i])
+        continue;
+      ++redrawn;
+      HostArgs work = inputs;
+      work.buffers[i] = other.buffers[i];
+      if (std::string e = runOnce(task, lib, work, "forward"); !e.empty())
+        return "config " + config.name + ", input " + task.args[i].name + " redrawn: " + e;
+      if ((matters = !outputsEqual(task, work, outputs)))
+        break;
+    }
+    if (redrawn > 0 && !matters)
+      ignored += (ignored.empty() ? "" : ", ") + task.args[i].name;
+  }
+  if (ignored.empty())
+    return "";
+  return "config " + config.name + ": the outputs do not depend on input(s) " + ignored +
+         " (each redrawn up to 3 times, outputs bit-identical): the implementation ignores them";
+}
+
 // Child process: every set of every chosen configuration, both orders. Returns "" when correct.
 std::string checkImpl(const Task &task, const std::string &soPath, const ReferenceLibrary *reference,
                       const Library *baseline, const Options &o) {
@@ -154,6 +205,9 @@ std::string checkImpl(const Task &task, const std::string &soPath, const Referen
           if (task.args[i].isPointer() && task.args[i].access == Argument::Access::In &&
               work.buffers[i] != inputs.buffers[i])
             return "config " + config.name + ": input " + task.args[i].name + " was modified";
+        if (o.inputsMatter && set == 0 && std::string(order) == "forward")
+          if (std::string e = checkInputsMatter(task, lib, config, c, inputs, work); !e.empty())
+            return e;
       }
     }
   }
@@ -194,7 +248,7 @@ std::string inChild(double seconds, const std::function<std::string()> &fn) {
 [[noreturn]] void usage(const std::string &m) {
   std::cerr << "cudaperf-emulate-task: " << m
             << "\nusage: cudaperf-emulate-task [--configs A,B] [--sets N] [--jobs N] [--work DIR] [--sanitize] "
-               "TASK_DIR...\n";
+               "[--impls NAME,...] [--inputs-matter] TASK_DIR...\n";
   std::exit(2);
 }
 
@@ -215,6 +269,8 @@ int main(int argc, char **argv) {
     else if (a == "--work") o.work = value();
     else if (a == "--sanitize") o.sanitize = true;
     else if (a == "--cxx") o.cxx = value();
+    else if (a == "--impls") o.impls = parseConfigList(value());
+    else if (a == "--inputs-matter") o.inputsMatter = true;
     else if (!a.empty() && a[0] == '-') usage("unknown option " + a);
     else dirs.push_back(a);
   }
@@ -244,7 +300,8 @@ int main(int argc, char **argv) {
       std::vector<std::string> chosen = o.configs.empty() ? std::vector<std::string>{t.configs[0].name} : o.configs;
       selectConfigs(t, chosen);
       for (const auto &impl : t.implNames())
-        jobs.push_back({t, impl, o.work + "/" + t.name + "/" + impl, ""});
+        if (o.impls.empty() || impl == "baseline" || std::find(o.impls.begin(), o.impls.end(), impl) != o.impls.end())
+          jobs.push_back({t, impl, o.work + "/" + t.name + "/" + impl, ""});
     } catch (const std::exception &e) {
       std::cout << "FAIL " << d << ": " << e.what() << "\n";
       ++failed;

@@ -9,7 +9,7 @@
 
 namespace cudaperf::dataset {
 
-constexpr const char *kGeneratorVersion = "1";
+constexpr const char *kGeneratorVersion = "2"; // 2: matvec and pt_matvec read A (issue 15); 1: the first
 constexpr const char *kDatasetSchema = "cudaperf-dataset/1";
 constexpr const char *kManifestSchema = "cudaperf-dataset-manifest/1";
 

@@ -23,15 +23,17 @@ void makeRowVector(TaskSpec &t, Rng &rng, bool distance) {
   r.colsName = cols;
   std::string vec = distance ? "c" : "x";
   r.columnVectors = {vec};
+  // ${a} is A's element (row[j]): the vector is named x in matvec, so ${x} cannot be the element.
+  r.elementVar = "a";
   int variant = distance ? rng.uniformInt(0, 2) : 0;
   if (!distance)
-    r.passes = {RowPass{"s", "${x} * ${" + vec + "}", Combine::Sum, "${acc}"}};
+    r.passes = {RowPass{"s", "${a} * ${" + vec + "}", Combine::Sum, "${acc}"}};
   else if (variant == 0)
-    r.passes = {RowPass{"s", "(${x} - ${c}) * (${x} - ${c})", Combine::Sum, "${acc}"}};
+    r.passes = {RowPass{"s", "(${a} - ${c}) * (${a} - ${c})", Combine::Sum, "${acc}"}};
   else if (variant == 1)
-    r.passes = {RowPass{"s", "fabsf(${x} - ${c})", Combine::Sum, "${acc}"}};
+    r.passes = {RowPass{"s", "fabsf(${a} - ${c})", Combine::Sum, "${acc}"}};
   else
-    r.passes = {RowPass{"s", "(${x} - ${c}) * (${x} - ${c})", Combine::Sum, "sqrtf(${acc})"}};
+    r.passes = {RowPass{"s", "(${a} - ${c}) * (${a} - ${c})", Combine::Sum, "sqrtf(${acc})"}};
   r.output = "s";
   t.args.push_back(pointerArg("A", "f32", "in", rows + " * " + cols, uniformDist(-1, 1)));
   t.args.back().shape = {rows, cols};

@@ -15,11 +15,13 @@ std::string combine(Combine c, const std::string &a, const std::string &b) {
 }
 const char *combineName(Combine c) { return c == Combine::Sum ? "Sum" : c == Combine::Max ? "Max" : "Min"; }
 
-// ${x} -> the element text, ${j} -> the column, ${v} of a column vector -> v[j].
+// ${x} (RowSpec::elementVar) -> the element text, ${j} -> the column, ${v} of a column vector -> v[j].
 std::string elementExpr(const RowSpec &r, const std::string &expr, const std::string &x, const std::string &j) {
-  Vars v{{"x", x}, {"j", j}};
+  Vars v{{r.elementVar, x}, {"j", j}};
   for (const auto &c : r.columnVectors)
-    v[c] = c + "[" + j + "]";
+    if (!v.emplace(c, c + "[" + j + "]").second)
+      throw DatasetError("row skeleton: the column vector `" + c + "` has the name of the placeholder ${" + c +
+                         "} (the row's element or its column): set RowSpec::elementVar to another name");
   return render(expr, v);
 }
 
