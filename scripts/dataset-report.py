@@ -6,12 +6,16 @@
 Results default to data/measured/dataset-h200/*.jsonl.zst (cudaperf-eval results with "dataset_task" and
 "dataset_impl"); the manifest to a fresh `cudaperf-dataset generate` (--dataset-tool, default
 build/bin/cudaperf-dataset). Prints, or with --write-doc replaces the part of docs/dataset.md between
-the report markers: counts per family and split, outcome counts, the spread of speedups within tasks
-(best over worst implementation, median per family), and how often each implementation labeled
-"fast" beats the baseline, per family. --summary prints outcome counts only (the GPU script's last lines).
+the report markers: counts per family and split, the tasks measured against issue 15's goal, the worker's
+time per implementation per shard, outcome counts, the spread of speedups within tasks (best over worst
+implementation, median per family), and how often each implementation labeled "fast" beats the baseline,
+per family. A stored result whose candidate_sha256 is not that of the implementation the generator makes
+now (a generator fix since it was measured) is stale: named, and left out of the figures. --summary prints
+outcome counts only (the GPU script's last lines).
 """
 import argparse
 import glob
+import hashlib
 import json
 import math
 import os
@@ -21,6 +25,7 @@ import sys
 import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+GOAL_TASKS = 1000  # issue 15: at least 1,000 tasks measured
 BEGIN, END = "<!-- BEGIN dataset-report (scripts/dataset-report.py --write-doc) -->", "<!-- END dataset-report -->"
 
 
@@ -29,16 +34,40 @@ def read_results(paths):
     for p in paths:
         text = subprocess.run(["zstd", "-dc", p], capture_output=True, text=True, check=True).stdout if p.endswith(".zst") \
             else open(p).read()
-        results += [json.loads(line) for line in text.splitlines() if line.strip()]
+        for line in text.splitlines():
+            if line.strip():
+                r = json.loads(line)
+                r["_shard"] = os.path.basename(p)
+                results.append(r)
     return results
 
 
 def read_manifest(path, tool):
+    """The manifest's entries, each with "_root": the dataset directory (for the implementations' hashes)."""
     if path is None:
         out = tempfile.mkdtemp(prefix="dataset-report-")
         subprocess.run([tool, "generate", "--out", out, "--quiet"], check=True)
         path = os.path.join(out, "manifest.jsonl")
-    return [json.loads(line) for line in open(path)]
+    root = os.path.dirname(os.path.abspath(path))
+    entries = [json.loads(line) for line in open(path)]
+    for e in entries:
+        e["_root"] = root
+    return entries
+
+
+def is_current(r, entry):
+    """The result is of the implementation the generator makes now (same SHA-256 of the source)."""
+    if entry is None:
+        return False
+    path = os.path.join(entry["_root"], entry["dir"], "impls", r.get("dataset_impl", ""))
+    if not os.path.isfile(path):
+        return False
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest() == r.get("candidate_sha256")
+
+
+def median_or_none(values):
+    return statistics.median(values) if values else None
 
 
 def relative_speed(r):
@@ -71,15 +100,50 @@ def report(manifest, results):
                f"val {total['val']}, test {total['test']}.\n")
     out.append(table(["family", "kind", "train", "val", "test", "implementations"],
                      [[n, f["kind"], f["train"], f["val"], f["test"], f["impls"]] for n, f in families.items()]))
-    by_task = {}
-    for r in results:
-        by_task.setdefault(r.get("dataset_task"), []).append(r)
     entries = {e["task"]: e for e in manifest}
-    outcomes = {}
+    stale = {}
+    current = []
     for r in results:
+        if is_current(r, entries.get(r.get("dataset_task"))):
+            current.append(r)
+        else:
+            stale.setdefault(r.get("dataset_task"), []).append(r)
+    by_task = {}
+    for r in current:
+        by_task.setdefault(r.get("dataset_task"), []).append(r)
+    outcomes = {}
+    for r in current:
         outcomes[r.get("outcome")] = outcomes.get(r.get("outcome"), 0) + 1
-    out.append(f"\n### Measurements (H200)\n\n{len(by_task)} tasks measured, {len(results)} implementations; outcomes: " +
+    stored = {r.get("dataset_task") for r in results}
+    out.append(f"\n### Measurements (H200)\n\n{len(stored)} tasks measured in {len({r['_shard'] for r in results})} "
+               f"shards, {len(results)} implementations; {len(by_task)} of them as the generator makes them now "
+               f"({len(current)} implementations), {100 * len(by_task) / GOAL_TASKS:.1f}% of issue 15's goal of "
+               f"{GOAL_TASKS:,} tasks measured. Outcomes: " +
                (", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())) or "none yet") + ".\n")
+    if stale:
+        def outcome_counts(rs):
+            counts = {}
+            for r in rs:
+                counts[r.get("outcome")] = counts.get(r.get("outcome"), 0) + 1
+            return ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+        out.append(f"Stale (left out of every figure here until measured again): {len(stale)} tasks whose stored "
+                   "implementations are not the ones the generator makes now, a generator fix since: " +
+                   "; ".join(f"`{t}` ({outcome_counts(rs)})" for t, rs in sorted(stale.items())) + ".\n")
+    shards = {}
+    for r in results:
+        shards.setdefault(r["_shard"], []).append(r)
+    rows = []
+    for shard, rs in sorted(shards.items()):
+        worker = [r["worker"]["seconds"] for r in rs if isinstance(r.get("worker", {}).get("seconds"), (int, float))
+                  and r.get("outcome") == "ok"]
+        counters = [r["worker"]["stage_seconds"]["counters"] for r in rs if r.get("outcome") == "ok"
+                    and isinstance(r.get("worker", {}).get("stage_seconds", {}).get("counters"), (int, float))]
+        mw, mc = median_or_none(worker), median_or_none(counters)
+        rows.append([f"`{shard}`", len({r.get("dataset_task") for r in rs}), len(rs),
+                     f"{mw:.2f}" if mw is not None else "-", f"{mc:.2f}" if mc is not None else "not recorded"])
+    out.append("Per shard: the worker's median seconds per `ok` implementation (`worker.seconds`) and of it the hardware "
+               "counters stage (`worker.stage_seconds.counters`).\n")
+    out.append(table(["shard", "tasks", "implementations", "median worker s", "median counters s"], rows) + "\n")
     spread, wins = {}, {}
     for task, rs in by_task.items():
         e = entries.get(task)
@@ -105,7 +169,19 @@ def report(manifest, results):
         out.append(table(["family", "tasks", "median best/worst"],
                          [[f, len(v), f"{statistics.median(v):.2f}x"] for f, v in sorted(spread.items())]))
     if wins:
-        out.append("\nImplementations labeled `fast`: how often they beat the baseline.\n")
+        by_strategy = {}
+        for (f, st), w in wins.items():
+            agg = by_strategy.setdefault(st, [0, 0, set()])
+            agg[0] += w[0]
+            agg[1] += w[1]
+            agg[2].add(f)
+        total_faster, total = sum(w[0] for w in wins.values()), sum(w[1] for w in wins.values())
+        out.append(f"\nImplementations labeled `fast` beat the baseline (geometric mean over configurations above 1) in "
+                   f"{total_faster} of {total} measurements; per strategy labels, over all families:\n")
+        out.append(table(["strategies", "families", "faster / measured"],
+                         [[", ".join(st), len(agg[2]), f"{agg[0]} / {agg[1]}"]
+                          for st, agg in sorted(by_strategy.items(), key=lambda kv: (-kv[1][1], kv[0]))]))
+        out.append("\nPer family:\n")
         out.append(table(["family", "strategies", "faster / measured"],
                          [[f, ", ".join(s), f"{w[0]} / {w[1]}"] for (f, s), w in sorted(wins.items())]))
     return "\n".join(out) + "\n"
