@@ -50,17 +50,32 @@ timeout 120 build-gpu/bin/cudaperf-dataset generate --out "$DS" --families "$FAM
   > "$LOGS/generate.log" 2>&1
 say "generate: rc=$? ($(python3 -c "import json;print(json.load(open('$DS/dataset.json'))['counts'])" 2>&1))"
 
-# 3. Tasks already measured (carried committed results) are skipped.
-python3 - "$DS" data/measured/dataset-h200 > /tmp/measure-todo.txt <<'PY'
-import glob, json, subprocess, sys
+# 3. Tasks already measured (carried committed results) are skipped, unless the generator has changed
+#    one of their implementations since (a stored candidate_sha256 that is not the generated file's):
+#    those are measured again.
+python3 - "$DS" data/measured/dataset-h200 > /tmp/measure-todo.txt 2> "$LOGS/todo.log" <<'PY'
+import glob, hashlib, json, os, subprocess, sys
 ds, stored = sys.argv[1], sys.argv[2]
-done = set()
+dirs = {}
+for line in open(f"{ds}/manifest.jsonl"):
+    e = json.loads(line)
+    dirs[e["task"]] = os.path.join(ds, e["dir"], "impls")
+def current(r):
+    path = os.path.join(dirs.get(r.get("dataset_task"), ""), r.get("dataset_impl", ""))
+    if not os.path.isfile(path):
+        return False
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest() == r.get("candidate_sha256")
+done, stale = set(), set()
 for f in sorted(glob.glob(f"{stored}/*.jsonl.zst")):
     text = subprocess.run(["zstd", "-dc", f], capture_output=True, text=True).stdout
     for line in text.splitlines():
         if line.strip():
             r = json.loads(line)
-            done.add(r.get("dataset_task"))
+            (done if current(r) else stale).add(r.get("dataset_task"))
+done -= stale
+if stale:
+    print(f"measured again (the generator changed them): {' '.join(sorted(stale))}", file=sys.stderr)
 # Round-robin over families (every family's first task, then every family's second, ...), so a budget
 # that runs out leaves a sample of every family rather than all of a few.
 by_family = {}
@@ -75,7 +90,7 @@ while any(len(v) > rank for v in by_family.values()):
             print(json.dumps(by_family[family][rank]))
     rank += 1
 PY
-say "to measure: $(wc -l < /tmp/measure-todo.txt) tasks"
+say "to measure: $(wc -l < /tmp/measure-todo.txt) tasks$(grep -h 'measured again' "$LOGS/todo.log" 2>/dev/null | sed 's/^/; /')"
 
 # 4. PyTorch problems: task.json (must equal the generator's) and exports, in several processes.
 grep '"kind": *"pytorch"' /tmp/measure-todo.txt | python3 -c "
