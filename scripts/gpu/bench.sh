@@ -28,6 +28,8 @@
 # Environment: BENCH_SECONDS (default 510: every step is capped so the whole ends within it),
 # BENCH_STEPS (default "import shipped compile level1"; add "policy" with BENCH_SECONDS about 150 higher, or
 # leave steps out to save time),
+# BENCH_LEVEL1_SPARES (step level1: also evaluate the adopted level-1 baselines with each of these
+# --spare-workers values, e.g. "0", and compare each problem's candidate-over-baseline timing),
 # BENCH_POLICY_RUN (the RL run for "policy": a directory with candidates.jsonl.gz, or the file; default
 # data/eval-runs/2026-12-02-h200-rl-3).
 set -uo pipefail
@@ -219,6 +221,36 @@ PY
       --out "$work/level1-adopted-final" > "$work/level1-adopted.md" 2>> "$work/logs/level1-adopted.stderr"
   fi
   note "5a. level-1 adopted baselines: rc=$rc, $(wc -l < "$work/level1-adopted/results.jsonl" 2>/dev/null || echo 0) of $(echo "$adopted" | wc -l) evaluated in the time given"
+  # The same candidates with other --spare-workers (BENCH_LEVEL1_SPARES, e.g. "0"): do the spares' context
+  # creations beside a worker move its timings? Each candidate is its own baseline, so a speedup off 1.00 is
+  # the timing's own error; the medians of both runs per problem go to the log and summary.
+  for n in ${BENCH_LEVEL1_SPARES:-}; do
+    [ "$(left)" -gt 90 ] || { note "5a. --spare-workers $n: skipped, $(left) s left"; continue; }
+    CUDAPERF_CACHE_DIR=/tmp/cudaperf-cache timeout "$(cap 60 $((30 + $(after level1))))" "$bench_bin" --suite "$work/level1-adopted.json" \
+      --impls --out "$work/level1-adopted-spares$n" --jobs 12 "${eval_args[@]}" --eval-arg=--spare-workers="$n" \
+      > /dev/null 2>> "$work/logs/level1-adopted.stderr"
+    note "5a. --spare-workers $n: rc=$?; candidate over its own baseline, default spares -> $n spares: $(python3 - \
+      "$work/level1-adopted/results.jsonl" "$work/level1-adopted-spares$n/results.jsonl" <<'PY'
+import json, sys
+def speedups(path):
+    out = {}
+    try:
+        for line in open(path):
+            if line.strip():
+                r = json.loads(line)
+                c = (r.get("configs") or [{}])[-1]
+                v = c.get("speedup_vs_baseline", c.get("speedup"))
+                if v:
+                    out[r.get("task")] = (v, (c.get("candidate") or {}).get("spread"))
+    except OSError:
+        pass
+    return out
+a, b = speedups(sys.argv[1]), speedups(sys.argv[2])
+print("; ".join(f"{t} {a[t][0]:.2f} (spread {a[t][1] or 0:.2f}) -> {b[t][0]:.2f} (spread {b[t][1] or 0:.2f})"
+                for t in sorted(set(a) & set(b))) or "no pairs")
+PY
+)"
+  done
 fi
 
 # --- 5b. KernelBench level 1: PyTorch eager and torch.compile at KernelBench's sizes ---------------
