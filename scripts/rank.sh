@@ -19,6 +19,8 @@ THREADS=${RANK_THREADS:-1}
 WORK=$BUILD/rank
 RANK=$BUILD/bin/cudaperf-rank
 SEED=1 # the dataset seed of data/measured/dataset-h200 (scripts/gpu/measure-dataset.sh's default)
+# The commit the run starts from (commits made while it runs are not what it measured).
+COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 mkdir -p "$WORK" "$OUT/checkpoints"
 say() { echo "== $*" >&2; }
 
@@ -81,14 +83,13 @@ for kind in mlp tokens; do
 done
 
 say "docs/ranking.md: the results section"
-python3 - "$OUT" "${measured[@]}" <<'PY'
-import json, os, subprocess, sys
-out, files = sys.argv[1], sys.argv[2:]
+python3 - "$OUT" "$COMMIT" "${RANK_CV_TOKENS:-0}" "${measured[@]}" <<'PY'
+import json, os, sys
+out, commit, cv_tokens, files = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4:]
 def read(name):
     path = os.path.join(out, name)
     return open(path).read().strip() if os.path.exists(path) else None
 ev = json.load(open(os.path.join(out, "eval.json")))
-commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
 lines = ["## Results", "",
          f"`make rank` at commit {commit}, on {len(files)} stored result file(s): "
          + ", ".join(f"`{f}`" for f in files) + ". Every figure below stands on what was measured then;"
@@ -97,7 +98,9 @@ for s in ev["sets"]:
     fams = s["coverage"]["families"]
     lines.append(f"- {s['name']}: {s['coverage']['tasks']} tasks of {len(fams)} families ({', '.join(sorted(fams))})")
 lines += ["", "### Fixed split", "", read("eval.md"), ""]
-for kind in ("linear", "mlp", "mlp-static", "tokens", "tokens-static"):
+# The tokens cross-validations only when this run made them (RANK_CV_TOKENS=1): a file left by an
+# earlier run is not this run's figure.
+for kind in ("linear", "mlp", "mlp-static") + (("tokens", "tokens-static") if cv_tokens else ()):
     text = read(f"cv-{kind}.md")
     if text:
         lines += [f"### Leave-one-family-out cross-validation: {kind}", "", text, ""]
