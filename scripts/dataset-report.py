@@ -14,6 +14,7 @@ now (a generator fix since it was measured) is stale: named, and left out of the
 outcome counts only (the GPU script's last lines).
 """
 import argparse
+import collections
 import glob
 import hashlib
 import json
@@ -66,6 +67,22 @@ def is_current(r, entry):
         return hashlib.sha256(f.read()).hexdigest() == r.get("candidate_sha256")
 
 
+def split_current(manifest, results):
+    """(the results that are current (is_current), task -> its stored results that are not: a stale task)."""
+    entries = {e["task"]: e for e in manifest}
+    current, stale = [], {}
+    for r in results:
+        if is_current(r, entries.get(r.get("dataset_task"))):
+            current.append(r)
+        else:
+            stale.setdefault(r.get("dataset_task"), []).append(r)
+    return current, stale
+
+
+def outcome_counts(results):
+    return collections.Counter(r.get("outcome") for r in results)
+
+
 def median_or_none(values):
     return statistics.median(values) if values else None
 
@@ -101,19 +118,11 @@ def report(manifest, results):
     out.append(table(["family", "kind", "train", "val", "test", "implementations"],
                      [[n, f["kind"], f["train"], f["val"], f["test"], f["impls"]] for n, f in families.items()]))
     entries = {e["task"]: e for e in manifest}
-    stale = {}
-    current = []
-    for r in results:
-        if is_current(r, entries.get(r.get("dataset_task"))):
-            current.append(r)
-        else:
-            stale.setdefault(r.get("dataset_task"), []).append(r)
+    current, stale = split_current(manifest, results)
     by_task = {}
     for r in current:
         by_task.setdefault(r.get("dataset_task"), []).append(r)
-    outcomes = {}
-    for r in current:
-        outcomes[r.get("outcome")] = outcomes.get(r.get("outcome"), 0) + 1
+    outcomes = outcome_counts(current)
     stored = {r.get("dataset_task") for r in results}
     out.append(f"\n### Measurements (H200)\n\n{len(stored)} tasks measured in {len({r['_shard'] for r in results})} "
                f"shards, {len(results)} implementations; {len(by_task)} of them as the generator makes them now "
@@ -121,14 +130,10 @@ def report(manifest, results):
                f"{GOAL_TASKS:,} tasks measured. Outcomes: " +
                (", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())) or "none yet") + ".\n")
     if stale:
-        def outcome_counts(rs):
-            counts = {}
-            for r in rs:
-                counts[r.get("outcome")] = counts.get(r.get("outcome"), 0) + 1
-            return ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
         out.append(f"Stale (left out of every figure here until measured again): {len(stale)} tasks whose stored "
                    "implementations are not the ones the generator makes now, a generator fix since: " +
-                   "; ".join(f"`{t}` ({outcome_counts(rs)})" for t, rs in sorted(stale.items())) + ".\n")
+                   "; ".join(f"`{t}` ({', '.join(f'{k} {v}' for k, v in sorted(outcome_counts(rs).items()))})"
+                             for t, rs in sorted(stale.items())) + ".\n")
     shards = {}
     for r in results:
         shards.setdefault(r["_shard"], []).append(r)
@@ -194,6 +199,9 @@ def main(argv):
     ap.add_argument("--dataset-tool", default=os.path.join(ROOT, "build", "bin", "cudaperf-dataset"))
     ap.add_argument("--summary", action="store_true")
     ap.add_argument("--write-doc", action="store_true")
+    ap.add_argument("--measured-tasks", action="store_true",
+                    help="print the tasks whose stored results are all of the implementations the generator makes "
+                         "now, one per line; name the stale ones on stderr (scripts/gpu/measure-dataset.sh)")
     args = ap.parse_args(argv)
     paths = args.results if args.results is not None else sorted(glob.glob(os.path.join(ROOT, "data", "measured",
                                                                                          "dataset-h200", "*.jsonl.zst")))
@@ -209,7 +217,14 @@ def main(argv):
         bad = sum(v for o in fams.values() for k, v in o.items() if k != "ok")
         print(f"{len(results)} implementations, {bad} not ok")
         return 0
-    text = report(read_manifest(args.manifest, args.dataset_tool), results)
+    manifest = read_manifest(args.manifest, args.dataset_tool)
+    if args.measured_tasks:
+        current, stale = split_current(manifest, results)
+        print("\n".join(sorted({r.get("dataset_task") for r in current} - set(stale))))
+        if stale:
+            print(f"measured again (the generator changed them): {' '.join(sorted(stale))}", file=sys.stderr)
+        return 0
+    text = report(manifest, results)
     if not args.write_doc:
         print(text)
         return 0

@@ -206,11 +206,12 @@ def main():
             if os.path.exists(target):
                 shutil.rmtree(target)
             os.makedirs(target)
-            tasks = {}
+            tasks, records_of = {}, {}
             for (task, sample, turn), (number, r) in sorted(L["turns"].items(), key=lambda kv: (kv[0][0], int(kv[0][1]), kv[0][2])):
                 t = tasks.setdefault(task, {"task": task, "family": L["family"][task], "set": L["set_of"][task],
                                             "samples": {}})
                 s = t["samples"].setdefault(sample, {"turns": {}, "written": [], "no_code": []})
+                records_of.setdefault(task, []).append(r)
                 s["turns"][str(turn)] = {"outcome": r.get("outcome"), "correct": r.get("correct"),
                                          "speedup": r.get("speedup"), "line": number}
                 if r.get("source"):
@@ -228,8 +229,7 @@ def main():
                     t["dir"], t["split"], t["kind"] = m.get("dir"), m.get("split"), m.get("kind")
                     if t["split"] != "test":
                         warnings.append(f"{t['task']} is in split {t['split']} of the dataset, not test")
-                    recs = [r for (task, _, _), (_, r) in L["turns"].items() if task == t["task"]]
-                    bad = config_mismatches(os.path.join(args.dataset, m.get("dir", "")), recs)
+                    bad = config_mismatches(os.path.join(args.dataset, m.get("dir", "")), records_of[t["task"]])
                     t["configs_match"] = None if bad is None else not bad
                     warnings += [f"{t['task']}: {b}" for b in bad or []]
                     sets_tasks.setdefault(t["set"], {})[t["task"]] = m

@@ -1077,9 +1077,9 @@ std::string KernelProfiler::endPass() {
     auto stop = makeParams<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
     stop.pRangeProfilerObject = s.rangeProfiler;
     PhaseTimer stopping(s.seconds, "pass_stop");
-    CUptiResult stopResult = cuptiRangeProfilerStop(&stop);
+    CUptiResult r = cuptiRangeProfilerStop(&stop);
     stopping.stop();
-    if (CUptiResult r = stopResult; r != CUPTI_SUCCESS) {
+    if (r != CUPTI_SUCCESS) {
       s.failCollect(describe("cuptiRangeProfilerStop", r));
       return s.collectFailure;
     }

@@ -1,23 +1,16 @@
 #include "cudaperf/Dataset/Rng.h"
+#include "cudaperf/Support/Hash.h"
 
 #include <algorithm>
 
 namespace cudaperf::dataset {
 
-uint64_t hashString(std::string_view s, uint64_t seed) {
-  uint64_t h = seed;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
+uint64_t hashString(std::string_view s, uint64_t seed) { return support::fnv1a64(s, seed); }
 
 uint64_t Rng::next() {
-  uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+  uint64_t z = support::splitmix64(state_);
+  state_ += 0x9e3779b97f4a7c15ull;
+  return z;
 }
 
 int Rng::uniformInt(int lo, int hi) {

@@ -13,6 +13,7 @@
 #include "cudaperf/Reward/Pipeline.h"
 #include "cudaperf/Reward/RewardConfig.h"
 #include "cudaperf/Runtime/Build.h"
+#include "cudaperf/Support/Hash.h"
 #include "cudaperf/Support/Json.h"
 
 #include <algorithm>
@@ -430,19 +431,6 @@ std::optional<std::string> truncatedLog(const runtime::Task &task, const Scan &s
   return log;
 }
 
-uint64_t splitmix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-uint64_t fnv1a(const std::string &s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
-
 } // namespace
 
 const char *repairMutationName(RepairMutation mutation) {
@@ -575,8 +563,8 @@ std::string repairFeedback(const runtime::Task &task, const std::string &compile
 
 std::optional<RepairChoice> chooseRepair(const runtime::Task &task, const std::vector<std::string> &sources,
                                          uint64_t seed) {
-  uint64_t base = splitmix(seed ^ fnv1a(task.name));
-  auto draw = [&](uint64_t salt, size_t n) { return size_t(splitmix(base + salt) % uint64_t(n)); };
+  uint64_t base = support::splitmix64(seed ^ support::fnv1a64(task.name));
+  auto draw = [&](uint64_t salt, size_t n) { return size_t(support::splitmix64(base + salt) % uint64_t(n)); };
   RepairMutation first = draw(1, 5) == 0 ? RepairMutation::UndeclaredIdentifier : RepairMutation::Truncation;
   RepairMutation second =
       first == RepairMutation::Truncation ? RepairMutation::UndeclaredIdentifier : RepairMutation::Truncation;

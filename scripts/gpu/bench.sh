@@ -65,6 +65,10 @@ log "$environment"
 commit=${BENCH_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo "not recorded (set BENCH_COMMIT)")}
 summary=()  # "step: what" lines, printed last
 note() { summary+=("$*"); log "$*"; }
+# outcomes RESULTS.jsonl: the count of each outcome of a cudaperf-eval results file, or why not.
+outcomes() { python3 -c '
+import collections, json, sys
+print(dict(collections.Counter(json.loads(l)["outcome"] for l in open(sys.argv[1]) if l.strip())))' "$1" 2>&1 | tail -1; }
 [ -d .carry/kernelbench ] && head -3 .carry/kernelbench/SOURCE
 [ -d .carry/deps ] || log "WARNING: no .carry/deps (scripts/pack-deps.sh): cudaperf-bench needs nlohmann-json; the runtime may too"
 
@@ -167,9 +171,7 @@ if want shipped && [ -x "$eval_bin" ]; then
     log "cudaperf-eval rc=$?"
   fi
   [ -f "$work/shipped/results.jsonl" ] && cp "$work/shipped/results.jsonl" "$out/shipped-results.jsonl"
-  note "3. shipped: $(wc -l < "$out/shipped-results.jsonl" 2>/dev/null || echo 0) results of $(ls data/tasks/*/impls/*.cu data/tasks/pytorch/*/impls/*.cu | wc -l) implementations; outcomes $(python3 -c '
-import collections, json, sys
-print(dict(collections.Counter(json.loads(l)["outcome"] for l in open(sys.argv[1]) if l.strip())))' "$out/shipped-results.jsonl" 2>&1)"
+  note "3. shipped: $(wc -l < "$out/shipped-results.jsonl" 2>/dev/null || echo 0) results of $(ls data/tasks/*/impls/*.cu data/tasks/pytorch/*/impls/*.cu | wc -l) implementations; outcomes $(outcomes "$out/shipped-results.jsonl")"
 fi
 
 # --- 4. torch.compile of the shipped PyTorch problems, and the shipped suite scored with it ---------
@@ -297,9 +299,7 @@ if want policy; then
     rc=$?
     results=$work/policy-$label/results.jsonl
     [ -s "$results" ] && cp "$results" "$out/policy-$label-results.jsonl"
-    note "6. policy $label: cudaperf-bench rc=$rc, $(wc -l < "$results" 2>/dev/null || echo 0) results of $(find "$work/policy/$label" -name '*.cu' | wc -l) files; outcomes $(python3 -c '
-import collections, json, sys
-print(dict(collections.Counter(json.loads(l)["outcome"] for l in open(sys.argv[1]) if l.strip())))' "$results" 2>&1 | tail -1)"
+    note "6. policy $label: cudaperf-bench rc=$rc, $(wc -l < "$results" 2>/dev/null || echo 0) results of $(find "$work/policy/$label" -name '*.cu' | wc -l) files; outcomes $(outcomes "$results")"
     # The same results scored over each eval set's tasks alone (the whole split counts every other task missing).
     for suite in "$work"/policy/suite-*.json; do
       [ -s "$results" ] && [ -f "$suite" ] || continue

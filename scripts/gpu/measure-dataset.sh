@@ -51,31 +51,14 @@ timeout 120 build-gpu/bin/cudaperf-dataset generate --out "$DS" --families "$FAM
 say "generate: rc=$? ($(python3 -c "import json;print(json.load(open('$DS/dataset.json'))['counts'])" 2>&1))"
 
 # 3. Tasks already measured (carried committed results) are skipped, unless the generator has changed
-#    one of their implementations since (a stored candidate_sha256 that is not the generated file's):
-#    those are measured again.
-python3 - "$DS" data/measured/dataset-h200 > /tmp/measure-todo.txt 2> "$LOGS/todo.log" <<'PY'
-import glob, hashlib, json, os, subprocess, sys
-ds, stored = sys.argv[1], sys.argv[2]
-dirs = {}
-for line in open(f"{ds}/manifest.jsonl"):
-    e = json.loads(line)
-    dirs[e["task"]] = os.path.join(ds, e["dir"], "impls")
-def current(r):
-    path = os.path.join(dirs.get(r.get("dataset_task"), ""), r.get("dataset_impl", ""))
-    if not os.path.isfile(path):
-        return False
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest() == r.get("candidate_sha256")
-done, stale = set(), set()
-for f in sorted(glob.glob(f"{stored}/*.jsonl.zst")):
-    text = subprocess.run(["zstd", "-dc", f], capture_output=True, text=True).stdout
-    for line in text.splitlines():
-        if line.strip():
-            r = json.loads(line)
-            (done if current(r) else stale).add(r.get("dataset_task"))
-done -= stale
-if stale:
-    print(f"measured again (the generator changed them): {' '.join(sorted(stale))}", file=sys.stderr)
+#    one of their implementations since (scripts/dataset-report.py --measured-tasks compares each stored
+#    candidate_sha256 with the generated file's): those are measured again, named in the log.
+python3 scripts/dataset-report.py --manifest "$DS/manifest.jsonl" --measured-tasks > /tmp/measure-done.txt \
+  2> "$LOGS/todo.log"
+python3 - "$DS" /tmp/measure-done.txt > /tmp/measure-todo.txt <<'PY'
+import json, sys
+ds = sys.argv[1]
+done = set(open(sys.argv[2]).read().split())
 # Round-robin over families (every family's first task, then every family's second, ...), so a budget
 # that runs out leaves a sample of every family rather than all of a few.
 by_family = {}

@@ -472,6 +472,13 @@ int runSft(const std::vector<std::string> &argv) {
                             {"refinement_examples", refinements(val)}};
   repairReport(trainReport, train.examples, repairBuiltTrain);
   repairReport(valReport, val.examples, repairBuiltVal);
+  // sft-report.json's data part; a dry run adds its options, training adds the model and the run's figures.
+  ordered_json report = {{"schema", "cudaperf-sft-report/1"},
+                         {"dataset", a.dataset},
+                         {"train", trainReport},
+                         {"val", valReport},
+                         {"strategy_label_in_prompt", false},
+                         {"tokenizer", {{"source", tokenizerSource}, {"vocab_size", tokenizer->vocabSize()}}}};
   if (root && !a.dumpExamples.empty()) {
     std::ofstream dump(a.dumpExamples);
     for (const auto &[split, set] : {std::pair<const char *, const ExampleSet *>{"train", &train}, {"val", &val}})
@@ -486,17 +493,11 @@ int runSft(const std::vector<std::string> &argv) {
   }
   if (a.dryRun) {
     if (root) {
-      ordered_json report = {{"schema", "cudaperf-sft-report/1"},
-                             {"dataset", a.dataset},
-                             {"dry_run", true},
-                             {"train", trainReport},
-                             {"val", valReport},
-                             {"strategy_label_in_prompt", false},
-                             {"tokenizer", {{"source", tokenizerSource}, {"vocab_size", tokenizer->vocabSize()}}},
-                             {"steps", 0},
-                             {"options", {{"max_seq_len", a.maxSeqLen}, {"seed", a.seed},
-                                          {"refinement_examples", a.refinement}, {"repair_examples", a.repair}}},
-                             {"total_seconds", since(start)}};
+      report["dry_run"] = true;
+      report["steps"] = 0;
+      report["options"] = {{"max_seq_len", a.maxSeqLen}, {"seed", a.seed}, {"refinement_examples", a.refinement},
+                           {"repair_examples", a.repair}};
+      report["total_seconds"] = since(start);
       std::ofstream(fs::path(a.out) / "sft-report.json") << support::writeJson(report, 2) << "\n";
     }
     std::cerr << kProgram << ": --dry-run: " << train.examples.size() << " training examples kept ("
@@ -707,29 +708,22 @@ int runSft(const std::vector<std::string> &argv) {
   writeSvgLinePlot((fs::path(a.out) / "loss.svg").string(),
                    {{"train loss", trainCurve}, {"validation loss", valCurve}},
                    {"cudaperf-train sft", "optimizer step", "loss (nats per answer token)"});
-  ordered_json report = {
-      {"schema", "cudaperf-sft-report/1"},
-      {"dataset", a.dataset},
-      {"train", trainReport},
-      {"val", valReport},
-      {"strategy_label_in_prompt", false},
-      {"tokenizer", {{"source", tokenizerSource}, {"vocab_size", tokenizer->vocabSize()}}},
-      {"model", {{"architecture", model->config.architecture()}, {"parameters", model->config.parameterCount()},
-                 {"init", a.init.empty() ? json("random") : json(a.init)}, {"lora_rank", a.loraRank}}},
-      {"device", device.str()},
-      {"dtype", torchDtypeName(dtype)},
-      {"steps", trainer.stepsDone()},
-      {"epochs", double(trainer.stepsDone()) / double(stepsPerEpoch)},
-      {"tokens_seen", tokensSeen},
-      {"train_seconds", trainSeconds},
-      {"final_train_loss", lastLoss},
-      {"final_val_loss", lastVal},
-      {"options", {{"lr", a.lr}, {"warmup", options.schedule.warmupSteps}, {"batch_tokens", a.batchTokens},
-                   {"micro_batch_tokens", a.microTokens}, {"max_seq_len", a.maxSeqLen}, {"seed", a.seed},
-                   {"gradient_checkpointing", a.checkpointing}, {"refinement_examples", a.refinement},
-                   {"repair_examples", a.repair}}},
-      {"total_seconds", since(start)},
-      {"world_size", world}};
+  report["model"] = {{"architecture", model->config.architecture()}, {"parameters", model->config.parameterCount()},
+                     {"init", a.init.empty() ? json("random") : json(a.init)}, {"lora_rank", a.loraRank}};
+  report["device"] = device.str();
+  report["dtype"] = torchDtypeName(dtype);
+  report["steps"] = trainer.stepsDone();
+  report["epochs"] = double(trainer.stepsDone()) / double(stepsPerEpoch);
+  report["tokens_seen"] = tokensSeen;
+  report["train_seconds"] = trainSeconds;
+  report["final_train_loss"] = lastLoss;
+  report["final_val_loss"] = lastVal;
+  report["options"] = {{"lr", a.lr}, {"warmup", options.schedule.warmupSteps}, {"batch_tokens", a.batchTokens},
+                       {"micro_batch_tokens", a.microTokens}, {"max_seq_len", a.maxSeqLen}, {"seed", a.seed},
+                       {"gradient_checkpointing", a.checkpointing}, {"refinement_examples", a.refinement},
+                       {"repair_examples", a.repair}};
+  report["total_seconds"] = since(start);
+  report["world_size"] = world;
   std::ofstream(fs::path(a.out) / "sft-report.json") << support::writeJson(report, 2) << "\n";
   std::cerr << kProgram << ": " << trainer.stepsDone() << " steps in " << trainSeconds << " s; train loss " << lastLoss
             << ", validation loss " << lastVal << "; checkpoint in " << checkpointDir.string() << "\n";

@@ -8,7 +8,7 @@
 
 namespace cudaperf::dataset {
 
-uint64_t hashString(std::string_view s, uint64_t seed = 0xcbf29ce484222325ull); // FNV-1a 64
+uint64_t hashString(std::string_view s, uint64_t seed = 0xcbf29ce484222325ull); // FNV-1a 64 (support::fnv1a64)
 
 class Rng {
 public:
