@@ -9,15 +9,20 @@
 #   3. cudaperf-train rl --config data/rl/h200.json for RL_SECONDS of training (evaluations on top),
 #      rewards from the persistent evaluator (cudaperf-eval --serve) or one cudaperf-eval per candidate;
 #   4. RL_ABLATIONS=1: the same seeds and budget with reward_mode=outcome, then with turns=1;
+#      RL_ABLATIONS=parallel: the run and both ablations at the same time, RL_SECONDS each (RL_EVAL_JOBS
+#      evaluator workers each, default 5), for equal budgets in one device call;
 #   5. packs logs, curves and the LoRA state (exact resume in a later call) under OUTDIR.
 # Usage: scripts/gpu/rl.sh [OUTDIR]   (default $OUT, else /tmp/rl)
-# Carry: .carry/deps (scripts/pack-deps.sh); data/models/sft when sft.sh does not run first.
+# Carry: .carry/deps (scripts/pack-deps.sh), .carry/analyzer (scripts/pack-analyzer.sh, 16 MB: the unified
+# reward's static terms); data/models/sft when sft.sh does not run first.
 # Environment: RL_SFT_DIR (default /tmp/cudaperf-sft/sft/checkpoint, else data/models/sft), RL_SECONDS
 # (training seconds, default 200), RL_TOTAL_SECONDS (whole-script deadline, default RL_SECONDS + 170),
 # RL_SEED (0), RL_SET (extra "--set K=V ..." for cudaperf-train rl), RL_ABLATIONS (0), RL_ABLATION_SECONDS
 # (default RL_SECONDS / 2 each), RL_RESUME_TAR (an rl-state.tar.gz of an earlier call: resume from it),
-# RL_GDB (1: run cudaperf-train under gdb where the host has it), RL_ANALYZER (a cudaperf-analyze to run; default /tmp/cudaperf-analyzer/cudaperf-analyze when
-# scripts/gpu/validate.sh unpacked it earlier in the session, else none: the static terms are then neutral).
+# RL_GDB (1: run cudaperf-train under gdb where the host has it), RL_ANALYZER (a cudaperf-analyze to run; default: the package
+# RL_ANALYZER_PACK (.carry/analyzer, scripts/pack-analyzer.sh) unpacked by scripts/gpu/unpack-analyzer.sh when
+# carried, else /tmp/cudaperf-analyzer/cudaperf-analyze when an earlier call of the session unpacked it, else
+# none: the static terms are then neutral).
 # Writes OUTDIR/{summary.txt,rl.log,rl-report.tar.gz,rl-state.tar.gz[,ablations.tar.gz]}.
 # Commit: the summary table and curves into docs/training.md ("Results"); rl-state.tar.gz travels back
 # (carry) to continue with RL_RESUME_TAR. Exit 1 if a step failed.
@@ -92,6 +97,10 @@ fi
 [ -f "$dataset/manifest.jsonl" ] || { note "RESULT: FAILED (no dataset)"; pack; exit 1; }
 note "dataset: $dataset ($(wc -l < "$dataset/manifest.jsonl") tasks)"
 analyzer=${RL_ANALYZER:-}
+if [ -z "$analyzer" ] && [ -d "${RL_ANALYZER_PACK:-.carry/analyzer}" ]; then
+  bash scripts/gpu/unpack-analyzer.sh "${RL_ANALYZER_PACK:-.carry/analyzer}" /tmp/cudaperf-analyzer > "$work/logs/analyzer-unpack.log" 2>&1 ||
+    note "analyzer package unusable: $(tail -1 "$work/logs/analyzer-unpack.log")"
+fi
 [ -z "$analyzer" ] && [ -x /tmp/cudaperf-analyzer/cudaperf-analyze ] && analyzer=/tmp/cudaperf-analyzer/cudaperf-analyze
 [ -z "$analyzer" ] && analyzer=none
 note "analyzer: $analyzer$( [ "$analyzer" = none ] && echo ' (static terms neutral: unified = outcome + constants)')"
@@ -99,24 +108,54 @@ note "analyzer: $analyzer$( [ "$analyzer" = none ] && echo ' (static terms neutr
 evaluator=process
 "$bin/cudaperf-eval" --help 2>&1 | grep -q -- "--serve" && evaluator=serve
 note "evaluator: $evaluator"
-export CUDAPERF_CACHE_DIR=$work/cache
 
 # cudaperf-train rl with the experiment's config and this run's paths; extra arguments after.
 run_rl() { # DIR SECONDS [--set K=V]...
   local dir=$1 secs=$2; shift 2
   local eval_args='["--sets","2","--budget-ms","40","--timeout","30","--stall-timeout","10"]'
-  [ "$evaluator" = serve ] && eval_args='["--jobs","12","--sets","2","--budget-ms","40","--timeout","30","--stall-timeout","10"]'
+  [ "$evaluator" = serve ] && eval_args='["--jobs","'"${RL_EVAL_JOBS:-12}"'","--sets","2","--budget-ms","40","--timeout","30","--stall-timeout","10"]'
   # RL_GDB=1 (where gdb exists): under gdb, every thread's stack printed if it stops on a signal.
   local dbg=()
   [ "${RL_GDB:-0}" = 1 ] && command -v gdb > /dev/null &&
     dbg=(gdb -q -batch -ex "handle SIGPIPE nostop noprint" -ex run -ex "thread apply all bt 25" --args)
+  # Each run its own result cache: identical candidates within a run reuse their results, runs in
+  # parallel (RL_ABLATIONS=parallel) do not share one directory.
   # shellcheck disable=SC2086
+  CUDAPERF_CACHE_DIR=$work/cache-$(basename "$dir") \
   timeout --kill-after=10 "$(cap $(( secs + 150 )))" "${dbg[@]}" "$bin/cudaperf-train" rl --config data/rl/h200.json --out "$dir" \
     --set model="$sft" --set dataset="$dataset" --set seed="$seed" --set max_seconds="$secs" \
     --set evaluator="$evaluator" --set eval_path="$bin/cudaperf-eval" --set analyzer_path="$analyzer" \
     --set eval_args="$eval_args" "$@" ${RL_SET:-}
 }
 
+ablations=(outcome:reward_mode=outcome single-turn:turns=1)
+if [ "${RL_ABLATIONS:-0}" = parallel ]; then
+  # The run and both ablations at once, each with its own evaluator (RL_EVAL_JOBS workers, default 5: three
+  # evaluators on the host's 16 cores) and the same seed and training seconds: equal wall-clock budgets on a
+  # shared GPU and CPU. Timings are taken while the other runs generate and evaluate (each result says so:
+  # gpu_shared), which is the same for the three; compare them with each other, not with a quiet run.
+  export RL_EVAL_JOBS=${RL_EVAL_JOBS:-5}
+  note "== RL and ablations in parallel (${rl_seconds} s of training each, ${RL_EVAL_JOBS} evaluator workers each)"
+  pids=()
+  mkdir -p "$work/run"
+  run_rl "$work/run" "$rl_seconds" --set reward_jobs="$RL_EVAL_JOBS" > "$work/run/train.log" 2>&1 &
+  pids+=("run:$!")
+  for spec in "${ablations[@]}"; do
+    name=${spec%%:*}; set_kv=${spec#*:}
+    mkdir -p "$work/ablation-$name"
+    run_rl "$work/ablation-$name" "$rl_seconds" --set reward_jobs="$RL_EVAL_JOBS" --set "$set_kv" > "$work/ablation-$name/train.log" 2>&1 &
+    pids+=("ablation-$name:$!")
+  done
+  SECONDS=0
+  for p in "${pids[@]}"; do
+    name=${p%%:*}
+    wait "${p#*:}"
+    rc=$?
+    note "$name rc=$rc after ${SECONDS} s"
+    grep -E "eval |steps \(|environment:|skipped" "$work/$name/train.log" | tail -8 | tee -a "$summary"
+    [ "$rc" -eq 0 ] || { failed=1; tail -5 "$work/$name/train.log" | tee -a "$summary"; }
+  done
+else
 note "== RL (cudaperf-train rl, ${rl_seconds} s of training)"
 mkdir -p "$work/run"
 resume=()
@@ -129,10 +168,11 @@ rc=$?
 note "cudaperf-train rl rc=$rc in ${SECONDS} s"
 grep -E "eval |steps \(|environment:|skipped" "$work/run/train.log" | tail -12 | tee -a "$summary"
 [ "$rc" -eq 0 ] || { failed=1; tail -5 "$work/run/train.log" | tee -a "$summary"; }
+fi
 
 if [ "${RL_ABLATIONS:-0}" = 1 ]; then
   abl_seconds=${RL_ABLATION_SECONDS:-$(( rl_seconds / 2 ))}
-  for spec in "outcome:reward_mode=outcome" "single-turn:turns=1"; do
+  for spec in "${ablations[@]}"; do
     name=${spec%%:*}; set_kv=${spec#*:}
     [ "$(left)" -lt $(( abl_seconds + 60 )) ] && { note "ablation $name: skipped ($(left) s left)"; continue; }
     note "== ablation $name ($set_kv, ${abl_seconds} s)"

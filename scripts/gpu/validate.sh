@@ -43,39 +43,10 @@ log "$environment; $jobs cores"
 # --- 1. the analyzer ------------------------------------------------------------------------------
 pack=${ANALYZER_PACK:-.carry/analyzer}
 adir=/tmp/cudaperf-analyzer
-rm -rf "$adir" && mkdir -p "$adir/bin" "$adir/lib" "$adir/resource"
-unxz_to() { # SRC.xz DEST: xz, or python3's lzma where xz is missing
-  if command -v xz > /dev/null; then xz -dc "$1" > "$2"
-  else python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$1" "$2"; fi
-}
-host_has() { { ldconfig -p 2>/dev/null || /sbin/ldconfig -p; } | awk '{print $1}' | grep -qx "$1"; }
-unpack_analyzer() {
-  [ -x "$pack/bin/cudaperf-analyze" ] || { echo "no $pack/bin/cudaperf-analyze (scripts/pack-analyzer.sh, carry $pack)"; return 1; }
-  cp "$pack/bin/cudaperf-analyze" "$adir/bin/"
-  # Only what the host lacks: the host's own libz, libzstd, libxml2, ... stay in use, for the
-  # analyzer and for the nvcc it starts (LD_LIBRARY_PATH reaches child processes).
-  for f in "$pack"/lib/*; do
-    [ -e "$f" ] || continue
-    name=$(basename "$f" .xz)
-    if host_has "$name"; then echo "  $name: the host's"; continue; fi
-    case "$f" in *.xz) unxz_to "$f" "$adir/lib/$name" ;; *) cp "$f" "$adir/lib/$name" ;; esac
-    echo "  $name: carried"
-  done
-  if [ -f "$pack/resource/include.tar.xz" ]; then
-    unxz_to "$pack/resource/include.tar.xz" "$adir/resource/include.tar" && tar -C "$adir/resource" -xf "$adir/resource/include.tar" \
-      && rm "$adir/resource/include.tar"
-  elif [ -d "$pack/resource/include" ]; then cp -r "$pack/resource/include" "$adir/resource/"; fi
-  cat > "$adir/cudaperf-analyze" <<EOF
-#!/bin/sh
-LD_LIBRARY_PATH=$adir/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH} exec $adir/bin/cudaperf-analyze --resource-dir=$adir/resource "\$@"
-EOF
-  chmod +x "$adir/cudaperf-analyze"
-  LD_LIBRARY_PATH=$adir/lib ldd "$adir/bin/cudaperf-analyze" | grep "not found" && return 1
-  "$adir/cudaperf-analyze" --version
-}
+. scripts/gpu/unpack-analyzer.sh
 log "== 1. analyzer from $pack"
 [ -f "$pack/MANIFEST" ] && head -3 "$pack/MANIFEST"
-unpack_analyzer > "$work/build-logs/analyzer-unpack.log" 2>&1
+unpack_analyzer "$pack" "$adir" > "$work/build-logs/analyzer-unpack.log" 2>&1
 analyzer_rc=$?
 cat "$work/build-logs/analyzer-unpack.log"
 [ $analyzer_rc -eq 0 ] || log "analyzer unusable (rc=$analyzer_rc): the comparison at step 5 is skipped"
