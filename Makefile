@@ -93,11 +93,15 @@ rank: configure
 
 # GPU host only (.carry/deps; the SFT checkpoint in data/models/sft or sft.sh's /tmp/cudaperf-sft): multi-turn
 # GRPO from the SFT checkpoint with the held-out evaluation before and after (docs/training.md, "The
-# experiment"). RL_SECONDS of training (default 900: with the evaluations within 20 minutes on one H200).
+# experiment"). RL_SECONDS of training (default 900: with the evaluations within 20 minutes on one H200),
+# by default with both ablations (outcome-only reward, single turn) run beside it with the same seed and
+# seconds, as the recorded experiment was; RL_ABLATIONS=0 trains the RL run alone (all evaluator workers).
+# Carry .carry/analyzer (scripts/pack-analyzer.sh) for the unified reward's structural terms.
 .PHONY: train eval-policy
 RL_SECONDS ?= 900
+RL_ABLATIONS ?= parallel
 train:
-	RL_SECONDS=$(RL_SECONDS) RL_TOTAL_SECONDS=$$(( $(RL_SECONDS) + 300 )) bash scripts/gpu/rl.sh $(OUT)
+	RL_ABLATIONS=$(RL_ABLATIONS) RL_SECONDS=$(RL_SECONDS) RL_TOTAL_SECONDS=$$(( $(RL_SECONDS) + 300 )) bash scripts/gpu/rl.sh $(OUT)
 # The held-out evaluation of a checkpoint (MODEL=, default data/models/sft), with the experiment's config;
 # on a machine without a GPU add RL_EVAL_ARGS='--set device=cpu --set dtype=float32 --set static_only=true'.
 MODEL ?= data/models/sft

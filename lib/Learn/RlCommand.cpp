@@ -519,6 +519,7 @@ int runRlCommand(const std::vector<std::string> &argv) {
   loss.padId = s.generation.padId;
 
   Progress progress(c.steps);
+  if (c.maxSeconds > 0) progress.setTimeLimit(c.maxSeconds);
   auto showProgress = [&](int64_t done, const std::string &what) {
     if (root) progress.update(done, what);
   };
