@@ -31,7 +31,7 @@
 # BENCH_LEVEL1_SPARES (step level1: also evaluate the adopted level-1 baselines with each of these
 # --spare-workers values, e.g. "0", and compare each problem's candidate-over-baseline timing),
 # BENCH_POLICY_RUN (the RL run for "policy": a directory with candidates.jsonl.gz, or the file; default
-# data/eval-runs/2026-12-02-h200-rl-3).
+# data/eval-runs/2026-12-02-h200-rl-4, the run its recorded results came from).
 set -uo pipefail
 out=${1:-${OUT:-/tmp/bench-out}}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -271,7 +271,7 @@ fi
 
 # --- 6. the policy's candidates: the SFT policy (before RL) and the RL policy (after), on the test split ---
 if want policy; then
-  policy_run=${BENCH_POLICY_RUN:-data/eval-runs/2026-12-02-h200-rl-3}
+  policy_run=${BENCH_POLICY_RUN:-data/eval-runs/2026-12-02-h200-rl-4}
   log "== 6. the held-out candidates of $policy_run, before RL (SFT policy) and after, through cudaperf-bench"
   dataset=$work/dataset
   if [ -x build-gpu/bin/cudaperf-dataset ]; then
