@@ -10,8 +10,9 @@ the report markers: counts per family and split, the tasks measured against issu
 time per implementation per shard, outcome counts, the spread of speedups within tasks (best over worst
 implementation, median per family), and how often each implementation labeled "fast" beats the baseline,
 per family. A stored result whose candidate_sha256 is not that of the implementation the generator makes
-now (a generator fix since it was measured) is stale: named, and left out of the figures. --summary prints
-outcome counts only (the GPU script's last lines).
+now (a generator fix since it was measured) is stale: named, and left out of the figures, with the rest of its
+task; where a later shard measured the same implementation again, the older result is superseded (named too, and
+left out) and the task counts as current. --summary prints outcome counts only (the GPU script's last lines).
 """
 import argparse
 import collections
@@ -68,15 +69,23 @@ def is_current(r, entry):
 
 
 def split_current(manifest, results):
-    """(the results that are current (is_current), task -> its stored results that are not: a stale task)."""
+    """(the current results of the tasks that are not stale, task -> its stored results that are not current
+    and not measured again since: a stale task, task -> its older results that a current result of the same
+    implementation supersedes: measured again after a generator fix).
+
+    A result is current when it is of the implementation the generator makes now (is_current). A stale result
+    of an implementation that also has a current result (a later shard measured the task again) is superseded;
+    any other stale result makes its task stale, and the task's current results are left out with it."""
     entries = {e["task"]: e for e in manifest}
-    current, stale = [], {}
+    current, old = [], []
     for r in results:
-        if is_current(r, entries.get(r.get("dataset_task"))):
-            current.append(r)
-        else:
-            stale.setdefault(r.get("dataset_task"), []).append(r)
-    return current, stale
+        (current if is_current(r, entries.get(r.get("dataset_task"))) else old).append(r)
+    remeasured = {(r.get("dataset_task"), r.get("dataset_impl")) for r in current}
+    stale, superseded = {}, {}
+    for r in old:
+        bucket = superseded if (r.get("dataset_task"), r.get("dataset_impl")) in remeasured else stale
+        bucket.setdefault(r.get("dataset_task"), []).append(r)
+    return [r for r in current if r.get("dataset_task") not in stale], stale, superseded
 
 
 def outcome_counts(results):
@@ -118,7 +127,7 @@ def report(manifest, results):
     out.append(table(["family", "kind", "train", "val", "test", "implementations"],
                      [[n, f["kind"], f["train"], f["val"], f["test"], f["impls"]] for n, f in families.items()]))
     entries = {e["task"]: e for e in manifest}
-    current, stale = split_current(manifest, results)
+    current, stale, superseded = split_current(manifest, results)
     by_task = {}
     for r in current:
         by_task.setdefault(r.get("dataset_task"), []).append(r)
@@ -130,10 +139,15 @@ def report(manifest, results):
                f"{GOAL_TASKS:,} tasks measured. Outcomes: " +
                (", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())) or "none yet") + ".\n")
     if stale:
-        out.append(f"Stale (left out of every figure here until measured again): {len(stale)} tasks whose stored "
+        out.append(f"Stale (left out of every figure here until measured again): {len(stale)} task{'s' if len(stale) != 1 else ''} whose stored "
                    "implementations are not the ones the generator makes now, a generator fix since: " +
                    "; ".join(f"`{t}` ({', '.join(f'{k} {v}' for k, v in sorted(outcome_counts(rs).items()))})"
                              for t, rs in sorted(stale.items())) + ".\n")
+    if superseded:
+        out.append(f"Measured again after a generator fix: {len(superseded)} task{'s' if len(superseded) != 1 else ''} whose older stored results (of "
+                   "implementations the generator no longer makes) are superseded by a later shard's and left out: " +
+                   "; ".join(f"`{t}` (older: {', '.join(f'{k} {v}' for k, v in sorted(outcome_counts(rs).items()))})"
+                             for t, rs in sorted(superseded.items())) + ".\n")
     shards = {}
     for r in results:
         shards.setdefault(r["_shard"], []).append(r)
@@ -219,8 +233,8 @@ def main(argv):
         return 0
     manifest = read_manifest(args.manifest, args.dataset_tool)
     if args.measured_tasks:
-        current, stale = split_current(manifest, results)
-        print("\n".join(sorted({r.get("dataset_task") for r in current} - set(stale))))
+        current, stale, _ = split_current(manifest, results)
+        print("\n".join(sorted({r.get("dataset_task") for r in current})))
         if stale:
             print(f"measured again (the generator changed them): {' '.join(sorted(stale))}", file=sys.stderr)
         return 0
