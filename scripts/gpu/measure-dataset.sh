@@ -60,15 +60,20 @@ import json, sys
 ds = sys.argv[1]
 done = set(open(sys.argv[2]).read().split())
 # Round-robin over families (every family's first task, then every family's second, ...), so a budget
-# that runs out leaves a sample of every family rather than all of a few.
-by_family = {}
+# that runs out leaves a sample of every family rather than all of a few; within a round, the families with
+# the fewest tasks measured so far first (then by name), so that successive calls reach every family
+# instead of always stopping at the same place in the alphabet (five families were never reached so).
+by_family, measured = {}, {}
 for line in open(f"{ds}/manifest.jsonl"):
     e = json.loads(line)
-    if e["task"] not in done:
+    if e["task"] in done:
+        measured[e["family"]] = measured.get(e["family"], 0) + 1
+    else:
         by_family.setdefault(e["family"], []).append(e)
+order = sorted(by_family, key=lambda f: (measured.get(f, 0), f))
 rank = 0
 while any(len(v) > rank for v in by_family.values()):
-    for family in sorted(by_family):
+    for family in order:
         if len(by_family[family]) > rank:
             print(json.dumps(by_family[family][rank]))
     rank += 1
@@ -93,8 +98,12 @@ RAW=$OUT/results-$STAMP.jsonl
 measured=0
 GROUP=${GROUP:-6}
 split -l "$GROUP" -d -a 4 /tmp/measure-todo.txt /tmp/measure-group-
+# A batch starts only when the budget still holds one as long as the longest so far (+15 s): a batch cut
+# by the budget is dropped whole, so starting one that cannot finish wastes its time (session 8: 57 s).
+longest=60
 for group in /tmp/measure-group-*; do
-  [ "$(left)" -lt 60 ] && { say "budget spent"; break; }
+  [ "$(left)" -lt $(( longest + 15 )) ] && { say "budget spent ($(left) s left, a batch takes up to ${longest} s)"; break; }
+  batch_start=$SECONDS
   python3 - "$group" "$DS" > /tmp/measure-batch.txt <<'PY'
 import json, sys
 for line in open(sys.argv[1]):
@@ -125,7 +134,8 @@ for line in open("/tmp/measure-task.jsonl"):
         print(json.dumps(r, separators=(",", ":")))
 PY
   measured=$((measured + $(wc -l < "$group")))
-  say "measured $measured tasks"
+  [ $(( SECONDS - batch_start )) -gt "$longest" ] && longest=$(( SECONDS - batch_start ))
+  say "measured $measured tasks (batch $(( SECONDS - batch_start )) s)"
 done
 say "evaluated $measured tasks"
 zstd -q -19 -f "$RAW" -o "$RAW.zst" && rm -f "$RAW"
