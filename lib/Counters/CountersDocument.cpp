@@ -59,6 +59,8 @@ Json countersToJson(const CountersDocument &doc) {
     if (std::isfinite(value))
       seconds[phase] = value;
   root["profiler_seconds"] = std::move(seconds);
+  if (!doc.countersMode.empty()) // absent in the default mode: those documents stay as they were
+    root["counters_mode"] = doc.countersMode;
   return root;
 }
 

@@ -7,6 +7,33 @@
 // User replay: SetConfig once; per pass the caller calls beginPass (Start), repeats the workload, endPass
 // (Stop) until Stop reports isAllPassSubmitted; then one DecodeData at end(). Launches are recorded in pass 0;
 // later passes are only checked to repeat them (same count, same names).
+// Kept set-up (ProfilerOptions::keepSetUp, user replay): end() leaves the host object, the config image and the
+// range profiler with its counter data image in place; the next begin() resets the image and calls SetConfig again
+// instead of building everything anew (beginReusing). What that relies on, from NVIDIA's CUPTI guide
+// (docs.nvidia.com/cupti, main guide, a 13.x edition: 2.8 "CUPTI Profiler Host API", 2.9 "CUPTI Range Profiling
+// API"; the API used is the CUDA 13.0 headers', whose cupti_range_profiler.h and cupti_profiler_host.h document the
+// struct fields and little more):
+//  - 2.8.2 Configuration: the config image "contains the scheduling details for the specified metrics, including
+//    how many passes are required"; "Users can store the config image offline and can reuse it for profiling the
+//    same list of metrics and for the same chip" -> one config image (and so replay_passes) for every session;
+//  - 2.9.2 API usage: cuptiRangeProfilerEnable "creates a CUpti_RangeProfiler_Object, which stores intermediate
+//    data and identifies other profiler APIs for the context" (one object per context, disabled once by
+//    cuptiRangeProfilerDisable, "destroying all the resources allocated by CUPTI for range profiling"); the
+//    guide's "Library support" chapter (3.1, OptiX) even suggests enabling profiling at context creation and
+//    disabling it at context destruction, i.e. one enabled range profiler across many sessions;
+//    cuptiRangeProfilerCounterDataImageInitialize "initializes the buffer allocated by the user. This can also be
+//    used to reset the counter data image" -> the image sized once (GetCounterDataSize depends only on the metrics
+//    and maxNumOfRanges, cupti_range_profiler.h:331-350) and reset per session;
+//  - cuptiRangeProfilerSetConfig is called again before each session with passIndex 0, as application replay
+//    does between replays ("reports the current passIndex and targetNestingLevel which users need to set in the
+//    cuptiRangeProfilerSetConfig() API when the next replay is done") and as restart() below does for kernel
+//    replay; DecodeData of the previous session has run ("should be called after cuptiRangeProfilerStop",
+//    cupti_range_profiler.h:311-314) before the image is reset;
+//  - 2.8.3 Evaluation: cuptiProfilerHostEvaluateToGpuValues takes the host object and a counter data image; the
+//    host object is built from the chip, the counter availability image and the metrics, all the same for every
+//    session on one context.
+// Nothing else changes between the two ways: same metrics, same SetConfig parameters (auto range, user replay,
+// maxRangesPerPass), same decoding and evaluation.
 #include "cudaperf/Counters/KernelProfiler.h"
 
 #include "cudaperf/Counters/CounterMetrics.h"
@@ -237,6 +264,8 @@ struct KernelProfiler::State {
   CUpti_RangeProfiler_Object *rangeProfiler = nullptr;
   std::vector<uint8_t> configImage, counterDataImage, counterAvailability;
   CUpti_SubscriberHandle subscriber = nullptr;
+  bool setUpKept = false;   // end() kept host, images and range profiler for the next begin() (keepSetUp)
+  bool setUpReused = false; // this session's begin() took them over from the previous session
   std::vector<PendingLaunch> pending; // recorded in the running session, not yet decoded
   std::vector<std::pair<uint32_t, size_t>> attributeOnly; // correlation id -> index in results (no counters)
   std::vector<KernelCounters> results;
@@ -266,6 +295,8 @@ struct KernelProfiler::State {
   }
 
   std::string readGpu(CUdevice &device);
+  std::string subscribe(KernelProfiler *owner);
+  void takeSetUp(State &kept);
   std::string setUpCounters(CUdevice device, const std::vector<std::string> &candidates);
   CUptiResult createHost(CUpti_Profiler_Host_Object **out);
   void destroyHost(CUpti_Profiler_Host_Object *&h);
@@ -312,6 +343,66 @@ std::string KernelProfiler::State::readGpu(CUdevice &device) {
       cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device) == CUDA_SUCCESS)
     computeCapability = std::to_string(major) + "." + std::to_string(minor);
   return "";
+}
+
+// cuptiSubscribe_v2 with the launch callbacks enabled (ProfilerOptions::ownSubscriber). "" or why not; on
+// failure no subscription is left (the caller tears down the rest).
+std::string KernelProfiler::State::subscribe(KernelProfiler *owner) {
+  if (ownSubscriberHeld.exchange(true))
+    return "another KernelProfiler of this process holds the CUPTI subscriber";
+  char oldName[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
+  CUpti_SubscriberParams sp;
+  std::memset(&sp, 0, sizeof sp);
+  sp.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+  sp.subscriberName = "cudaperf-counters";
+  sp.oldSubscriberName = oldName;
+  sp.oldSubscriberSize = sizeof oldName - 1;
+  CUptiResult r = cuptiSubscribe_v2(&subscriber, ownSubscriberCallback, owner, &sp);
+  if (r != CUPTI_SUCCESS) {
+    ownSubscriberHeld = false;
+    subscriber = nullptr;
+    std::string why = describe("cuptiSubscribe_v2", r);
+    if (oldName[0])
+      why += std::string(" (held by ") + oldName + ")";
+    return why;
+  }
+  for (CUpti_CallbackId id : launchCallbackIds()) {
+    r = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+    if (r != CUPTI_SUCCESS) {
+      cuptiUnsubscribe(subscriber);
+      subscriber = nullptr;
+      ownSubscriberHeld = false;
+      return describe("cuptiEnableCallback", r);
+    }
+  }
+  return "";
+}
+
+// The set-up a previous session kept (keepSetUp): device facts, metric lists, images, host object and range
+// profiler move here; `kept` holds nothing to tear down afterwards.
+void KernelProfiler::State::takeSetUp(State &kept) {
+  device = kept.device;
+  warpSize = kept.warpSize;
+  maxThreadsPerSm = kept.maxThreadsPerSm;
+  gpuName = std::move(kept.gpuName);
+  computeCapability = std::move(kept.computeCapability);
+  chipName = std::move(kept.chipName);
+  dropped = std::move(kept.dropped);
+  counterMetrics = std::move(kept.counterMetrics);
+  counterMetricPtrs.clear();
+  for (const std::string &m : counterMetrics)
+    counterMetricPtrs.push_back(m.c_str());
+  wantRegisters = kept.wantRegisters;
+  wantOccupancy = kept.wantOccupancy;
+  passes = kept.passes;
+  configImage = std::move(kept.configImage);
+  counterDataImage = std::move(kept.counterDataImage);
+  counterAvailability = std::move(kept.counterAvailability);
+  host = kept.host;
+  kept.host = nullptr;
+  rangeProfiler = kept.rangeProfiler;
+  kept.rangeProfiler = nullptr;
+  kept.setUpKept = false;
 }
 
 CUptiResult KernelProfiler::State::createHost(CUpti_Profiler_Host_Object **out) {
@@ -846,6 +937,7 @@ KernelProfiler::KernelProfiler() : state_(std::make_unique<State>()) {}
 KernelProfiler::~KernelProfiler() {
   try {
     end();
+    release();
   } catch (...) {
   }
 }
@@ -865,6 +957,104 @@ std::string KernelProfiler::begin(CUcontext ctx, const std::vector<std::string> 
 }
 
 std::string KernelProfiler::begin(CUcontext ctx, const ProfilerOptions &options) {
+  if (state_->active || !state_->setUpKept)
+    return beginFresh(ctx, options); // every begin() without a kept set-up: as it always was
+  std::unique_ptr<State> kept = std::move(state_);
+  std::string whyNot;
+  try {
+    state_ = std::make_unique<State>();
+  } catch (...) {
+    state_ = std::move(kept);
+    release();
+    return beginFresh(ctx, options);
+  }
+  whyNot = beginReusing(std::move(kept), ctx, options);
+  if (whyNot.empty())
+    return "";
+  // Not reused (already torn down): set up from scratch, the attempt's phases and the reason kept.
+  std::map<std::string, double> attempt = state_->seconds;
+  std::string why = beginFresh(ctx, options);
+  State &s = *state_;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  try {
+    for (const auto &[phase, seconds] : attempt)
+      s.seconds[phase] += seconds;
+    s.notes.insert(s.notes.begin(), "the profiler set-up kept from the previous session was not reused (" + whyNot +
+                                        "): set up again");
+  } catch (...) {
+  }
+  return why;
+}
+
+std::string KernelProfiler::beginReusing(std::unique_ptr<State> kept, CUcontext ctx, const ProfilerOptions &options) {
+  State &s = *state_;
+  PhaseTimer total(s.seconds, "begin_total");
+  try {
+    s.ctx = ctx;
+    s.options = options;
+    s.userReplay = options.replay == Replay::User;
+    if (s.options.rangesPerSession == 0)
+      s.options.rangesPerSession = 64;
+    // Reusable only for the same context and the same counter configuration (config image, image size).
+    std::string mismatch = !ctx || ctx != kept->ctx                      ? "another context"
+                           : !s.userReplay                               ? "not user replay"
+                           : s.options.metrics != kept->options.metrics ? "other metrics"
+                           : s.options.rangesPerSession != kept->options.rangesPerSession
+                               ? "another number of ranges per session"
+                               : "";
+    s.takeSetUp(*kept);
+    kept.reset();
+    if (!mismatch.empty()) {
+      s.teardown();
+      return mismatch;
+    }
+    if (s.counterMetrics.empty() || !s.rangeProfiler || !s.host) {
+      s.teardown();
+      return "nothing kept to reuse";
+    }
+
+    PhaseTimer subscribing(s.seconds, "subscribe");
+    if (options.ownSubscriber) {
+      if (std::string why = s.subscribe(this); !why.empty()) {
+        s.teardown();
+        return why;
+      }
+    }
+    subscribing.stop();
+
+    std::string why;
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      // The counter data image reset and the configuration set again (top of this file); passes as usual.
+      why = s.configure();
+      if (why.empty()) {
+        total.stop();
+        s.setUpReused = true;
+        s.active = true;
+        return "";
+      }
+      s.teardown();
+    }
+    if (s.subscriber) {
+      cuptiUnsubscribe(s.subscriber);
+      s.subscriber = nullptr;
+      ownSubscriberHeld = false;
+    }
+    return why;
+  } catch (const std::exception &e) {
+    if (kept)
+      kept->teardown();
+    s.teardown();
+    return std::string("internal error: ") + e.what();
+  } catch (...) {
+    if (kept)
+      kept->teardown();
+    s.teardown();
+    return "internal error";
+  }
+}
+
+std::string KernelProfiler::beginFresh(CUcontext ctx, const ProfilerOptions &options) {
   try {
     if (state_->active)
       return "this KernelProfiler is already active (call end() first)";
@@ -909,36 +1099,9 @@ std::string KernelProfiler::begin(CUcontext ctx, const ProfilerOptions &options)
 
     PhaseTimer subscribing(s.seconds, "subscribe");
     if (options.ownSubscriber) {
-      if (ownSubscriberHeld.exchange(true)) {
+      if (std::string why = s.subscribe(this); !why.empty()) {
         s.teardown();
-        return s.failBegin("another KernelProfiler of this process holds the CUPTI subscriber");
-      }
-      char oldName[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
-      CUpti_SubscriberParams sp;
-      std::memset(&sp, 0, sizeof sp);
-      sp.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
-      sp.subscriberName = "cudaperf-counters";
-      sp.oldSubscriberName = oldName;
-      sp.oldSubscriberSize = sizeof oldName - 1;
-      CUptiResult r = cuptiSubscribe_v2(&s.subscriber, ownSubscriberCallback, this, &sp);
-      if (r != CUPTI_SUCCESS) {
-        ownSubscriberHeld = false;
-        s.subscriber = nullptr;
-        s.teardown();
-        std::string why = describe("cuptiSubscribe_v2", r);
-        if (oldName[0])
-          why += std::string(" (held by ") + oldName + ")";
         return s.failBegin(why);
-      }
-      for (CUpti_CallbackId id : launchCallbackIds()) {
-        r = cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
-        if (r != CUPTI_SUCCESS) {
-          cuptiUnsubscribe(s.subscriber);
-          s.subscriber = nullptr;
-          ownSubscriberHeld = false;
-          s.teardown();
-          return s.failBegin(describe("cuptiEnableCallback", r));
-        }
       }
     }
     subscribing.stop();
@@ -989,7 +1152,13 @@ std::string KernelProfiler::end() {
       s.collect();
     s.notProfiled += s.pending.size();
     s.pending.clear();
-    s.teardown();
+    // keepSetUp (user replay): a session that succeeded leaves host, images and range profiler for the next
+    // begin(); any failure tears everything down as always.
+    if (s.options.keepSetUp && s.userReplay && !s.broken && s.collectFailure.empty() && !s.sessionRunning &&
+        s.host && s.rangeProfiler)
+      s.setUpKept = true;
+    else
+      s.teardown();
     subscriber = s.subscriber;
     s.subscriber = nullptr;
   } catch (const std::exception &e) {
@@ -1105,6 +1274,21 @@ std::string KernelProfiler::endPass() {
 }
 
 size_t KernelProfiler::passesRun() const { return state_->passesRun; }
+
+void KernelProfiler::release() {
+  State &s = *state_;
+  try {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.active || !s.setUpKept)
+      return;
+    s.setUpKept = false;
+    s.teardown();
+  } catch (...) {
+  }
+}
+
+bool KernelProfiler::setUpKept() const { return state_->setUpKept; }
+bool KernelProfiler::setUpReused() const { return state_->setUpReused; }
 
 void KernelProfiler::onDriverApiCallback(CUpti_CallbackId cbid, const CUpti_CallbackData *data) {
   if (!data || !state_ || !isLaunchCallback(cbid))

@@ -1,5 +1,6 @@
 #include "DeviceSlot.h"
 
+#include "cudaperf/Runtime/CountersMode.h"
 #include "cudaperf/Runtime/CounterRng.h"
 #include "cudaperf/Runtime/DeviceData.h"
 #include "cudaperf/Runtime/GpuMonitor.h"
@@ -308,8 +309,8 @@ Json DeviceSlot::run(BuiltCandidate &c, size_t waiting) {
     argv.insert(argv.end(), {"--baseline", t.baseline.objectPath});
   if (!options_.timing)
     argv.push_back("--no-timing");
-  if (c.counters)
-    argv.push_back("--counters");
+  for (const std::string &a : workerCounterArgs(c.counters, options_.countersMode))
+    argv.push_back(a); // "--counters" [--counters-mode MODE]
   if (!t.configs.empty())
     argv.insert(argv.end(), {"--configs", joined(t.configs)});
   auto reuse = hasBaseline ? baselines_.find(baselineKey) : baselines_.end();

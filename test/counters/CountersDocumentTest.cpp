@@ -112,6 +112,25 @@ TEST(CountersDocument, UnavailableDocumentCarriesTheReason) {
   EXPECT_TRUE(member(v, "profiler_seconds")->empty());
 }
 
+// --counters-mode (docs/counters.md, "Counters mode"): the default leaves the key out, so documents of the
+// default mode are the same as before the option; another mode is recorded last.
+TEST(CountersDocument, CountersModeOnlyWhenNotTheDefault) {
+  CountersDocument doc = sampleDocument();
+  std::string before = writeCountersJson(doc);
+  Json v = parseJson(before);
+  EXPECT_EQ(member(v, "counters_mode"), nullptr);
+  doc.countersMode = "shared";
+  Json shared = parseJson(writeCountersJson(doc));
+  std::vector<std::string> keys = keysOf(shared);
+  ASSERT_FALSE(keys.empty());
+  EXPECT_EQ(keys.back(), "counters_mode");
+  keys.pop_back();
+  EXPECT_EQ(keys, keysOf(v)); // every other key as in the default mode
+  EXPECT_EQ(member(shared, "counters_mode")->get<std::string>(), "shared");
+  doc.countersMode.clear();
+  EXPECT_EQ(writeCountersJson(doc), before);
+}
+
 TEST(CountersDocument, DemanglesOnlyMangledNames) {
   EXPECT_EQ(demangleKernelName("_Z6kernelPfi"), "kernel(float*, int)");
   EXPECT_EQ(demangleKernelName("_Z9transposeILi32EEvPKfPf"), "void transpose<32>(float const*, float*)");

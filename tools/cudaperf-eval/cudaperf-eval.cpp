@@ -95,6 +95,11 @@ support::ArgParser evalArgs(CommandLine &c) {
             "after timing, the candidate's hardware counters per kernel (CUPTI;\n"
             "docs/counters.md), a separate pass",
             o.counters)
+      .option("--counters-mode", "MODE",
+              "per-config (default): the counter pass sets the CUPTI profiler up and tears it\n"
+              "down for each configuration; shared: once per candidate, the later\n"
+              "configurations reuse it (docs/counters.md, \"Counters mode\"; not yet measured)",
+              [&](const std::string &v) { o.countersMode = parseCountersMode(v); })
       .option("--torch-reference", "PATH", "cudaperf-torch-reference to use (pytorch-to-cuda tasks)",
               o.torchReferencePath)
       .option("--nvcc", "PATH", "nvcc to use", c.nvcc)

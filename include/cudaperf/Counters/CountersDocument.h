@@ -34,6 +34,10 @@ struct CountersDocument {
   // Host time of the profiler's own phases, seconds per phase (KernelProfiler's keys, docs/counters.md,
   // "profiler_seconds"); empty when the document is not one profiler's (the injection library's merge).
   std::map<std::string, double> profilerSeconds;
+  // How the evaluator's worker set its profiler up ("counters_mode", docs/counters.md): "shared" (one set-up
+  // for all the candidate's configurations, cudaperf-eval --counters-mode shared); empty: the key is left out,
+  // which is the default per-configuration set-up (and every document written before the option existed).
+  std::string countersMode;
 };
 
 support::Json countersToJson(const CountersDocument &doc);

@@ -25,8 +25,20 @@
 // passes that launch different kernels are named in notes(). At most rangesPerSession launches per pass are
 // profiled and at most maxPasses passes are run (then beginPass() fails with the reason).
 //
+// Sessions sharing one set-up (ProfilerOptions::keepSetUp, Replay::User only; the worker's
+// --counters-mode shared): end() decodes and evaluates as usual but keeps the host configuration (counter
+// availability, host object, config image), the range profiler enabled on the context and its counter data
+// image; the next begin() on the same profiler with the same context, metrics and rangesPerSession then
+// only resets that image and sets the configuration again (cuptiRangeProfilerCounterDataImageInitialize,
+// cuptiRangeProfilerSetConfig) before its passes. A session that fails keeps nothing; a begin() that cannot
+// reuse what was kept releases it and sets up from scratch. release() (or the destructor) tears it down.
+//   ProfilerOptions o; o.replay = Replay::User; o.keepSetUp = true;   // false for the last session
+//   p.begin(ctx, o); ...passes...; p.end(); doc1 = p.document(...);
+//   o.keepSetUp = false; p.begin(ctx, o); ...passes...; p.end(); doc2 = p.document(...);  // torn down
+//
 // Only one CUPTI subscriber can exist per process, so at most one KernelProfiler with its own subscriber
-// is active at a time; under ncu/nsys begin() reports that another CUPTI client holds it.
+// is active at a time; under ncu/nsys begin() reports that another CUPTI client holds it. (A kept set-up
+// holds no subscriber: end() unsubscribes as always.)
 #pragma once
 
 #include "cudaperf/Counters/CountersDocument.h"
@@ -57,12 +69,15 @@ struct ProfilerOptions {
   // true: begin() subscribes to CUPTI itself. false: the caller owns the (single) CUPTI subscriber and
   // forwards the driver-API launch callbacks (launchCallbackIds()) to onDriverApiCallback().
   bool ownSubscriber = true;
+  // Replay::User: end() of a successful session keeps the set-up for the next begin() of this profiler
+  // (top of this file). Default false: end() tears everything down, as it always did.
+  bool keepSetUp = false;
 };
 
 class KernelProfiler {
 public:
   KernelProfiler();
-  ~KernelProfiler(); // ends an active session
+  ~KernelProfiler(); // ends an active session and releases a kept set-up
   KernelProfiler(const KernelProfiler &) = delete;
   KernelProfiler &operator=(const KernelProfiler &) = delete;
 
@@ -73,6 +88,13 @@ public:
   // Stops, decodes and evaluates what is left; results are then in kernels(). Returns "" or the reason the
   // collection failed (the reason of begin() when that failed). Safe to call twice or without begin().
   std::string end();
+  // Tears down a set-up kept by end() (ProfilerOptions::keepSetUp): range profiler disabled, host object
+  // destroyed. No-op when nothing is kept or a session is active.
+  void release();
+  // end() kept the set-up (until the next begin() or release()).
+  bool setUpKept() const;
+  // This session's begin() reused a set-up kept by the previous session.
+  bool setUpReused() const;
 
   // Replay::User only (see the top of this file). passNeeded(): begin() succeeded, nothing failed and CUPTI
   // has not yet said all passes are submitted (with no counter metric: until one pass ran). beginPass()/endPass()
@@ -109,6 +131,9 @@ public:
 
 private:
   std::unique_ptr<State> state_;
+  std::string beginFresh(CUcontext ctx, const ProfilerOptions &options);
+  // "" when `kept`'s set-up was reused (state_ then holds the new session), else why not (kept torn down).
+  std::string beginReusing(std::unique_ptr<State> kept, CUcontext ctx, const ProfilerOptions &options);
 };
 
 } // namespace cudaperf::counters

@@ -1,11 +1,13 @@
 // The hardware-counter pass over a candidate that was found correct and timed (docs/counters.md):
 // per configuration, one call profiled with the CUPTI range profiler, every kernel it launches
-// counted. A separate pass because replay changes timing.
+// counted. A separate pass because replay changes timing. --counters-mode shared: one profiler set-up serves
+// every configuration (runtime::CountersMode; the passes and the documents stay one per configuration).
 #pragma once
 
 #include "Measure.h"
 #include "SharedData.h"
 
+#include "cudaperf/Runtime/CountersMode.h"
 #include "cudaperf/Runtime/Task.h"
 
 #include <string>
@@ -18,6 +20,7 @@ struct CounterPass {
   cudaStream_t stream;
   L2Flusher &flusher;
   double memoryWaitSeconds;
+  runtime::CountersMode mode = runtime::CountersMode::PerConfig;
 };
 
 // One "counters" event per configuration (until one is unavailable: the reason would repeat).

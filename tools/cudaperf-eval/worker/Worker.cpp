@@ -527,8 +527,8 @@ void Worker::run(const WorkerOptions &options) {
   emitVerdict("candidate", cv);
   if (options.counters && cv.outcome == Outcome::Ok) {
     WorkerAllocations own; // the profiler's memory is not the candidate's
-    collectCounters(CounterPass{task_, shared_, stream_, flusher_, options.memoryWaitSeconds}, "candidate",
-                    candidate);
+    collectCounters(CounterPass{task_, shared_, stream_, flusher_, options.memoryWaitSeconds, options.countersMode},
+                    "candidate", candidate);
   }
   finish(0);
 }

@@ -11,6 +11,7 @@
 
 #include "cudaperf/DeviceKernels/DeviceKernels.h"
 #include "cudaperf/Runtime/AllocationLedger.h"
+#include "cudaperf/Runtime/CountersMode.h"
 #include "cudaperf/Runtime/Outcome.h"
 #include "cudaperf/Runtime/Task.h"
 
@@ -26,6 +27,7 @@ struct WorkerOptions {
   std::string baselineSo, candidateSo;
   std::string baselineTiming; // the baseline's timing events from an earlier worker: not timed again
   bool counters = false;      // a hardware-counter pass over the candidate after timing
+  runtime::CountersMode countersMode = runtime::CountersMode::PerConfig; // its profiler set-up (--counters-mode)
   std::vector<std::string> configs;
   uint64_t seed = 1;
   int sets = 3;

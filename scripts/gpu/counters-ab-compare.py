@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Compares cudaperf-eval --counters results of the two counters modes (docs/counters.md, "Counters mode").
+
+scripts/gpu/counters-ab.sh evaluates the same candidates three times with --counters: in the default mode
+(per-config), with --counters-mode shared, and in the default mode again (the repeat: how much the counters of
+one mode vary from run to run). This script reads the three JSON Lines result files and writes
+
+  - per candidate: the worker's counters stage seconds in each run, whether every counter value of the shared
+    run equals the default run's, and whether each value that differs lies within the default mode's own
+    spread (it is no further from one of the two default runs than they are from each other);
+  - per metric: value pairs compared, exactly equal (default vs shared, default vs repeat), within the
+    spread, largest relative differences;
+  - per run: results, ok, median and total counters stage, wall seconds and candidates per minute (wall from
+    the runs file), medians of the profiler's phases (profiler_seconds) per configuration position;
+  - whether each run's documents record the mode as expected ("counters_mode" absent in the default mode,
+    "shared" in the shared one).
+
+Usage: counters-ab-compare.py --default A.jsonl --shared B.jsonl --repeat C.jsonl [--runs runs.tsv]
+                              [--json compare.json]
+runs.tsv: one line per run, tab-separated: label (default, shared, repeat), wall seconds, exit status.
+The text goes to stdout; --json writes the same as a document. Exit status 0, or 2 on unreadable input.
+"""
+import argparse
+import json
+import statistics
+import sys
+
+RUNS = ("default", "shared", "repeat")
+# The profiler phases worth a median per configuration position (docs/counters.md, "profiler_seconds").
+PHASES = ("begin_total", "profiler_initialize", "counter_availability", "host_initialize", "host_add_metrics",
+          "config_image", "range_profiler_enable", "counter_data_image", "set_config", "passes", "pass_start",
+          "pass_stop", "end_total", "decode", "evaluate", "range_profiler_disable", "host_deinitialize")
+
+
+def load(path):
+    out = {}
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                r = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise SystemExit(f"counters-ab-compare: {path}:{n}: {e}") from None
+            out[(r.get("task", ""), r.get("candidate", ""))] = r
+    return out
+
+
+def counters_stage(r):
+    v = ((r.get("worker") or {}).get("stage_seconds") or {}).get("counters")
+    return v if isinstance(v, (int, float)) else None
+
+
+def counter_docs(r):
+    """Configuration name -> its counters document (only configurations that have one), in order."""
+    return {c.get("name", str(i)): c["counters"] for i, c in enumerate(r.get("configs") or [])
+            if isinstance(c.get("counters"), dict)}
+
+
+def rel(a, b):
+    if a == b:
+        return 0.0
+    return abs(a - b) / max(abs(a), abs(b))
+
+
+def within_spread(d, s, r):
+    if s == d:
+        return True
+    width = abs(d - r)
+    return abs(s - d) <= width or abs(s - r) <= width
+
+
+def median(xs):
+    return statistics.median(xs) if xs else None
+
+
+def fmt(v, digits=3):
+    return "-" if v is None else f"{v:.{digits}f}"
+
+
+def compare(runs, walls):
+    candidates, metrics = [], {}
+    keys = sorted(set(runs["default"]) | set(runs["shared"]) | set(runs["repeat"]))
+    for key in keys:
+        rs = {m: runs[m].get(key) for m in RUNS}
+        row = {"task": key[0], "candidate": key[1],
+               "outcome": {m: (rs[m] or {}).get("outcome") for m in RUNS},
+               "counters_seconds": {m: counters_stage(rs[m]) if rs[m] else None for m in RUNS},
+               "compared_values": 0, "equal": None, "repeat_equal": None, "within_spread": None, "differing_metrics": [], "problems": []}
+        candidates.append(row)
+        if any(rs[m] is None for m in RUNS):
+            row["problems"].append("missing from " + ", ".join(m for m in RUNS if rs[m] is None))
+            continue
+        docs = {m: counter_docs(rs[m]) for m in RUNS}
+        configs = [c for c in docs["default"] if c in docs["shared"] and c in docs["repeat"]]
+        for m in RUNS:
+            extra = set(docs[m]) - set(configs)
+            if extra:
+                row["problems"].append(f"{m}: counters of {sorted(extra)} not in every run")
+        equal, repeat_equal, spread, differing = True, True, True, set()
+        for cfg in configs:
+            d, s, r = docs["default"][cfg], docs["shared"][cfg], docs["repeat"][cfg]
+            if not (d.get("available") and s.get("available") and r.get("available")):
+                row["problems"].append(f"{cfg}: counters unavailable in " +
+                                       ", ".join(m for m, x in zip(RUNS, (d, s, r)) if not x.get("available")))
+                equal = spread = repeat_equal = False
+                continue
+            shape = [[(k.get("name"), k.get("launch")) for k in x.get("kernels", [])] for x in (d, s, r)]
+            if not (shape[0] == shape[1] == shape[2]):
+                row["problems"].append(f"{cfg}: different kernels (default {shape[0]}, shared {shape[1]}, "
+                                       f"repeat {shape[2]})")
+                equal = spread = repeat_equal = False
+                continue
+            for kd, ks, kr in zip(d["kernels"], s["kernels"], r["kernels"]):
+                md, ms, mr = kd.get("metrics", {}), ks.get("metrics", {}), kr.get("metrics", {})
+                for name in sorted(set(md) | set(ms) | set(mr)):
+                    st = metrics.setdefault(name, {"pairs": 0, "equal_shared": 0, "equal_repeat": 0,
+                                                   "within_spread": 0, "missing": 0, "max_rel_shared": 0.0,
+                                                   "max_rel_repeat": 0.0})
+                    if name not in md or name not in ms or name not in mr:
+                        st["missing"] += 1
+                        row["problems"].append(f"{cfg}: {name} missing in " +
+                                               ", ".join(m for m, x in zip(RUNS, (md, ms, mr)) if name not in x))
+                        equal = spread = repeat_equal = False
+                        continue
+                    a, b, c = md[name], ms[name], mr[name]
+                    row["compared_values"] += 1
+                    st["pairs"] += 1
+                    st["equal_shared"] += a == b
+                    st["equal_repeat"] += a == c
+                    inside = within_spread(a, b, c)
+                    st["within_spread"] += inside
+                    st["max_rel_shared"] = max(st["max_rel_shared"], rel(a, b))
+                    st["max_rel_repeat"] = max(st["max_rel_repeat"], rel(a, c))
+                    repeat_equal = repeat_equal and a == c
+                    if a != b:
+                        equal = False
+                        differing.add(name)
+                    if not inside:
+                        spread = False
+        row["equal"], row["repeat_equal"], row["within_spread"] = equal, repeat_equal, spread
+        row["differing_metrics"] = sorted(differing)
+
+    per_run = {}
+    for m in RUNS:
+        rs = list(runs[m].values())
+        secs = [counters_stage(r) for r in rs if r.get("outcome") == "ok" and counters_stage(r) is not None]
+        wall = walls.get(m, {}).get("seconds")
+        modes, phases = {}, {}
+        for r in rs:
+            for pos, doc in enumerate(counter_docs(r).values()):
+                mode = doc.get("counters_mode", "(absent)")
+                modes[mode] = modes.get(mode, 0) + 1
+                for ph in PHASES:
+                    v = (doc.get("profiler_seconds") or {}).get(ph)
+                    if isinstance(v, (int, float)):
+                        phases.setdefault(ph, {}).setdefault(str(pos), []).append(v)
+        per_run[m] = {
+            "results": len(rs), "ok": sum(r.get("outcome") == "ok" for r in rs),
+            "counters_seconds_median": median(secs), "counters_seconds_total": sum(secs) if secs else None,
+            "wall_seconds": wall, "exit_status": walls.get(m, {}).get("rc"),
+            "candidates_per_minute": (60.0 * len(rs) / wall) if wall else None,
+            "counters_mode_recorded": modes,
+            "profiler_seconds_median": {ph: {pos: median(v) for pos, v in sorted(by.items())}
+                                        for ph, by in phases.items()},
+        }
+    return candidates, metrics, per_run
+
+
+def mode_check(per_run):
+    problems = []
+    for m, want in (("default", "(absent)"), ("repeat", "(absent)"), ("shared", "shared")):
+        got = per_run[m]["counters_mode_recorded"]
+        if got and set(got) != {want}:
+            problems.append(f"{m}: counters_mode {got}, expected only {want}")
+    return problems
+
+
+def report(candidates, metrics, per_run):
+    out = []
+    w = out.append
+    w("Counters mode A/B: per-config (default) vs shared, and the default repeated (run-to-run spread)")
+    w("")
+    w("run      results  ok  counters stage median  total   wall s  candidates/min  exit")
+    for m in RUNS:
+        p = per_run[m]
+        w(f"{m:8} {p['results']:7} {p['ok']:3}  {fmt(p['counters_seconds_median']):>21}  "
+          f"{fmt(p['counters_seconds_total'], 1):>6}  {fmt(p['wall_seconds'], 1):>7}  "
+          f"{fmt(p['candidates_per_minute'], 1):>14}  {p['exit_status'] if p['exit_status'] is not None else '-'}")
+    w("")
+    compared = [c for c in candidates if c["compared_values"]]
+    w(f"candidates compared: {len(compared)} of {len(candidates)}; every counter equal (shared = default): "
+      f"{sum(bool(c['equal']) for c in compared)}; all within the default's own spread: "
+      f"{sum(bool(c['within_spread']) for c in compared)}; every counter equal in the default's repeat: "
+      f"{sum(bool(c['repeat_equal']) for c in compared)}")
+    for problem in mode_check(per_run):
+        w(f"MODE NOT RECORDED AS EXPECTED: {problem}")
+    w("")
+    w("per candidate: counters stage seconds (default / shared / repeat), equal, within spread, differing metrics")
+    for c in candidates:
+        s = c["counters_seconds"]
+        name = f"{c['task']} {c['candidate'].rsplit('/', 1)[-1]}"
+        w(f"  {name:48} {fmt(s['default'])} / {fmt(s['shared'])} / {fmt(s['repeat'])}  "
+          f"equal={'-' if c['equal'] is None else ('yes' if c['equal'] else 'no')} "
+          f"spread={'-' if c['within_spread'] is None else ('yes' if c['within_spread'] else 'NO')}"
+          + (f"  differ: {', '.join(c['differing_metrics'])}" if c["differing_metrics"] else "")
+          + (f"  [{'; '.join(c['problems'])}]" if c["problems"] else ""))
+    w("")
+    w("per metric: pairs, shared = default, repeat = default, shared within spread, max rel. diff shared, repeat")
+    for name in sorted(metrics):
+        st = metrics[name]
+        w(f"  {name:58} {st['pairs']:4} {st['equal_shared']:4} {st['equal_repeat']:4} {st['within_spread']:4}"
+          f"  {st['max_rel_shared']:.3g}  {st['max_rel_repeat']:.3g}" + (f"  missing {st['missing']}" if st["missing"] else ""))
+    w("")
+    w("profiler_seconds medians per configuration position (0 = first): default | shared | repeat")
+    for ph in PHASES:
+        cells = []
+        for m in RUNS:
+            by = per_run[m]["profiler_seconds_median"].get(ph, {})
+            cells.append(" ".join(f"{pos}:{fmt(v)}" for pos, v in sorted(by.items())) or "-")
+        w(f"  {ph:24} {' | '.join(cells)}")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--default", required=True)
+    ap.add_argument("--shared", required=True)
+    ap.add_argument("--repeat", required=True)
+    ap.add_argument("--runs", help="label<TAB>wall seconds<TAB>exit status, one line per run")
+    ap.add_argument("--json", help="also write the comparison here")
+    a = ap.parse_args()
+    try:
+        runs = {"default": load(a.default), "shared": load(a.shared), "repeat": load(a.repeat)}
+        walls = {}
+        if a.runs:
+            for line in open(a.runs):
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) >= 3 and parts[0] in RUNS:
+                    walls[parts[0]] = {"seconds": float(parts[1]), "rc": int(parts[2])}
+    except (OSError, ValueError) as e:
+        print(f"counters-ab-compare: {e}", file=sys.stderr)
+        return 2
+    candidates, metrics, per_run = compare(runs, walls)
+    sys.stdout.write(report(candidates, metrics, per_run))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"runs": per_run, "mode_problems": mode_check(per_run), "metrics": metrics,
+                       "candidates": candidates}, f, indent=1)
+            f.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

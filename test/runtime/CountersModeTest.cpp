@@ -1,0 +1,81 @@
+// cudaperf-eval --counters-mode (docs/counters.md, "Counters mode"): the option's values, the worker's
+// command line it turns into (unchanged in the default mode), the profiler set-up plan per configuration
+// and what the counters document records. CPU only: the CUPTI side needs the GPU (scripts/gpu/counters-ab.sh).
+#include "cudaperf/Runtime/CountersMode.h"
+#include "cudaperf/Support/Error.h"
+#include "cudaperf/Support/Subprocess.h"
+
+#include <gtest/gtest.h>
+
+using namespace cudaperf;
+using namespace cudaperf::runtime;
+
+TEST(CountersMode, ParsesTheTwoModesAndNamesThem) {
+  EXPECT_EQ(parseCountersMode("per-config"), CountersMode::PerConfig);
+  EXPECT_EQ(parseCountersMode("shared"), CountersMode::Shared);
+  EXPECT_STREQ(countersModeName(CountersMode::PerConfig), "per-config");
+  EXPECT_STREQ(countersModeName(CountersMode::Shared), "shared");
+  for (const char *bad : {"", "Shared", "per_config", "once", "shared "}) {
+    try {
+      parseCountersMode(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const support::SupportError &e) {
+      EXPECT_NE(std::string(e.what()).find("expected per-config or shared"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(CountersMode, WorkerArgumentsAreUnchangedInTheDefaultMode) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(workerCounterArgs(false, CountersMode::PerConfig), V{});
+  EXPECT_EQ(workerCounterArgs(false, CountersMode::Shared), V{}); // no counters, no mode
+  EXPECT_EQ(workerCounterArgs(true, CountersMode::PerConfig), V{"--counters"});
+  EXPECT_EQ(workerCounterArgs(true, CountersMode::Shared), (V{"--counters", "--counters-mode", "shared"}));
+}
+
+TEST(CountersMode, SetUpPlanPerConfiguration) {
+  // Default: every configuration sets up and tears down its own profiler.
+  for (size_t c = 0; c < 3; ++c) {
+    CounterSessionPlan p = counterSessionPlan(CountersMode::PerConfig, c, 3);
+    EXPECT_FALSE(p.reusesSetUp);
+    EXPECT_FALSE(p.keepsSetUp);
+  }
+  // Shared, two configurations (the dataset's small and large): the first keeps, the second reuses and tears
+  // down.
+  CounterSessionPlan first = counterSessionPlan(CountersMode::Shared, 0, 2);
+  CounterSessionPlan second = counterSessionPlan(CountersMode::Shared, 1, 2);
+  EXPECT_FALSE(first.reusesSetUp);
+  EXPECT_TRUE(first.keepsSetUp);
+  EXPECT_TRUE(second.reusesSetUp);
+  EXPECT_FALSE(second.keepsSetUp);
+  // Three: the middle one does both.
+  CounterSessionPlan middle = counterSessionPlan(CountersMode::Shared, 1, 3);
+  EXPECT_TRUE(middle.reusesSetUp);
+  EXPECT_TRUE(middle.keepsSetUp);
+  // One configuration (or --configs with one): nothing to share.
+  CounterSessionPlan only = counterSessionPlan(CountersMode::Shared, 0, 1);
+  EXPECT_FALSE(only.reusesSetUp);
+  EXPECT_FALSE(only.keepsSetUp);
+  // Out of range: nothing.
+  CounterSessionPlan past = counterSessionPlan(CountersMode::Shared, 2, 2);
+  EXPECT_FALSE(past.reusesSetUp);
+  EXPECT_FALSE(past.keepsSetUp);
+}
+
+TEST(CountersMode, RecordedInTheDocumentOnlyWhenNotTheDefault) {
+  EXPECT_EQ(countersModeRecorded(CountersMode::PerConfig), "");
+  EXPECT_EQ(countersModeRecorded(CountersMode::Shared), "shared");
+}
+
+TEST(CountersMode, EvalToolOptionAndHelp) {
+  support::ProcessOptions o;
+  o.timeoutSeconds = 60;
+  o.maxCapturedBytes = 1 << 20;
+  support::ProcessResult help = support::runProcess({CUDAPERF_EVAL, "--help"}, o);
+  EXPECT_EQ(help.exitCode, 0);
+  EXPECT_NE(help.output.find("--counters-mode MODE"), std::string::npos) << help.output;
+  EXPECT_NE(help.output.find("per-config (default)"), std::string::npos);
+  support::ProcessResult bad = support::runProcess({CUDAPERF_EVAL, "--counters-mode", "once", "--validate", "x"}, o);
+  EXPECT_EQ(bad.exitCode, 2);
+  EXPECT_NE(bad.output.find("expected per-config or shared, got 'once'"), std::string::npos) << bad.output;
+}
