@@ -296,6 +296,7 @@ struct KernelProfiler::State {
 
   std::string readGpu(CUdevice &device);
   std::string subscribe(KernelProfiler *owner);
+  void unsubscribe();
   void takeSetUp(State &kept);
   std::string setUpCounters(CUdevice device, const std::vector<std::string> &candidates);
   CUptiResult createHost(CUpti_Profiler_Host_Object **out);
@@ -369,13 +370,20 @@ std::string KernelProfiler::State::subscribe(KernelProfiler *owner) {
   for (CUpti_CallbackId id : launchCallbackIds()) {
     r = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
     if (r != CUPTI_SUCCESS) {
-      cuptiUnsubscribe(subscriber);
-      subscriber = nullptr;
-      ownSubscriberHeld = false;
+      unsubscribe();
       return describe("cuptiEnableCallback", r);
     }
   }
   return "";
+}
+
+// Undoes subscribe() where it succeeded; called outside the mutex (a callback in flight may wait for it).
+void KernelProfiler::State::unsubscribe() {
+  if (!subscriber)
+    return;
+  cuptiUnsubscribe(subscriber);
+  subscriber = nullptr;
+  ownSubscriberHeld = false;
 }
 
 // The set-up a previous session kept (keepSetUp): device facts, metric lists, images, host object and range
@@ -1035,11 +1043,7 @@ std::string KernelProfiler::beginReusing(std::unique_ptr<State> kept, CUcontext 
       }
       s.teardown();
     }
-    if (s.subscriber) {
-      cuptiUnsubscribe(s.subscriber);
-      s.subscriber = nullptr;
-      ownSubscriberHeld = false;
-    }
+    s.unsubscribe();
     return why;
   } catch (const std::exception &e) {
     if (kept)
@@ -1123,12 +1127,7 @@ std::string KernelProfiler::beginFresh(CUcontext ctx, const ProfilerOptions &opt
       }
       s.teardown();
     }
-    // Outside the lock, as in end().
-    if (s.subscriber) {
-      cuptiUnsubscribe(s.subscriber);
-      s.subscriber = nullptr;
-      ownSubscriberHeld = false;
-    }
+    s.unsubscribe(); // outside the lock, as in end()
     return s.failBegin(why);
   } catch (const std::exception &e) {
     return state_->failBegin(std::string("internal error: ") + e.what());

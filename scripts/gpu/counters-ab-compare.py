@@ -41,8 +41,8 @@ def load(path):
                 continue
             try:
                 r = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise SystemExit(f"counters-ab-compare: {path}:{n}: {e}") from None
+            except json.JSONDecodeError as e:  # a ValueError: main's exit 2, with the place
+                raise ValueError(f"{path}:{n}: {e}") from None
             out[(r.get("task", ""), r.get("candidate", ""))] = r
     return out
 

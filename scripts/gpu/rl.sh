@@ -128,6 +128,13 @@ run_rl() { # DIR SECONDS [--set K=V]...
     --set eval_args="$eval_args" "$@" ${RL_SET:-}
 }
 
+# A finished run's lines in the summary: its evaluations, step count and environment (the last LINES), and
+# its log's tail when it failed (then the script fails too).
+report_rl() { # NAME (folder under $work) RC LINES
+  grep -E "eval |steps \(|environment:|skipped" "$work/$1/train.log" | tail -"$3" | tee -a "$summary"
+  [ "$2" -eq 0 ] || { failed=1; tail -5 "$work/$1/train.log" | tee -a "$summary"; }
+}
+
 ablations=(outcome:reward_mode=outcome single-turn:turns=1)
 if [ "${RL_ABLATIONS:-0}" = parallel ]; then
   # The run and both ablations at once, each with its own evaluator (RL_EVAL_JOBS workers, default 5: three
@@ -152,8 +159,7 @@ if [ "${RL_ABLATIONS:-0}" = parallel ]; then
     wait "${p#*:}"
     rc=$?
     note "$name rc=$rc after ${SECONDS} s"
-    grep -E "eval |steps \(|environment:|skipped" "$work/$name/train.log" | tail -8 | tee -a "$summary"
-    [ "$rc" -eq 0 ] || { failed=1; tail -5 "$work/$name/train.log" | tee -a "$summary"; }
+    report_rl "$name" "$rc" 8
   done
 else
 note "== RL (cudaperf-train rl, ${rl_seconds} s of training)"
@@ -166,8 +172,7 @@ SECONDS=0
 run_rl "$work/run" "$rl_seconds" "${resume[@]}" > "$work/run/train.log" 2>&1
 rc=$?
 note "cudaperf-train rl rc=$rc in ${SECONDS} s"
-grep -E "eval |steps \(|environment:|skipped" "$work/run/train.log" | tail -12 | tee -a "$summary"
-[ "$rc" -eq 0 ] || { failed=1; tail -5 "$work/run/train.log" | tee -a "$summary"; }
+report_rl run "$rc" 12
 fi
 
 if [ "${RL_ABLATIONS:-0}" = 1 ]; then

@@ -77,12 +77,13 @@ def policy_rows(label, eval_set, report):
     return rows
 
 
-def extract(archive, names, into):
-    """The named members of a tar.gz, written under into (no other member, no path outside it)."""
+def extract(archive, wanted, into):
+    """The members of a tar.gz whose name `wanted` accepts, written under into (no other member, no path
+    outside it); their names."""
     got = []
     with tarfile.open(archive) as tar:
         for m in tar.getmembers():
-            if m.isfile() and m.name in names and ".." not in m.name.split("/") and not m.name.startswith("/"):
+            if m.isfile() and wanted(m.name) and ".." not in m.name.split("/") and not m.name.startswith("/"):
                 dest = os.path.join(into, m.name)
                 os.makedirs(os.path.dirname(dest), exist_ok=True)
                 with tar.extractfile(m) as src, open(dest, "wb") as out:
@@ -96,11 +97,9 @@ def replay_policy(run, args, failures, docs, rows_out):
     if not os.path.exists(archive):
         failures.append(f"{run}: policy results without bench-outputs.tar.gz (the suites and the GPU host's bench.json)")
         return
-    with tarfile.open(archive) as tar:
-        names = [m.name for m in tar.getmembers() if m.isfile()]
-    wanted = {n for n in names if n == "policy/policy-candidates.json" or
-              (n.startswith("policy/suite-") and n.endswith(".json")) or
-              (n.startswith("policy-") and n.endswith("/bench.json"))}
+    def wanted(n):
+        return (n == "policy/policy-candidates.json" or (n.startswith("policy/suite-") and n.endswith(".json")) or
+                (n.startswith("policy-") and n.endswith("/bench.json")))
     with tempfile.TemporaryDirectory() as tmp:
         extract(archive, wanted, tmp)
         listing_path = os.path.join(tmp, "policy", "policy-candidates.json")
