@@ -7,6 +7,7 @@
 #
 # Usage (repository root, GPU host; the carried .carry/deps from scripts/pack-deps.sh):
 #   scripts/gpu/measure-dataset.sh [OUT] [--families GLOB] [--limit N] [--budget SECONDS] [--jobs N] [--no-counters]
+#                                  [--counters-mode per-config|shared]   (cudaperf-eval's; default per-config)
 # Writes OUT/results-<stamp>.jsonl.zst (one cudaperf-eval result per implementation, with "dataset_task"
 # and "dataset_impl"), OUT/command.txt, OUT/logs.tar.gz, OUT/summary.txt; prints the summary last.
 # Commit OUT/results-*.jsonl.zst and command.txt into data/measured/dataset-h200/.
@@ -21,6 +22,7 @@ while [ $# -gt 0 ]; do
     --budget) BUDGET=$2; shift 2 ;;
     --jobs) JOBS=$2; shift 2 ;;
     --no-counters) COUNTERS=(); shift ;;
+    --counters-mode) COUNTERS=(--counters --counters-mode "$2"); shift 2 ;;  # docs/counters.md, "Counters mode"
     *) echo "measure-dataset: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -30,7 +32,7 @@ START=$SECONDS
 LOGS=$OUT/logs && mkdir -p "$LOGS"
 say() { echo "[$(date -u +%T) $((SECONDS - START))s] $*" | tee -a "$LOGS/measure.log"; }
 left() { echo $((BUDGET - (SECONDS - START))); }
-echo "scripts/gpu/measure-dataset.sh OUT --families '$FAMILIES' --limit $LIMIT --budget $BUDGET --jobs $JOBS$([ ${#COUNTERS[@]} -eq 0 ] && echo ' --no-counters')" > "$OUT/command.txt"
+echo "scripts/gpu/measure-dataset.sh OUT --families '$FAMILIES' --limit $LIMIT --budget $BUDGET --jobs $JOBS$([ ${#COUNTERS[@]} -eq 0 ] && echo ' --no-counters')$([ ${#COUNTERS[@]} -eq 3 ] && echo " --counters-mode ${COUNTERS[2]}")" > "$OUT/command.txt"
 say "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1); $(nproc) cores"
 
 # 1. Build (capped): evaluator, worker, torch reference, generator.
