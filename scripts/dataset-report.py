@@ -12,7 +12,10 @@ implementation, median per family), and how often each implementation labeled "f
 per family. A stored result whose candidate_sha256 is not that of the implementation the generator makes
 now (a generator fix since it was measured) is stale: named, and left out of the figures, with the rest of its
 task; where a later shard measured the same implementation again, the older result is superseded (named too, and
-left out) and the task counts as current. --summary prints outcome counts only (the GPU script's last lines).
+left out) and the task counts as current. An implementation measured again while current (a shard that ran
+without the earlier shard's results at hand) counts once, with its newest result; the pairs of results say how
+far two measurements of the same files agree (speed over the baseline, and the order of a task's
+implementations). --summary prints outcome counts only (the GPU script's last lines).
 """
 import argparse
 import collections
@@ -31,14 +34,30 @@ GOAL_TASKS = 1000  # issue 15: at least 1,000 tasks measured
 BEGIN, END = "<!-- BEGIN dataset-report (scripts/dataset-report.py --write-doc) -->", "<!-- END dataset-report -->"
 
 
+class InputError(Exception):
+    """Bad input (a results file that cannot be read or holds no JSON objects): main prints it and exits 2."""
+
+
 def read_results(paths):
     results = []
     for p in paths:
-        text = subprocess.run(["zstd", "-dc", p], capture_output=True, text=True, check=True).stdout if p.endswith(".zst") \
-            else open(p).read()
-        for line in text.splitlines():
+        if not os.path.isfile(p):
+            raise InputError(f"{p}: no such results file")
+        if p.endswith(".zst"):
+            z = subprocess.run(["zstd", "-dc", p], capture_output=True, text=True)
+            if z.returncode != 0:
+                raise InputError(f"{p}: zstd -dc failed: {z.stderr.strip()}")
+            text = z.stdout
+        else:
+            text = open(p, errors="replace").read()
+        for n, line in enumerate(text.splitlines(), 1):
             if line.strip():
-                r = json.loads(line)
+                try:
+                    r = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise InputError(f"{p}:{n}: not JSON: {e}")
+                if not isinstance(r, dict):
+                    raise InputError(f"{p}:{n}: not a JSON object")
                 r["_shard"] = os.path.basename(p)
                 results.append(r)
     return results
@@ -88,6 +107,57 @@ def split_current(manifest, results):
     return [r for r in current if r.get("dataset_task") not in stale], stale, superseded
 
 
+def newest_only(current):
+    """(the newest result of each (task, implementation), [(older, newer)] for each implementation measured more
+    than once while current). Shards are named results-<UTC stamp>, so their names sort in time order."""
+    by_impl = {}
+    for r in current:
+        by_impl.setdefault((r.get("dataset_task"), r.get("dataset_impl")), []).append(r)
+    newest, pairs = [], []
+    for rs in by_impl.values():
+        rs.sort(key=lambda r: r["_shard"])
+        newest.append(rs[-1])
+        pairs += [(a, rs[-1]) for a in rs[:-1]]
+    return newest, pairs
+
+
+def repeat_agreement(pairs):
+    """How two measurements of the same implementations agree: the speeds over the baseline (|log ratio|), and
+    per task the order of its implementations (pairs of implementations ordered the same way in both runs; and
+    whether the fastest is the same). Only `ok` results of tasks with at least two implementations measured
+    twice count. None without such pairs."""
+    by_task = {}
+    for old, new in pairs:
+        so, sn = (relative_speed(old), relative_speed(new)) if old.get("outcome") == new.get("outcome") == "ok" \
+            else (None, None)
+        if so is not None and sn is not None:
+            by_task.setdefault(new.get("dataset_task"), []).append((new.get("dataset_impl"), so, sn))
+    ratios, same, pairs_n, clear_same, clear_n, best_same, tasks = [], 0, 0, 0, 0, 0, 0
+    for rows in by_task.values():
+        ratios += [abs(math.log(sn / so)) for _, so, sn in rows]
+        if len(rows) < 2:
+            continue
+        tasks += 1
+        best_same += max(rows, key=lambda x: x[1])[0] == max(rows, key=lambda x: x[2])[0]
+        for i in range(len(rows)):
+            for j in range(i + 1, len(rows)):
+                lo = math.log(rows[i][1] / rows[j][1])
+                agree = lo * math.log(rows[i][2] / rows[j][2]) > 0
+                pairs_n += 1
+                same += agree
+                if abs(lo) > math.log(1.1):  # more than 10% apart in the older run
+                    clear_n += 1
+                    clear_same += agree
+    if not ratios:
+        return None
+    ratios.sort()
+    return {"implementations": len(ratios), "tasks": tasks,
+            "median_ratio": math.exp(statistics.median(ratios)),
+            "p90_ratio": math.exp(ratios[min(len(ratios) - 1, int(0.9 * len(ratios)))]),
+            "pairs": pairs_n, "pairs_same": same, "clear_pairs": clear_n, "clear_pairs_same": clear_same,
+            "best_same": best_same}
+
+
 def outcome_counts(results):
     return collections.Counter(r.get("outcome") for r in results)
 
@@ -128,6 +198,7 @@ def report(manifest, results):
                      [[n, f["kind"], f["train"], f["val"], f["test"], f["impls"]] for n, f in families.items()]))
     entries = {e["task"]: e for e in manifest}
     current, stale, superseded = split_current(manifest, results)
+    current, repeats = newest_only(current)
     by_task = {}
     for r in current:
         by_task.setdefault(r.get("dataset_task"), []).append(r)
@@ -135,7 +206,7 @@ def report(manifest, results):
     stored = {r.get("dataset_task") for r in results}
     out.append(f"\n### Measurements (H200)\n\n{len(stored)} tasks measured in {len({r['_shard'] for r in results})} "
                f"shards, {len(results)} implementations; {len(by_task)} of them as the generator makes them now "
-               f"({len(current)} implementations), {100 * len(by_task) / GOAL_TASKS:.1f}% of issue 15's goal of "
+               f"({len(current)} distinct implementations), {100 * len(by_task) / GOAL_TASKS:.1f}% of issue 15's goal of "
                f"{GOAL_TASKS:,} tasks measured. Outcomes: " +
                (", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())) or "none yet") + ".\n")
     if stale:
@@ -148,6 +219,21 @@ def report(manifest, results):
                    "implementations the generator no longer makes) are superseded by a later shard's and left out: " +
                    "; ".join(f"`{t}` (older: {', '.join(f'{k} {v}' for k, v in sorted(outcome_counts(rs).items()))})"
                              for t, rs in sorted(superseded.items())) + ".\n")
+    agreement = repeat_agreement(repeats)
+    if repeats:
+        a = agreement or {}
+        text = (f"Measured twice: {len(repeats)} result{'s' if len(repeats) != 1 else ''} of "
+                f"{len({o.get('dataset_task') for o, _ in repeats})} tasks repeat a measurement of the same files "
+                "(a shard that ran without the earlier one's results); each counts once above, with its newest "
+                "result.")
+        if agreement:
+            text += (f" The two measurements agree: speed over the baseline within a factor of "
+                     f"{a['median_ratio']:.3f} at the median and {a['p90_ratio']:.3f} at the 90th percentile "
+                     f"({a['implementations']} `ok` implementations); within a task, {a['pairs_same']} of "
+                     f"{a['pairs']} pairs of implementations in the same order ({a['clear_pairs_same']} of "
+                     f"{a['clear_pairs']} of the pairs more than 10% apart in the older run); the fastest the same "
+                     f"in {a['best_same']} of {a['tasks']} tasks.")
+        out.append(text + "\n")
     shards = {}
     for r in results:
         shards.setdefault(r["_shard"], []).append(r)
@@ -219,7 +305,11 @@ def main(argv):
     args = ap.parse_args(argv)
     paths = args.results if args.results is not None else sorted(glob.glob(os.path.join(ROOT, "data", "measured",
                                                                                          "dataset-h200", "*.jsonl.zst")))
-    results = read_results(paths)
+    try:
+        results = read_results(paths)
+    except InputError as e:
+        print(f"dataset-report.py: {e}", file=sys.stderr)
+        return 2
     if args.summary:
         fams = {}
         for r in results:
