@@ -23,8 +23,6 @@ CountersMode parseCountersMode(const std::string &text) {
 std::vector<std::string> workerCounterArgs(bool counters, CountersMode mode) {
   if (!counters)
     return {};
-  if (mode == CountersMode::PerConfig)
-    return {"--counters"};
   return {"--counters", "--counters-mode", countersModeName(mode)};
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Compares cudaperf-eval --counters results of the two counters modes (docs/counters.md, "Counters mode").
 
-scripts/gpu/counters-ab.sh evaluates the same candidates three times with --counters: in the default mode
-(per-config), with --counters-mode shared, and in the default mode again (the repeat: how much the counters of
+scripts/gpu/counters-ab.sh evaluates the same candidates three times with --counters: with --counters-mode
+per-config (labelled "default": the evaluator's default until this A/B made it shared), with --counters-mode
+shared, and per-config again (the repeat: how much the counters of
 one mode vary from run to run). This script reads the three JSON Lines result files and writes
 
   - per candidate: the worker's counters stage seconds in each run, whether every counter value of the shared

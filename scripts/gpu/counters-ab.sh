@@ -3,9 +3,9 @@
 # evaluator, generates a small sample of the dataset (C tasks, one per family, TASKS of them spread evenly over
 # the families, every implementation: 4 per task), builds the candidates once (--compile-only, so the timed runs only hit the build cache),
 # then evaluates the same candidates with --counters three times, one cudaperf-eval call each:
-#   default  (--counters-mode per-config, the default)
-#   shared   (--counters-mode shared)
-#   repeat   (the default again: how much counters and times vary from run to run)
+#   default  (--counters-mode per-config, the default until the A/B of 2026-12-02; the label kept)
+#   shared   (--counters-mode shared, the default since)
+#   repeat   (per-config again: how much counters and times vary from run to run)
 # and compares them (scripts/gpu/counters-ab-compare.py): per candidate the worker's counters stage seconds in
 # each run and whether every counter of the shared run equals the default run's (or lies within the default's
 # own spread), per metric the pairs equal, per run the candidates per minute.
@@ -89,7 +89,7 @@ run() {  # label [extra options...]
   say "$label: rc=$rc, $(wc -l < "$OUT/results-$label.jsonl" 2>/dev/null || echo 0) results, $(grep -c '"outcome":"ok"' "$OUT/results-$label.jsonl" 2>/dev/null) ok, $(tail -1 "$OUT/runs.tsv" | cut -f2) s"
   [ $rc -ne 0 ] && tail -5 "$WORK/eval-$label.log" >> "$LOG"
 }
-run default
+run default --counters-mode per-config
 run shared --counters-mode shared
 run repeat --counters-mode per-config
 

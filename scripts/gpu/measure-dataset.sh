@@ -3,11 +3,14 @@
 # builds the evaluator (with the torch reference), generates the dataset, imports its PyTorch
 # problems in a few processes (task.json checked against the generator's prediction, TorchScript
 # exports), and evaluates every implementation of the shard with --counters at every configuration.
-# Resumable: tasks already in data/measured/dataset-h200/*.jsonl.zst (carried along) are skipped.
+# Resumable: tasks already in data/measured/dataset-h200/*.jsonl.zst (carried along) are skipped, and so are
+# those of shards an earlier call wrote on this same machine while it stayed warm (kept in $KEEP, default
+# /tmp/measure-dataset-shards) that are not committed yet: session 9's second call measured 60 tasks again because
+# the first call's shard was not yet in the working tree it sent.
 #
 # Usage (repository root, GPU host; the carried .carry/deps from scripts/pack-deps.sh):
 #   scripts/gpu/measure-dataset.sh [OUT] [--families GLOB] [--limit N] [--budget SECONDS] [--jobs N] [--no-counters]
-#                                  [--counters-mode per-config|shared]   (cudaperf-eval's; default per-config)
+#                                  [--counters-mode per-config|shared]   (cudaperf-eval's; default shared)
 # Writes OUT/results-<stamp>.jsonl.zst (one cudaperf-eval result per implementation, with "dataset_task"
 # and "dataset_impl"), OUT/command.txt, OUT/logs.tar.gz, OUT/summary.txt; prints the summary last.
 # Commit OUT/results-*.jsonl.zst and command.txt into data/measured/dataset-h200/.
@@ -55,8 +58,17 @@ say "generate: rc=$? ($(python3 -c "import json;print(json.load(open('$DS/datase
 # 3. Tasks already measured (carried committed results) are skipped, unless the generator has changed
 #    one of their implementations since (scripts/dataset-report.py --measured-tasks compares each stored
 #    candidate_sha256 with the generated file's): those are measured again, named in the log.
-python3 scripts/dataset-report.py --manifest "$DS/manifest.jsonl" --measured-tasks > /tmp/measure-done.txt \
-  2> "$LOGS/todo.log"
+KEEP=${KEEP:-/tmp/measure-dataset-shards}
+mkdir -p "$KEEP"
+STORED=(data/measured/dataset-h200/*.jsonl.zst)
+[ -e "${STORED[0]}" ] || STORED=()
+EARLIER=()
+for f in "$KEEP"/results-*.jsonl.zst; do  # this machine's earlier shards, unless committed since (same name)
+  [ -e "$f" ] && [ ! -e "data/measured/dataset-h200/$(basename "$f")" ] && EARLIER+=("$f")
+done
+[ ${#EARLIER[@]} -gt 0 ] && say "also skipping what this machine's earlier calls measured: $(for f in "${EARLIER[@]}"; do basename "$f"; done | tr '\n' ' ')(not committed)"
+python3 scripts/dataset-report.py --manifest "$DS/manifest.jsonl" --results "${STORED[@]}" "${EARLIER[@]}" \
+  --measured-tasks > /tmp/measure-done.txt 2> "$LOGS/todo.log"
 python3 - "$DS" /tmp/measure-done.txt > /tmp/measure-todo.txt <<'PY'
 import json, sys
 ds = sys.argv[1]
@@ -141,6 +153,7 @@ PY
 done
 say "evaluated $measured tasks"
 zstd -q -19 -f "$RAW" -o "$RAW.zst" && rm -f "$RAW"
+[ "$measured" -gt 0 ] && cp "$RAW.zst" "$KEEP/"  # the next call on this warm machine skips these tasks
 
 # 6. Summary (outcomes per family) and logs.
 python3 scripts/dataset-report.py --results "$RAW.zst" --summary > "$OUT/summary.txt" 2>&1

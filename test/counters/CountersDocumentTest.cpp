@@ -112,9 +112,9 @@ TEST(CountersDocument, UnavailableDocumentCarriesTheReason) {
   EXPECT_TRUE(member(v, "profiler_seconds")->empty());
 }
 
-// --counters-mode (docs/counters.md, "Counters mode"): the default leaves the key out, so documents of the
-// default mode are the same as before the option; another mode is recorded last.
-TEST(CountersDocument, CountersModeOnlyWhenNotTheDefault) {
+// --counters-mode (docs/counters.md, "Counters mode"): an empty mode (per-config) leaves the key out, so those
+// documents are the same as before the option; another mode (shared, the evaluator's default) is recorded last.
+TEST(CountersDocument, CountersModeOnlyWhenNotPerConfiguration) {
   CountersDocument doc = sampleDocument();
   std::string before = writeCountersJson(doc);
   Json v = parseJson(before);

@@ -1,7 +1,8 @@
-// cudaperf-eval --counters-mode (docs/counters.md, "Counters mode"): the option's values, the worker's
-// command line it turns into (unchanged in the default mode), the profiler set-up plan per configuration
-// and what the counters document records. CPU only: the CUPTI side needs the GPU (scripts/gpu/counters-ab.sh).
+// cudaperf-eval --counters-mode (docs/counters.md, "Counters mode"): the option's values and default (shared
+// since the H200 A/B), the worker's command line it turns into (the mode always named), the profiler set-up
+// plan per configuration and what the counters document records. CPU only: the CUPTI side needs the GPU (scripts/gpu/counters-ab.sh).
 #include "cudaperf/Runtime/CountersMode.h"
+#include "cudaperf/Runtime/Evaluator.h"
 #include "cudaperf/Support/Error.h"
 #include "cudaperf/Support/Subprocess.h"
 
@@ -25,11 +26,12 @@ TEST(CountersMode, ParsesTheTwoModesAndNamesThem) {
   }
 }
 
-TEST(CountersMode, WorkerArgumentsAreUnchangedInTheDefaultMode) {
+TEST(CountersMode, WorkerArgumentsNameTheMode) {
   using V = std::vector<std::string>;
   EXPECT_EQ(workerCounterArgs(false, CountersMode::PerConfig), V{});
   EXPECT_EQ(workerCounterArgs(false, CountersMode::Shared), V{}); // no counters, no mode
-  EXPECT_EQ(workerCounterArgs(true, CountersMode::PerConfig), V{"--counters"});
+  // Always named: the worker's own default cannot decide what the evaluator asked for.
+  EXPECT_EQ(workerCounterArgs(true, CountersMode::PerConfig), (V{"--counters", "--counters-mode", "per-config"}));
   EXPECT_EQ(workerCounterArgs(true, CountersMode::Shared), (V{"--counters", "--counters-mode", "shared"}));
 }
 
@@ -62,7 +64,11 @@ TEST(CountersMode, SetUpPlanPerConfiguration) {
   EXPECT_FALSE(past.keepsSetUp);
 }
 
-TEST(CountersMode, RecordedInTheDocumentOnlyWhenNotTheDefault) {
+TEST(CountersMode, SharedIsTheEvaluatorsDefault) {
+  EXPECT_EQ(EvalOptions{}.countersMode, CountersMode::Shared);
+}
+
+TEST(CountersMode, RecordedInTheDocumentUnlessPerConfiguration) {
   EXPECT_EQ(countersModeRecorded(CountersMode::PerConfig), "");
   EXPECT_EQ(countersModeRecorded(CountersMode::Shared), "shared");
 }
@@ -74,7 +80,7 @@ TEST(CountersMode, EvalToolOptionAndHelp) {
   support::ProcessResult help = support::runProcess({CUDAPERF_EVAL, "--help"}, o);
   EXPECT_EQ(help.exitCode, 0);
   EXPECT_NE(help.output.find("--counters-mode MODE"), std::string::npos) << help.output;
-  EXPECT_NE(help.output.find("per-config (default)"), std::string::npos);
+  EXPECT_NE(help.output.find("shared (default)"), std::string::npos) << help.output;
   support::ProcessResult bad = support::runProcess({CUDAPERF_EVAL, "--counters-mode", "once", "--validate", "x"}, o);
   EXPECT_EQ(bad.exitCode, 2);
   EXPECT_NE(bad.output.find("expected per-config or shared, got 'once'"), std::string::npos) << bad.output;

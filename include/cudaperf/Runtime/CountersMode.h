@@ -1,12 +1,14 @@
 // How the worker sets up the CUPTI range profiler for a candidate's counter pass (docs/counters.md,
 // "Counters mode"): `cudaperf-eval --counters-mode per-config|shared`, passed on to the worker. Pure C++:
 // the evaluator (no CUDA) and the worker share it.
-//   per-config (default): one profiler per configuration, set up and torn down each time (as before the
-//                         option existed: the worker's command line and the documents are unchanged);
-//   shared:               one profiler set-up for the whole candidate: the second and later configurations
+//   shared (default):     one profiler set-up for the whole candidate: the second and later configurations
 //                         reuse the counter availability, host object, config image, the enabled range
 //                         profiler and its counter data image (reset), each configuration still with its own
-//                         user-replay passes and its own document ("counters_mode": "shared").
+//                         user-replay passes and its own document ("counters_mode": "shared"). The default
+//                         since the H200 A/B (data/eval-runs/2026-12-02-h200-counters-ab): the same counters,
+//                         51 candidates per minute against 32;
+//   per-config:           one profiler per configuration, set up and torn down each time (the only way before
+//                         the option existed; its documents have no "counters_mode").
 #pragma once
 
 #include <cstddef>
@@ -21,8 +23,8 @@ const char *countersModeName(CountersMode mode); // "per-config", "shared"
 // "per-config" or "shared"; anything else throws support::SupportError naming the accepted values.
 CountersMode parseCountersMode(const std::string &text);
 
-// The worker's arguments for the counter pass: none without counters; "--counters" in the default mode (the
-// same command line as before the option existed); "--counters --counters-mode shared" otherwise.
+// The worker's arguments for the counter pass: none without counters; else "--counters --counters-mode MODE",
+// the mode always named (a worker of another default still does what the evaluator asked).
 std::vector<std::string> workerCounterArgs(bool counters, CountersMode mode);
 
 // What the profiler does around configuration `config` of `configs` (in order).
@@ -32,7 +34,8 @@ struct CounterSessionPlan {
 };
 CounterSessionPlan counterSessionPlan(CountersMode mode, size_t config, size_t configs);
 
-// The counters document's "counters_mode": "" (key left out) in the default mode, else the mode's name.
+// The counters document's "counters_mode": "" (key left out) for per-config, as in every document written
+// before the option existed; else the mode's name.
 std::string countersModeRecorded(CountersMode mode);
 
 } // namespace cudaperf::runtime

@@ -20,7 +20,7 @@ struct CounterPass {
   cudaStream_t stream;
   L2Flusher &flusher;
   double memoryWaitSeconds;
-  runtime::CountersMode mode = runtime::CountersMode::PerConfig;
+  runtime::CountersMode mode = runtime::CountersMode::Shared;
 };
 
 // One "counters" event per configuration (until one is unavailable: the reason would repeat).

@@ -27,7 +27,7 @@ struct WorkerOptions {
   std::string baselineSo, candidateSo;
   std::string baselineTiming; // the baseline's timing events from an earlier worker: not timed again
   bool counters = false;      // a hardware-counter pass over the candidate after timing
-  runtime::CountersMode countersMode = runtime::CountersMode::PerConfig; // its profiler set-up (--counters-mode)
+  runtime::CountersMode countersMode = runtime::CountersMode::Shared; // its profiler set-up (--counters-mode)
   std::vector<std::string> configs;
   uint64_t seed = 1;
   int sets = 3;

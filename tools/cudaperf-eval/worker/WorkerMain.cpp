@@ -74,7 +74,7 @@ support::ArgParser workerArgs(WorkerOptions &opt, Modes &modes) {
               [&](const std::string &v) { opt.deviceIndex = int(parseInteger(v, 0, 1 << 20)); })
       .flag("--no-timing", "correctness only", [&] { opt.timing = false; })
       .flag("--counters", "hardware counters of the candidate after timing", opt.counters)
-      .option("--counters-mode", "MODE", "per-config (default) or shared: the profiler set up once for all configurations",
+      .option("--counters-mode", "MODE", "shared (default): the profiler set up once for all configurations; or per-config",
               [&](const std::string &v) { opt.countersMode = runtime::parseCountersMode(v); })
       .option("--configs", "A,B", "only these configurations",
               [&](const std::string &v) { opt.configs = runtime::parseConfigList(v); });
