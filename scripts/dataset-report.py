@@ -124,8 +124,8 @@ def newest_only(current):
 def repeat_agreement(pairs):
     """How two measurements of the same implementations agree: the speeds over the baseline (|log ratio|), and
     per task the order of its implementations (pairs of implementations ordered the same way in both runs; and
-    whether the fastest is the same). Only `ok` results of tasks with at least two implementations measured
-    twice count. None without such pairs."""
+    whether the fastest is the same). Only pairs of `ok` results count; the order only within tasks with at least
+    two implementations measured twice. None without such pairs."""
     by_task = {}
     for old, new in pairs:
         so, sn = (relative_speed(old), relative_speed(new)) if old.get("outcome") == new.get("outcome") == "ok" \
