@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The measured side of docs/dataset.md, made from the stored H200 results.
 
-    scripts/dataset-report.py [--results FILE.jsonl.zst ...] [--manifest DIR/manifest.jsonl] [--summary | --write-doc]
+    scripts/dataset-report.py [--results FILE.jsonl.zst ...] [--manifest DIR/manifest.jsonl] [--svg-dir DIR]
+                              [--summary | --write-doc]
 
 Results default to data/measured/dataset-h200/*.jsonl.zst (cudaperf-eval results with "dataset_task" and
 "dataset_impl"); the manifest to a fresh `cudaperf-dataset generate` (--dataset-tool, default
@@ -9,7 +10,8 @@ build/bin/cudaperf-dataset). Prints, or with --write-doc replaces the part of do
 the report markers: counts per family and split, the tasks measured against issue 15's goal, the worker's
 time per implementation per shard, outcome counts, the spread of speedups within tasks (best over worst
 implementation, median per family), and how often each implementation labeled "fast" beats the baseline,
-per family. A stored result whose candidate_sha256 is not that of the implementation the generator makes
+per family; two figures (docs/dataset-spread.svg: best over worst per task and family;
+docs/dataset-repeat.svg: implementations measured twice, older against newer). A stored result whose candidate_sha256 is not that of the implementation the generator makes
 now (a generator fix since it was measured) is stale: named, and left out of the figures, with the rest of its
 task; where a later shard measured the same implementation again, the older result is superseded (named too, and
 left out) and the task counts as current. An implementation measured again while current (a shard that ran
@@ -158,6 +160,88 @@ def repeat_agreement(pairs):
             "best_same": best_same}
 
 
+def repeat_points(pairs):
+    """(older, newer) speed over the baseline of each implementation measured twice, both `ok`."""
+    pts = []
+    for old, new in pairs:
+        if old.get("outcome") == new.get("outcome") == "ok":
+            so, sn = relative_speed(old), relative_speed(new)
+            if so is not None and sn is not None:
+                pts.append((so, sn))
+    return sorted(pts)
+
+
+# The two figures are SVG written here (as scripts/rl-compare.py's): a few circles and lines on log axes need
+# no plotting package on the GPU host or in CI, and the text is byte-stable for the test that compares it.
+def _svg(width, height, body):
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">\n'
+            f'<rect width="{width}" height="{height}" fill="white"/>\n' + "".join(body) + "</svg>\n")
+
+
+def spread_svg(spread):
+    """Best over worst implementation within each task, one row per family (sorted by median), log x axis."""
+    rows = sorted(spread.items(), key=lambda kv: (-statistics.median(kv[1]), kv[0]))
+    top = max(max(v) for v in spread.values())
+    decades = max(1, math.ceil(math.log10(top) + 1e-9))
+    left, right, head, row_h = 150, 20, 40, 12
+    width, height = 720, head + row_h * len(rows) + 40
+    plot_w = width - left - right
+    x = lambda v: left + plot_w * math.log10(max(v, 1.0)) / decades
+    body = [f'<text x="{left}" y="16" font-size="13">Best over worst implementation within a task, per family '
+            f'({sum(len(v) for v in spread.values())} tasks; dashed: 2x)</text>\n']
+    bottom = head + row_h * len(rows)
+    for d in range(decades + 1):
+        for m in (1, 2, 5):
+            v = m * 10 ** d
+            if v > 10 ** decades:
+                continue
+            body.append(f'<line x1="{x(v):.1f}" y1="{head - 6}" x2="{x(v):.1f}" y2="{bottom}" stroke="#ddd"/>\n')
+            body.append(f'<text x="{x(v):.1f}" y="{bottom + 14}" text-anchor="middle">{v:g}x</text>\n')
+    body.append(f'<line x1="{x(2):.1f}" y1="{head - 6}" x2="{x(2):.1f}" y2="{bottom}" stroke="#c33" '
+                f'stroke-dasharray="4 3"/>\n')
+    for i, (family, values) in enumerate(rows):
+        y = head + row_h * i + row_h / 2
+        body.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{family}</text>\n')
+        for v in sorted(values):
+            body.append(f'<circle cx="{x(v):.1f}" cy="{y:.1f}" r="3" fill="#2a6fb0" fill-opacity="0.6"/>\n')
+        mx = x(statistics.median(values))
+        body.append(f'<line x1="{mx:.1f}" y1="{y - 5:.1f}" x2="{mx:.1f}" y2="{y + 5:.1f}" stroke="black" '
+                    f'stroke-width="2"/>\n')
+    body.append(f'<text x="{left + plot_w / 2:.1f}" y="{bottom + 30}" text-anchor="middle">fastest / slowest '
+                f'implementation (geometric mean over configurations; bar: the family\'s median)</text>\n')
+    return _svg(width, height, body)
+
+
+def repeat_svg(points):
+    """Speed over the baseline in the older measurement (x) against the newer (y), log-log, with y = x."""
+    lo = min(min(p) for p in points) / 1.2
+    hi = max(max(p) for p in points) * 1.2
+    size, margin = 420, 50
+    span = math.log10(hi) - math.log10(lo)
+    pos = lambda v: margin + (size - 2 * margin) * (math.log10(v) - math.log10(lo)) / span
+    body = [f'<text x="{margin}" y="20" font-size="13">The same implementations measured twice '
+            f'({len(points)})</text>\n',
+            f'<rect x="{margin}" y="{margin}" width="{size - 2 * margin}" height="{size - 2 * margin}" fill="none" '
+            f'stroke="#999"/>\n',
+            f'<line x1="{pos(lo):.1f}" y1="{size - pos(lo):.1f}" x2="{pos(hi):.1f}" y2="{size - pos(hi):.1f}" '
+            f'stroke="#c33" stroke-dasharray="4 3"/>\n']
+    for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1):
+        for m in (1, 2, 5) if span <= 3 else (1,):  # over more than 3 decades 2 and 5 would overlap
+            v = m * 10.0 ** e
+            if lo <= v <= hi:
+                body.append(f'<text x="{pos(v):.1f}" y="{size - margin + 14}" text-anchor="middle">{v:g}</text>\n')
+                body.append(f'<text x="{margin - 4}" y="{size - pos(v) + 4:.1f}" text-anchor="end">{v:g}</text>\n')
+    for a, b in points:
+        body.append(f'<circle cx="{pos(a):.1f}" cy="{size - pos(b):.1f}" r="2.5" fill="#2a6fb0" '
+                    f'fill-opacity="0.5"/>\n')
+    body.append(f'<text x="{size / 2}" y="{size - 12}" text-anchor="middle">speed over the baseline, older '
+                f'shard</text>\n')
+    body.append(f'<text x="14" y="{size / 2}" text-anchor="middle" transform="rotate(-90 14 {size / 2})">newer '
+                f'shard</text>\n')
+    return _svg(size, size, body)
+
+
 def outcome_counts(results):
     return collections.Counter(r.get("outcome") for r in results)
 
@@ -183,7 +267,8 @@ def table(header, rows):
 
 
 def report(manifest, results):
-    out = []
+    """(the report's Markdown, {file name: SVG text} of its figures)."""
+    out, figures = [], {}
     families = {}
     for e in manifest:
         f = families.setdefault(e["family"], {"kind": e["kind"], "train": 0, "val": 0, "test": 0, "impls": 0})
@@ -234,6 +319,10 @@ def report(manifest, results):
                      f"{a['clear_pairs']} of the pairs more than 10% apart in the older run); the fastest the same "
                      f"in {a['best_same']} of {a['tasks']} tasks.")
         out.append(text + "\n")
+        points = repeat_points(repeats)
+        if points:
+            figures["dataset-repeat.svg"] = repeat_svg(points)
+            out.append("![the same implementations measured twice](dataset-repeat.svg)\n")
     shards = {}
     for r in results:
         shards.setdefault(r["_shard"], []).append(r)
@@ -271,6 +360,8 @@ def report(manifest, results):
         every = [x for v in spread.values() for x in v]
         out.append(f"Best over worst implementation within a task: median {statistics.median(every):.2f}x over "
                    f"{len(every)} tasks (target: at least 2x).\n")
+        figures["dataset-spread.svg"] = spread_svg(spread)
+        out.append("![best over worst implementation per task and family](dataset-spread.svg)\n")
         out.append(table(["family", "tasks", "median best/worst"],
                          [[f, len(v), f"{statistics.median(v):.2f}x"] for f, v in sorted(spread.items())]))
     if wins:
@@ -289,7 +380,7 @@ def report(manifest, results):
         out.append("\nPer family:\n")
         out.append(table(["family", "strategies", "faster / measured"],
                          [[f, ", ".join(s), f"{w[0]} / {w[1]}"] for (f, s), w in sorted(wins.items())]))
-    return "\n".join(out) + "\n"
+    return "\n".join(out) + "\n", figures
 
 
 def main(argv):
@@ -298,7 +389,9 @@ def main(argv):
     ap.add_argument("--manifest")
     ap.add_argument("--dataset-tool", default=os.path.join(ROOT, "build", "bin", "cudaperf-dataset"))
     ap.add_argument("--summary", action="store_true")
-    ap.add_argument("--write-doc", action="store_true")
+    ap.add_argument("--write-doc", action="store_true",
+                    help="replace the report section of docs/dataset.md and write its figures (docs/dataset-*.svg)")
+    ap.add_argument("--svg-dir", help="also write the figures (dataset-spread.svg, dataset-repeat.svg) here")
     ap.add_argument("--measured-tasks", action="store_true",
                     help="print the tasks whose stored results are all of the implementations the generator makes "
                          "now, one per line; name the stale ones on stderr (scripts/gpu/measure-dataset.sh)")
@@ -328,7 +421,13 @@ def main(argv):
         if stale:
             print(f"measured again (the generator changed them): {' '.join(sorted(stale))}", file=sys.stderr)
         return 0
-    text = report(manifest, results)
+    text, figures = report(manifest, results)
+    svg_dirs = ([args.svg_dir] if args.svg_dir else []) + ([os.path.join(ROOT, "docs")] if args.write_doc else [])
+    for d in svg_dirs:
+        os.makedirs(d, exist_ok=True)
+        for name, svg in figures.items():
+            with open(os.path.join(d, name), "w") as f:
+                f.write(svg)
     if not args.write_doc:
         print(text)
         return 0

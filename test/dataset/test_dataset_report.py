@@ -6,7 +6,7 @@
    twice while current (counted once, the newest result; the two runs' agreement), the spread within tasks and the
    `fast` implementations' wins.
 2. The stored H200 shards (data/measured/dataset-h200/): docs/dataset.md's report section is what the script makes
-   from them now (a shard committed without `--write-doc` fails here).
+   from them now, and so are its two figures (a shard committed without `--write-doc` fails here).
 3. Bad input: a missing results file, a line that is not JSON: exit 2 with the file named.
 
 Usage: test_dataset_report.py --dataset-tool build/bin/cudaperf-dataset
@@ -89,7 +89,8 @@ def synthetic(tool, tmp):
     check("1 of them as the generator makes them now (4 distinct implementations)" in p.stdout,
           "shard A alone: one current task of 4 implementations")
 
-    p = run("--results", *paths, "--manifest", os.path.join(ds, "manifest.jsonl"))
+    figs = os.path.join(tmp, "figures")
+    p = run("--results", *paths, "--manifest", os.path.join(ds, "manifest.jsonl"), "--svg-dir", figs)
     check(p.returncode == 0, f"both shards: exit {p.returncode}: {p.stderr}")
     out = p.stdout
     check("2 tasks measured in 2 shards, 13 implementations; 2 of them as the generator makes them now "
@@ -116,6 +117,18 @@ def synthetic(tool, tmp):
     check(re.search(r"\| `results-20260101T000000.jsonl` \| 2 \| 5 \| 1.50 \| 1.25 \|", out) is not None, "shard A row")
     check(re.search(r"\| `results-20260102T000000.jsonl` \| 2 \| 8 \| 1.50 \| 1.25 \|", out) is not None, "shard B row")
 
+    # The figures: one circle per task in the spread plot (and one family row), one per implementation measured
+    # twice in the repeat plot; both parse as XML and are linked from the report.
+    import xml.etree.ElementTree as ET
+    ns = "{http://www.w3.org/2000/svg}"
+    for name, circles in (("dataset-spread.svg", 2), ("dataset-repeat.svg", 4)):
+        path = os.path.join(figs, name)
+        check(os.path.isfile(path), f"{name} written")
+        if os.path.isfile(path):
+            found = len(ET.parse(path).getroot().findall(f"{ns}circle"))
+            check(found == circles, f"{name}: {found} circles, expected {circles}")
+        check(f"]({name})" in out, f"the report links {name}")
+
     # Bad input.
     p = run("--results", os.path.join(tmp, "missing.jsonl"), "--summary")
     check(p.returncode == 2 and "missing.jsonl: no such results file" in p.stderr, f"missing file: {p.returncode} {p.stderr}")
@@ -130,7 +143,12 @@ def stored(tool):
     doc = open(os.path.join(ROOT, "docs", "dataset.md")).read()
     begin = doc.index("<!-- BEGIN dataset-report")
     section = doc[doc.index("\n", begin) + 1:doc.index("<!-- END dataset-report -->")]
-    p = run("--dataset-tool", tool)
+    with tempfile.TemporaryDirectory(prefix="dataset-report-figures-") as figs:
+        p = run("--dataset-tool", tool, "--svg-dir", figs)
+        for name in sorted(os.listdir(figs)):
+            committed = os.path.join(ROOT, "docs", name)
+            check(os.path.isfile(committed) and open(committed).read() == open(os.path.join(figs, name)).read(),
+                  f"docs/{name} is what scripts/dataset-report.py makes now: run it with --write-doc")
     check(p.returncode == 0, f"stored shards: exit {p.returncode}: {p.stderr[-500:]}")
     check(p.stdout.rstrip("\n") == section.rstrip("\n"),
           "docs/dataset.md's report section is what scripts/dataset-report.py makes from data/measured/dataset-h200 "
