@@ -42,9 +42,11 @@ def sha(path):
 
 
 def result(ds, task_dir, task, impl, speed, digest=None):
+    """speed: over the baseline at both configurations, or (small, large)."""
+    small, large = speed if isinstance(speed, tuple) else (speed, speed)
     return {"dataset_task": task, "dataset_impl": impl, "outcome": "ok",
             "candidate_sha256": digest or sha(os.path.join(ds, task_dir, "impls", impl)),
-            "configs": [{"name": "small", "speedup_vs_baseline": speed}, {"name": "large", "speedup_vs_baseline": speed}],
+            "configs": [{"name": "small", "speedup_vs_baseline": small}, {"name": "large", "speedup_vs_baseline": large}],
             "worker": {"seconds": 1.5, "stage_seconds": {"counters": 1.25}}}
 
 
@@ -69,9 +71,10 @@ def synthetic(tool, tmp):
     # the generator no longer makes (stale until shard B measures it again).
     a = {base0: 1.0, fast0[0]: 2.0, others0[0]: 0.5, others0[1]: 1.05}
     # Shard B: axpy_000 again (fast 2.2, the last one 0.95: it and the baseline change order, 5% apart in A);
-    # axpy_001 whole and current (baseline 1, fast 3.0, the others 0.25 and 1.0).
+    # axpy_001 whole and current (baseline 1, fast 0.5 at small and 1.5 at large: slower over both, faster at the
+    # largest; the others 0.25 and 1.0).
     b0 = {base0: 1.0, fast0[0]: 2.2, others0[0]: 0.5, others0[1]: 0.95}
-    b1 = {base1: 1.0, fast1[0]: 3.0, others1[0]: 0.25, others1[1]: 1.0}
+    b1 = {base1: 1.0, fast1[0]: (0.5, 1.5), others1[0]: 0.25, others1[1]: 1.0}
     shard_a = [result(ds, t0["dir"], "axpy_000", n, s) for n, s in a.items()]
     shard_a.append(result(ds, t1["dir"], "axpy_001", base1, 1.0, digest="0" * 64))
     shard_b = [result(ds, t0["dir"], "axpy_000", n, s) for n, s in b0.items()]
@@ -109,10 +112,12 @@ def synthetic(tool, tmp):
     check("5 of 6 pairs of implementations in the same order (5 of 5 of the pairs more than 10% apart" in out,
           "pairs in the same order: 5 of 6, 5 of 5 clear")
     check("the fastest the same in 1 of 1 tasks" in out, "fastest the same in 1 of 1")
-    # Newest results: axpy_000 best/worst 2.2 / 0.5 = 4.4, axpy_001 3.0 / 0.25 = 12; median 8.2.
-    check("median 8.20x over 2 tasks" in out, "spread: median 8.20x over 2 tasks")
-    check("| axpy | 2 | 8.20x |" in out, "spread per family")
-    check("in 2 of 2 measurements" in out, "the fast implementations: 2 of 2 faster (counted once each)")
+    # Newest results: axpy_000 best/worst 2.2 / 0.5 = 4.4, axpy_001 1.0 / 0.25 = 4 (the fast one's geometric mean
+    # is sqrt(0.75)); median 4.2.
+    check("median 4.20x over 2 tasks" in out, "spread: median 4.20x over 2 tasks")
+    check("| axpy | 2 | 4.20x |" in out, "spread per family")
+    check("in 1 of 2 measurements, and at the task's largest configuration (the last in the manifest) in 2;" in out,
+          "the fast implementations: 1 of 2 faster over both configurations, 2 of 2 at the largest (counted once each)")
     # The shard table counts what each shard holds.
     check(re.search(r"\| `results-20260101T000000.jsonl` \| 2 \| 5 \| 1.50 \| 1.25 \|", out) is not None, "shard A row")
     check(re.search(r"\| `results-20260102T000000.jsonl` \| 2 \| 8 \| 1.50 \| 1.25 \|", out) is not None, "shard B row")
