@@ -123,17 +123,26 @@ def newest_only(current):
     return newest, pairs
 
 
-def repeat_agreement(pairs):
-    """How two measurements of the same implementations agree: the speeds over the baseline (|log ratio|), and
-    per task the order of its implementations (pairs of implementations ordered the same way in both runs; and
-    whether the fastest is the same). Only pairs of `ok` results count; the order only within tasks with at least
-    two implementations measured twice. None without such pairs."""
-    by_task = {}
+def repeat_speeds(pairs):
+    """(task, implementation, older speed, newer speed) over the baseline of each implementation measured twice,
+    both results `ok`."""
+    rows = []
     for old, new in pairs:
-        so, sn = (relative_speed(old), relative_speed(new)) if old.get("outcome") == new.get("outcome") == "ok" \
-            else (None, None)
-        if so is not None and sn is not None:
-            by_task.setdefault(new.get("dataset_task"), []).append((new.get("dataset_impl"), so, sn))
+        if old.get("outcome") == new.get("outcome") == "ok":
+            so, sn = relative_speed(old), relative_speed(new)
+            if so is not None and sn is not None:
+                rows.append((new.get("dataset_task"), new.get("dataset_impl"), so, sn))
+    return rows
+
+
+def repeat_agreement(speeds):
+    """How two measurements of the same implementations agree (speeds: repeat_speeds): the speeds over the
+    baseline (|log ratio|), and per task the order of its implementations (pairs of implementations ordered the
+    same way in both runs; and whether the fastest is the same), only within tasks with at least two
+    implementations measured twice. None without speeds."""
+    by_task = {}
+    for task, impl, so, sn in speeds:
+        by_task.setdefault(task, []).append((impl, so, sn))
     ratios, same, pairs_n, clear_same, clear_n, best_same, tasks = [], 0, 0, 0, 0, 0, 0
     for rows in by_task.values():
         ratios += [abs(math.log(sn / so)) for _, so, sn in rows]
@@ -158,17 +167,6 @@ def repeat_agreement(pairs):
             "p90_ratio": math.exp(ratios[min(len(ratios) - 1, int(0.9 * len(ratios)))]),
             "pairs": pairs_n, "pairs_same": same, "clear_pairs": clear_n, "clear_pairs_same": clear_same,
             "best_same": best_same}
-
-
-def repeat_points(pairs):
-    """(older, newer) speed over the baseline of each implementation measured twice, both `ok`."""
-    pts = []
-    for old, new in pairs:
-        if old.get("outcome") == new.get("outcome") == "ok":
-            so, sn = relative_speed(old), relative_speed(new)
-            if so is not None and sn is not None:
-                pts.append((so, sn))
-    return sorted(pts)
 
 
 # The two figures are SVG written here (as scripts/rl-compare.py's): a few circles and lines on log axes need
@@ -250,23 +248,22 @@ def median_or_none(values):
     return statistics.median(values) if values else None
 
 
+def speed_of(config):
+    """One configuration's speed over the baseline (PyTorch tasks: speedup_vs_baseline; C tasks: speedup), or
+    None."""
+    v = config.get("speedup_vs_baseline", config.get("speedup"))
+    return v if isinstance(v, (int, float)) and v > 0 else None
+
+
 def relative_speed(r):
     """The implementation's speed over the baseline's (geometric mean over configurations)."""
-    values = []
-    for c in r.get("configs", []):
-        v = c.get("speedup_vs_baseline", c.get("speedup"))
-        if isinstance(v, (int, float)) and v > 0:
-            values.append(v)
+    values = [v for v in map(speed_of, r.get("configs", [])) if v is not None]
     return math.exp(sum(map(math.log, values)) / len(values)) if values else None
 
 
 def config_speed(r, name):
     """The implementation's speed over the baseline at configuration `name`, or None."""
-    for c in r.get("configs", []):
-        if c.get("name") == name:
-            v = c.get("speedup_vs_baseline", c.get("speedup"))
-            return v if isinstance(v, (int, float)) and v > 0 else None
-    return None
+    return next((speed_of(c) for c in r.get("configs", []) if c.get("name") == name), None)
 
 
 def table(header, rows):
@@ -313,14 +310,14 @@ def report(manifest, results):
                    "implementations the generator no longer makes) are superseded by a later shard's and left out: " +
                    "; ".join(f"`{t}` (older: {', '.join(f'{k} {v}' for k, v in sorted(outcome_counts(rs).items()))})"
                              for t, rs in sorted(superseded.items())) + ".\n")
-    agreement = repeat_agreement(repeats)
     if repeats:
-        a = agreement or {}
+        speeds = repeat_speeds(repeats)
+        a = repeat_agreement(speeds)
         text = (f"Measured twice: {len(repeats)} result{'s' if len(repeats) != 1 else ''} of "
                 f"{len({o.get('dataset_task') for o, _ in repeats})} tasks repeat a measurement of the same files "
                 "(a shard that ran without the earlier one's results); each counts once above, with its newest "
                 "result.")
-        if agreement:
+        if a:
             text += (f" The two measurements agree: speed over the baseline within a factor of "
                      f"{a['median_ratio']:.3f} at the median and {a['p90_ratio']:.3f} at the 90th percentile "
                      f"({a['implementations']} `ok` implementations); within a task, {a['pairs_same']} of "
@@ -328,9 +325,8 @@ def report(manifest, results):
                      f"{a['clear_pairs']} of the pairs more than 10% apart in the older run); the fastest the same "
                      f"in {a['best_same']} of {a['tasks']} tasks.")
         out.append(text + "\n")
-        points = repeat_points(repeats)
-        if points:
-            figures["dataset-repeat.svg"] = repeat_svg(points)
+        if speeds:
+            figures["dataset-repeat.svg"] = repeat_svg(sorted((so, sn) for _, _, so, sn in speeds))
             out.append("![the same implementations measured twice](dataset-repeat.svg)\n")
     shards = {}
     for r in results:

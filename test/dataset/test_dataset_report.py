@@ -20,6 +20,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCRIPT = os.path.join(ROOT, "scripts", "dataset-report.py")
@@ -124,7 +125,6 @@ def synthetic(tool, tmp):
 
     # The figures: one circle per task in the spread plot (and one family row), one per implementation measured
     # twice in the repeat plot; both parse as XML and are linked from the report.
-    import xml.etree.ElementTree as ET
     ns = "{http://www.w3.org/2000/svg}"
     for name, circles in (("dataset-spread.svg", 2), ("dataset-repeat.svg", 4)):
         path = os.path.join(figs, name)
