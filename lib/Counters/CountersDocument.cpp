@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cxxabi.h>
 #include <memory>
+#include <stdexcept>
 
 namespace cudaperf::counters {
 
@@ -62,6 +63,37 @@ Json countersToJson(const CountersDocument &doc) {
   if (!doc.countersMode.empty()) // absent in the default mode: those documents stay as they were
     root["counters_mode"] = doc.countersMode;
   return root;
+}
+
+std::vector<CountersDocument> splitByLaunches(const CountersDocument &doc, const std::vector<size_t> &ends) {
+  if (ends.empty())
+    throw std::invalid_argument("splitByLaunches: no calls");
+  for (size_t i = 1; i < ends.size(); ++i)
+    if (ends[i] < ends[i - 1])
+      throw std::invalid_argument("splitByLaunches: launch counts must not decrease");
+  std::vector<CountersDocument> out;
+  size_t begin = 0;
+  for (size_t i = 0; i < ends.size(); ++i) {
+    CountersDocument part = doc;
+    part.kernels.clear();
+    for (const KernelCounters &k : doc.kernels) {
+      if (k.launch < 0 || size_t(k.launch) < begin || size_t(k.launch) >= ends[i])
+        continue;
+      part.kernels.push_back(k);
+      part.kernels.back().launch = int(size_t(k.launch) - begin);
+    }
+    size_t launches = ends[i] - begin;
+    part.kernelsNotProfiled = launches > part.kernels.size() ? launches - part.kernels.size() : 0;
+    if (i > 0)
+      part.profilerSeconds.clear();
+    part.notes.push_back("one session for " + std::to_string(ends.size()) + " calls: this is call " +
+                         std::to_string(i + 1) + "'s, launches " + std::to_string(begin) + " to " +
+                         std::to_string(ends[i]) + " (exclusive) of every pass" +
+                         (i > 0 ? "; the session's profiler_seconds are in call 1's document" : ""));
+    out.push_back(std::move(part));
+    begin = ends[i];
+  }
+  return out;
 }
 
 std::string writeCountersJson(const CountersDocument &doc, int indent) {

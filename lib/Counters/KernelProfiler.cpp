@@ -270,6 +270,8 @@ struct KernelProfiler::State {
   std::vector<std::pair<uint32_t, size_t>> attributeOnly; // correlation id -> index in results (no counters)
   std::vector<KernelCounters> results;
   int launchesSeen = 0;
+  size_t rangesDecoded = 0;    // numTotalRanges summed over the decoded images
+  bool rangesMismatched = false; // an image's range count differed from its launches
   size_t profiled = 0;
   size_t notProfiled = 0;
   // Host seconds per phase (PhaseTimer keys; docs/counters.md, "profiler_seconds"), and when the first
@@ -738,10 +740,13 @@ void KernelProfiler::State::decodeAndEvaluate() {
     return;
   }
   size_t ranges = info.numTotalRanges;
-  if (ranges != pending.size())
+  rangesDecoded += ranges;
+  if (ranges != pending.size()) {
+    rangesMismatched = true;
     notes.push_back("a session recorded " + std::to_string(ranges) + " ranges for " + std::to_string(pending.size()) +
                     " launches seen (kernels launched through an entry point not intercepted?); ranges were "
                     "matched to launches in order");
+  }
   size_t matched = std::min(ranges, pending.size());
   for (size_t i = 0; i < matched; ++i) {
     KernelCounters k = std::move(pending[i].counters);
@@ -1273,6 +1278,23 @@ std::string KernelProfiler::endPass() {
 }
 
 size_t KernelProfiler::passesRun() const { return state_->passesRun; }
+
+size_t KernelProfiler::launchesSeen() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return size_t(state_->launchesSeen);
+}
+
+bool KernelProfiler::launchesAccountedFor() const {
+  State &s = *state_;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.active || !s.beginFailure.empty() || !s.collectFailure.empty() || s.broken)
+    return false;
+  if (s.notProfiled != 0 || s.rangesMismatched || s.passMismatchNoted || !s.pending.empty())
+    return false;
+  if (s.counterMetrics.empty()) // launch attributes only: no ranges, every launch a result
+    return s.results.size() == size_t(s.launchesSeen);
+  return s.rangesDecoded == size_t(s.launchesSeen) && s.results.size() == size_t(s.launchesSeen);
+}
 
 void KernelProfiler::release() {
   State &s = *state_;

@@ -7,6 +7,7 @@ namespace cudaperf::runtime {
 const char *countersModeName(CountersMode mode) {
   switch (mode) {
   case CountersMode::Shared: return "shared";
+  case CountersMode::Joint: return "joint";
   case CountersMode::PerConfig: break;
   }
   return "per-config";
@@ -17,7 +18,9 @@ CountersMode parseCountersMode(const std::string &text) {
     return CountersMode::PerConfig;
   if (text == "shared")
     return CountersMode::Shared;
-  throw support::SupportError("expected per-config or shared, got '" + text + "'");
+  if (text == "joint")
+    return CountersMode::Joint;
+  throw support::SupportError("expected per-config, shared or joint, got '" + text + "'");
 }
 
 std::vector<std::string> workerCounterArgs(bool counters, CountersMode mode) {
@@ -28,7 +31,7 @@ std::vector<std::string> workerCounterArgs(bool counters, CountersMode mode) {
 
 CounterSessionPlan counterSessionPlan(CountersMode mode, size_t config, size_t configs) {
   CounterSessionPlan plan;
-  if (mode != CountersMode::Shared || config >= configs)
+  if (mode == CountersMode::PerConfig || config >= configs)
     return plan;
   plan.reusesSetUp = config > 0;
   plan.keepsSetUp = config + 1 < configs;

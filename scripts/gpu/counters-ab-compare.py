@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Compares cudaperf-eval --counters results of the two counters modes (docs/counters.md, "Counters mode").
+"""Compares cudaperf-eval --counters results of two counters modes (docs/counters.md, "Counters mode").
 
-scripts/gpu/counters-ab.sh evaluates the same candidates three times with --counters: with --counters-mode
-per-config (labelled "default": the evaluator's default until this A/B made it shared), with --counters-mode
-shared, and per-config again (the repeat: how much the counters of
-one mode vary from run to run). This script reads the three JSON Lines result files and writes
+scripts/gpu/counters-ab.sh evaluates the same candidates three times with --counters: with a base mode, with a
+new mode, and with the base mode again (the repeat: how much the counters of one mode vary from run to run).
+The first A/B (2026-12-02) had base per-config (labelled "default": the evaluator's default until that A/B made
+it shared) and new shared, the defaults of --base-mode and --new-mode, and the labels below; the second has base
+shared and new joint (labels "shared", "joint", "repeat"). This script reads the three JSON Lines result files
+and writes
 
   - per candidate: the worker's counters stage seconds in each run, whether every counter value of the shared
     run equals the default run's, and whether each value that differs lies within the default mode's own
@@ -16,9 +18,11 @@ one mode vary from run to run). This script reads the three JSON Lines result fi
   - whether each run's documents record the mode as expected ("counters_mode" absent in the default mode,
     "shared" in the shared one).
 
-Usage: counters-ab-compare.py --default A.jsonl --shared B.jsonl --repeat C.jsonl [--runs runs.tsv]
-                              [--json compare.json]
-runs.tsv: one line per run, tab-separated: label (default, shared, repeat), wall seconds, exit status.
+Usage: counters-ab-compare.py --base A.jsonl --new B.jsonl --repeat C.jsonl [--runs runs.tsv]
+                              [--json compare.json] [--base-mode per-config] [--new-mode shared]
+(--default and --shared are the first A/B's names of --base and --new.) The labels: the base mode's name
+("default" for per-config), the new mode's name, "repeat".
+runs.tsv: one line per run, tab-separated: label (as above), wall seconds, exit status.
 The text goes to stdout; --json writes the same as a document. Exit status 0, or 2 on unreadable input.
 """
 import argparse
@@ -26,7 +30,18 @@ import json
 import statistics
 import sys
 
-RUNS = ("default", "shared", "repeat")
+MODES = ("per-config", "shared", "joint")
+
+
+def run_labels(base_mode, new_mode):
+    """The three runs' labels, in the order base, new, repeat."""
+    return ("default" if base_mode == "per-config" else base_mode, new_mode, "repeat")
+
+
+def recorded(mode):
+    """What a document of that mode has as counters_mode ("(absent)": no key)."""
+    return "(absent)" if mode == "per-config" else mode
+
 # The profiler phases worth a median per configuration position (docs/counters.md, "profiler_seconds").
 PHASES = ("begin_total", "profiler_initialize", "counter_availability", "host_initialize", "host_add_metrics",
           "config_image", "range_profiler_enable", "counter_data_image", "set_config", "passes", "pass_start",
@@ -80,9 +95,11 @@ def fmt(v, digits=3):
     return "-" if v is None else f"{v:.{digits}f}"
 
 
-def compare(runs, walls):
+def compare(runs, walls, labels):
+    RUNS = labels
+    base, new, repeat = labels
     candidates, metrics = [], {}
-    keys = sorted(set(runs["default"]) | set(runs["shared"]) | set(runs["repeat"]))
+    keys = sorted(set(runs[base]) | set(runs[new]) | set(runs[repeat]))
     for key in keys:
         rs = {m: runs[m].get(key) for m in RUNS}
         row = {"task": key[0], "candidate": key[1],
@@ -94,14 +111,14 @@ def compare(runs, walls):
             row["problems"].append("missing from " + ", ".join(m for m in RUNS if rs[m] is None))
             continue
         docs = {m: counter_docs(rs[m]) for m in RUNS}
-        configs = [c for c in docs["default"] if c in docs["shared"] and c in docs["repeat"]]
+        configs = [c for c in docs[base] if c in docs[new] and c in docs[repeat]]
         for m in RUNS:
             extra = set(docs[m]) - set(configs)
             if extra:
                 row["problems"].append(f"{m}: counters of {sorted(extra)} not in every run")
         equal, repeat_equal, spread, differing = True, True, True, set()
         for cfg in configs:
-            d, s, r = docs["default"][cfg], docs["shared"][cfg], docs["repeat"][cfg]
+            d, s, r = docs[base][cfg], docs[new][cfg], docs[repeat][cfg]
             if not (d.get("available") and s.get("available") and r.get("available")):
                 row["problems"].append(f"{cfg}: counters unavailable in " +
                                        ", ".join(m for m, x in zip(RUNS, (d, s, r)) if not x.get("available")))
@@ -109,13 +126,14 @@ def compare(runs, walls):
                 continue
             shape = [[(k.get("name"), k.get("launch")) for k in x.get("kernels", [])] for x in (d, s, r)]
             if not (shape[0] == shape[1] == shape[2]):
-                row["problems"].append(f"{cfg}: different kernels (default {shape[0]}, shared {shape[1]}, "
-                                       f"repeat {shape[2]})")
+                row["problems"].append(f"{cfg}: different kernels ({base} {shape[0]}, {new} {shape[1]}, "
+                                       f"{repeat} {shape[2]})")
                 equal = spread = repeat_equal = False
                 continue
             for kd, ks, kr in zip(d["kernels"], s["kernels"], r["kernels"]):
                 md, ms, mr = kd.get("metrics", {}), ks.get("metrics", {}), kr.get("metrics", {})
                 for name in sorted(set(md) | set(ms) | set(mr)):
+                    # (The keys are the first A/B's: "shared" is the new mode, "repeat" the base repeated.)
                     st = metrics.setdefault(name, {"pairs": 0, "equal_shared": 0, "equal_repeat": 0,
                                                    "within_spread": 0, "missing": 0, "max_rel_shared": 0.0,
                                                    "max_rel_repeat": 0.0})
@@ -169,19 +187,24 @@ def compare(runs, walls):
     return candidates, metrics, per_run
 
 
-def mode_check(per_run):
+def mode_check(per_run, labels, modes):
     problems = []
-    for m, want in (("default", "(absent)"), ("repeat", "(absent)"), ("shared", "shared")):
+    base, new, repeat = labels
+    for m, want in ((base, recorded(modes[0])), (repeat, recorded(modes[0])), (new, recorded(modes[1]))):
         got = per_run[m]["counters_mode_recorded"]
         if got and set(got) != {want}:
             problems.append(f"{m}: counters_mode {got}, expected only {want}")
     return problems
 
 
-def report(candidates, metrics, per_run):
+def report(candidates, metrics, per_run, labels, modes):
+    RUNS = labels
+    base, new, repeat = labels
     out = []
     w = out.append
-    w("Counters mode A/B: per-config (default) vs shared, and the default repeated (run-to-run spread)")
+    base_name = "per-config (default)" if modes[0] == "per-config" else modes[0]
+    again = "the default" if base == "default" else base
+    w(f"Counters mode A/B: {base_name} vs {new}, and {again} repeated (run-to-run spread)")
     w("")
     w("run      results  ok  counters stage median  total   wall s  candidates/min  exit")
     for m in RUNS:
@@ -191,30 +214,30 @@ def report(candidates, metrics, per_run):
           f"{fmt(p['candidates_per_minute'], 1):>14}  {p['exit_status'] if p['exit_status'] is not None else '-'}")
     w("")
     compared = [c for c in candidates if c["compared_values"]]
-    w(f"candidates compared: {len(compared)} of {len(candidates)}; every counter equal (shared = default): "
-      f"{sum(bool(c['equal']) for c in compared)}; all within the default's own spread: "
-      f"{sum(bool(c['within_spread']) for c in compared)}; every counter equal in the default's repeat: "
+    w(f"candidates compared: {len(compared)} of {len(candidates)}; every counter equal ({new} = {base}): "
+      f"{sum(bool(c['equal']) for c in compared)}; all within the {base}'s own spread: "
+      f"{sum(bool(c['within_spread']) for c in compared)}; every counter equal in the {base}'s repeat: "
       f"{sum(bool(c['repeat_equal']) for c in compared)}")
-    for problem in mode_check(per_run):
+    for problem in mode_check(per_run, labels, modes):
         w(f"MODE NOT RECORDED AS EXPECTED: {problem}")
     w("")
-    w("per candidate: counters stage seconds (default / shared / repeat), equal, within spread, differing metrics")
+    w(f"per candidate: counters stage seconds ({base} / {new} / {repeat}), equal, within spread, differing metrics")
     for c in candidates:
         s = c["counters_seconds"]
         name = f"{c['task']} {c['candidate'].rsplit('/', 1)[-1]}"
-        w(f"  {name:48} {fmt(s['default'])} / {fmt(s['shared'])} / {fmt(s['repeat'])}  "
+        w(f"  {name:48} {fmt(s[base])} / {fmt(s[new])} / {fmt(s[repeat])}  "
           f"equal={'-' if c['equal'] is None else ('yes' if c['equal'] else 'no')} "
           f"spread={'-' if c['within_spread'] is None else ('yes' if c['within_spread'] else 'NO')}"
           + (f"  differ: {', '.join(c['differing_metrics'])}" if c["differing_metrics"] else "")
           + (f"  [{'; '.join(c['problems'])}]" if c["problems"] else ""))
     w("")
-    w("per metric: pairs, shared = default, repeat = default, shared within spread, max rel. diff shared, repeat")
+    w(f"per metric: pairs, {new} = {base}, {repeat} = {base}, {new} within spread, max rel. diff {new}, {repeat}")
     for name in sorted(metrics):
         st = metrics[name]
         w(f"  {name:58} {st['pairs']:4} {st['equal_shared']:4} {st['equal_repeat']:4} {st['within_spread']:4}"
           f"  {st['max_rel_shared']:.3g}  {st['max_rel_repeat']:.3g}" + (f"  missing {st['missing']}" if st["missing"] else ""))
     w("")
-    w("profiler_seconds medians per configuration position (0 = first): default | shared | repeat")
+    w(f"profiler_seconds medians per configuration position (0 = first): {base} | {new} | {repeat}")
     for ph in PHASES:
         cells = []
         for m in RUNS:
@@ -226,28 +249,36 @@ def report(candidates, metrics, per_run):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--default", required=True)
-    ap.add_argument("--shared", required=True)
-    ap.add_argument("--repeat", required=True)
+    ap.add_argument("--base", "--default", dest="base", required=True, help="the base mode's results")
+    ap.add_argument("--new", "--shared", dest="new", required=True, help="the new mode's results")
+    ap.add_argument("--repeat", required=True, help="the base mode's results again")
+    ap.add_argument("--base-mode", choices=MODES, default="per-config")
+    ap.add_argument("--new-mode", choices=MODES, default="shared")
     ap.add_argument("--runs", help="label<TAB>wall seconds<TAB>exit status, one line per run")
     ap.add_argument("--json", help="also write the comparison here")
     a = ap.parse_args()
+    modes = (a.base_mode, a.new_mode)
+    labels = run_labels(*modes)
+    if len(set(labels)) != 3:
+        print(f"counters-ab-compare: the base and new modes must differ (got {a.base_mode} twice)", file=sys.stderr)
+        return 2
     try:
-        runs = {"default": load(a.default), "shared": load(a.shared), "repeat": load(a.repeat)}
+        runs = dict(zip(labels, (load(a.base), load(a.new), load(a.repeat))))
         walls = {}
         if a.runs:
             for line in open(a.runs):
                 parts = line.rstrip("\n").split("\t")
-                if len(parts) >= 3 and parts[0] in RUNS:
+                if len(parts) >= 3 and parts[0] in labels:
                     walls[parts[0]] = {"seconds": float(parts[1]), "rc": int(parts[2])}
     except (OSError, ValueError) as e:
         print(f"counters-ab-compare: {e}", file=sys.stderr)
         return 2
-    candidates, metrics, per_run = compare(runs, walls)
-    sys.stdout.write(report(candidates, metrics, per_run))
+    candidates, metrics, per_run = compare(runs, walls, labels)
+    sys.stdout.write(report(candidates, metrics, per_run, labels, modes))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"runs": per_run, "mode_problems": mode_check(per_run), "metrics": metrics,
+            json.dump({"runs": per_run, "modes": {"base": modes[0], "new": modes[1]}, "labels": list(labels),
+                       "mode_problems": mode_check(per_run, labels, modes), "metrics": metrics,
                        "candidates": candidates}, f, indent=1)
             f.write("\n")
     return 0

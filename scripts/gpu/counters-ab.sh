@@ -2,17 +2,20 @@
 # A/B of the counter pass's profiler set-up on the GPU host (docs/counters.md, "Counters mode"): builds the
 # evaluator, generates a small sample of the dataset (C tasks, one per family, TASKS of them spread evenly over
 # the families, every implementation: 4 per task), builds the candidates once (--compile-only, so the timed runs only hit the build cache),
-# then evaluates the same candidates with --counters three times, one cudaperf-eval call each:
-#   default  (--counters-mode per-config, the default until the A/B of 2026-12-02; the label kept)
+# then evaluates the same candidates with --counters three times, one cudaperf-eval call each: the base mode
+# (BASE), the new mode (NEW), the base mode again (the repeat: how much counters and times vary from run to
+# run). The first A/B (2026-12-02, the defaults BASE=per-config NEW=shared) labelled them
+#   default  (--counters-mode per-config, the default until that A/B; the label kept)
 #   shared   (--counters-mode shared, the default since)
-#   repeat   (per-config again: how much counters and times vary from run to run)
-# and compares them (scripts/gpu/counters-ab-compare.py): per candidate the worker's counters stage seconds in
-# each run and whether every counter of the shared run equals the default run's (or lies within the default's
-# own spread), per metric the pairs equal, per run the candidates per minute.
+#   repeat   (per-config again)
+# and the second (BASE=shared NEW=joint) shared, joint, repeat. Then it compares them
+# (scripts/gpu/counters-ab-compare.py): per candidate the worker's counters stage seconds in each run and
+# whether every counter of the new run equals the base run's (or lies within the base's own spread), per metric
+# the pairs equal, per run the candidates per minute.
 #
 # Usage (repository root, GPU host; the carried .carry/deps from scripts/pack-deps.sh):
-#   OUT=<dir> bash scripts/gpu/counters-ab.sh          (TASKS=5 FAMILIES='*' JOBS=16 override)
-# Results in $OUT (7 files): ab.log, runs.tsv, results-{default,shared,repeat}.jsonl, compare.txt, compare.json.
+#   OUT=<dir> bash scripts/gpu/counters-ab.sh          (TASKS=5 FAMILIES='*' JOBS=16 BASE=per-config NEW=shared)
+# Results in $OUT (7 files): ab.log, runs.tsv, results-{BASE's label,NEW,repeat}.jsonl, compare.txt, compare.json.
 # About 3-4 minutes (capped at 300 s: build 150 s at most, each evaluation 75 s at most).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,6 +23,10 @@ OUT=${OUT:-/tmp/counters-ab-out}
 TASKS=${TASKS:-5}
 FAMILIES=${FAMILIES:-'*'}
 JOBS=${JOBS:-16}
+BASE=${BASE:-per-config}
+NEW=${NEW:-shared}
+BASE_LABEL=$BASE
+[ "$BASE" = per-config ] && BASE_LABEL=default
 WORK=/tmp/counters-ab
 START=$SECONDS
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
@@ -31,7 +38,7 @@ say() { echo "[$(date -u +%T) $((SECONDS - START))s] $*" | tee -a "$LOG"; }
 left() { echo $((300 - (SECONDS - START))); }
 cap() { local want=$1 l; l=$(left); [ "$l" -lt "$want" ] && want=$l; [ "$want" -lt 1 ] && want=1; echo "$want"; }
 export PATH=$PWD/.carry/deps/bin:/usr/local/cuda/bin:$PATH
-say "scripts/gpu/counters-ab.sh TASKS=$TASKS FAMILIES='$FAMILIES' JOBS=$JOBS at $(git rev-parse --short HEAD 2>/dev/null)"
+say "scripts/gpu/counters-ab.sh TASKS=$TASKS FAMILIES='$FAMILIES' JOBS=$JOBS BASE=$BASE NEW=$NEW at $(git rev-parse --short HEAD 2>/dev/null)"
 say "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1); $(nproc) cores"
 grep -i RestrictProfiling /proc/driver/nvidia/params 2>/dev/null | tee -a "$LOG"
 
@@ -50,6 +57,7 @@ if [ $rc -ne 0 ]; then
 fi
 EVAL=build-gpu/bin/cudaperf-eval
 "$EVAL" --help 2>&1 | grep -- --counters-mode > /dev/null || { say "this cudaperf-eval has no --counters-mode"; exit 1; }
+[ "$NEW" = joint ] && { "$EVAL" --help 2>&1 | grep -q "joint:" || { say "this cudaperf-eval has no joint mode"; exit 1; }; }
 
 # 2. The sample: C tasks only (no PyTorch import needed), one per family, TASKS families spread over the list
 #    (the manifest lists related families together: map_*, row_*, gemm-like, ...).
@@ -89,13 +97,14 @@ run() {  # label [extra options...]
   say "$label: rc=$rc, $(wc -l < "$OUT/results-$label.jsonl" 2>/dev/null || echo 0) results, $(grep -c '"outcome":"ok"' "$OUT/results-$label.jsonl" 2>/dev/null) ok, $(tail -1 "$OUT/runs.tsv" | cut -f2) s"
   [ $rc -ne 0 ] && tail -5 "$WORK/eval-$label.log" >> "$LOG"
 }
-run default --counters-mode per-config
-run shared --counters-mode shared
-run repeat --counters-mode per-config
+run "$BASE_LABEL" --counters-mode "$BASE"
+run "$NEW" --counters-mode "$NEW"
+run repeat --counters-mode "$BASE"
 
 # 5. The comparison.
-python3 scripts/gpu/counters-ab-compare.py --default "$OUT/results-default.jsonl" --shared "$OUT/results-shared.jsonl" \
-  --repeat "$OUT/results-repeat.jsonl" --runs "$OUT/runs.tsv" --json "$OUT/compare.json" > "$OUT/compare.txt" 2>> "$LOG"
+python3 scripts/gpu/counters-ab-compare.py --base "$OUT/results-$BASE_LABEL.jsonl" --new "$OUT/results-$NEW.jsonl" \
+  --repeat "$OUT/results-repeat.jsonl" --base-mode "$BASE" --new-mode "$NEW" --runs "$OUT/runs.tsv" \
+  --json "$OUT/compare.json" > "$OUT/compare.txt" 2>> "$LOG"
 say "compare: rc=$?"
 cat "$OUT/compare.txt"
 ls -la "$OUT" | tee -a "$LOG"

@@ -10,7 +10,7 @@
 #
 # Usage (repository root, GPU host; the carried .carry/deps from scripts/pack-deps.sh):
 #   scripts/gpu/measure-dataset.sh [OUT] [--families GLOB] [--limit N] [--budget SECONDS] [--jobs N] [--no-counters]
-#                                  [--counters-mode per-config|shared]   (cudaperf-eval's; default shared)
+#                                  [--counters-mode per-config|shared|joint]   (cudaperf-eval's; default shared)
 # Writes OUT/results-<stamp>.jsonl.zst (one cudaperf-eval result per implementation, with "dataset_task"
 # and "dataset_impl"), OUT/command.txt, OUT/logs.tar.gz, OUT/summary.txt; prints the summary last.
 # Commit OUT/results-*.jsonl.zst and command.txt into data/measured/dataset-h200/.

@@ -1,6 +1,7 @@
 #include "cudaperf/Counters/CountersDocument.h"
 
 #include <cmath>
+#include <stdexcept>
 #include <gtest/gtest.h>
 
 using namespace cudaperf;
@@ -129,6 +130,60 @@ TEST(CountersDocument, CountersModeOnlyWhenNotPerConfiguration) {
   EXPECT_EQ(member(shared, "counters_mode")->get<std::string>(), "shared");
   doc.countersMode.clear();
   EXPECT_EQ(writeCountersJson(doc), before);
+}
+
+// --counters-mode joint: one session ran two configurations' calls in turn; five launches in pass 0
+// (small: launches 0-1, large: 2-4), launch 3 without a result (not profiled).
+TEST(CountersDocument, SplitByLaunchesGivesEachCallItsKernels) {
+  CountersDocument doc = sampleDocument();
+  doc.kernels.clear();
+  for (int launch : {0, 1, 2, 4}) {
+    KernelCounters k;
+    k.name = "k" + std::to_string(launch);
+    k.launch = launch;
+    k.metrics["smsp__inst_executed.sum"] = 100.0 + launch;
+    doc.kernels.push_back(k);
+  }
+  doc.kernelsNotProfiled = 1;
+  doc.replayPasses = 5;
+  doc.notes = {"user replay: the workload ran once per pass, 5 passes"};
+  doc.profilerSeconds = {{"pass_start", 0.43}, {"begin_total", 0.3}};
+  doc.countersMode = "joint";
+  std::vector<CountersDocument> parts = splitByLaunches(doc, {2, 5});
+  ASSERT_EQ(parts.size(), 2u);
+  const CountersDocument &small = parts[0], &large = parts[1];
+  ASSERT_EQ(small.kernels.size(), 2u);
+  EXPECT_EQ(small.kernels[0].name, "k0");
+  EXPECT_EQ(small.kernels[1].launch, 1);
+  EXPECT_EQ(small.kernelsNotProfiled, 0u);
+  ASSERT_EQ(large.kernels.size(), 2u);
+  EXPECT_EQ(large.kernels[0].name, "k2");
+  EXPECT_EQ(large.kernels[0].launch, 0); // re-based: as if profiled alone
+  EXPECT_EQ(large.kernels[1].name, "k4");
+  EXPECT_EQ(large.kernels[1].launch, 2);
+  EXPECT_EQ(large.kernels[1].metrics.at("smsp__inst_executed.sum"), 104.0);
+  EXPECT_EQ(large.kernelsNotProfiled, 1u); // launch 3
+  // The session's seconds once, in the first document; the rest copied.
+  EXPECT_EQ(small.profilerSeconds, doc.profilerSeconds);
+  EXPECT_TRUE(large.profilerSeconds.empty());
+  for (const CountersDocument &p : parts) {
+    EXPECT_EQ(p.available, doc.available);
+    EXPECT_EQ(p.gpuName, doc.gpuName);
+    EXPECT_EQ(p.replayPasses, 5u);
+    EXPECT_EQ(p.countersMode, "joint");
+    EXPECT_EQ(p.droppedMetrics, doc.droppedMetrics);
+    ASSERT_EQ(p.notes.size(), 2u);
+    EXPECT_EQ(p.notes[0], doc.notes[0]);
+  }
+  EXPECT_NE(small.notes[1].find("call 1's, launches 0 to 2"), std::string::npos) << small.notes[1];
+  EXPECT_NE(large.notes[1].find("call 2's, launches 2 to 5"), std::string::npos) << large.notes[1];
+  // A call that launched nothing gets an empty document; one call gets everything.
+  std::vector<CountersDocument> withEmpty = splitByLaunches(doc, {0, 5});
+  EXPECT_TRUE(withEmpty[0].kernels.empty());
+  EXPECT_EQ(withEmpty[1].kernels.size(), 4u);
+  EXPECT_EQ(splitByLaunches(doc, {5})[0].kernels.size(), 4u);
+  EXPECT_THROW(splitByLaunches(doc, {}), std::invalid_argument);
+  EXPECT_THROW(splitByLaunches(doc, {3, 2}), std::invalid_argument);
 }
 
 TEST(CountersDocument, DemanglesOnlyMangledNames) {

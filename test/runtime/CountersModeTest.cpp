@@ -11,17 +11,19 @@
 using namespace cudaperf;
 using namespace cudaperf::runtime;
 
-TEST(CountersMode, ParsesTheTwoModesAndNamesThem) {
+TEST(CountersMode, ParsesTheThreeModesAndNamesThem) {
   EXPECT_EQ(parseCountersMode("per-config"), CountersMode::PerConfig);
   EXPECT_EQ(parseCountersMode("shared"), CountersMode::Shared);
+  EXPECT_EQ(parseCountersMode("joint"), CountersMode::Joint);
   EXPECT_STREQ(countersModeName(CountersMode::PerConfig), "per-config");
   EXPECT_STREQ(countersModeName(CountersMode::Shared), "shared");
-  for (const char *bad : {"", "Shared", "per_config", "once", "shared "}) {
+  EXPECT_STREQ(countersModeName(CountersMode::Joint), "joint");
+  for (const char *bad : {"", "Shared", "per_config", "once", "shared ", "Joint", "joined"}) {
     try {
       parseCountersMode(bad);
       ADD_FAILURE() << "accepted '" << bad << "'";
     } catch (const support::SupportError &e) {
-      EXPECT_NE(std::string(e.what()).find("expected per-config or shared"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("expected per-config, shared or joint"), std::string::npos) << e.what();
     }
   }
 }
@@ -33,6 +35,7 @@ TEST(CountersMode, WorkerArgumentsNameTheMode) {
   // Always named: the worker's own default cannot decide what the evaluator asked for.
   EXPECT_EQ(workerCounterArgs(true, CountersMode::PerConfig), (V{"--counters", "--counters-mode", "per-config"}));
   EXPECT_EQ(workerCounterArgs(true, CountersMode::Shared), (V{"--counters", "--counters-mode", "shared"}));
+  EXPECT_EQ(workerCounterArgs(true, CountersMode::Joint), (V{"--counters", "--counters-mode", "joint"}));
 }
 
 TEST(CountersMode, SetUpPlanPerConfiguration) {
@@ -58,6 +61,14 @@ TEST(CountersMode, SetUpPlanPerConfiguration) {
   CounterSessionPlan only = counterSessionPlan(CountersMode::Shared, 0, 1);
   EXPECT_FALSE(only.reusesSetUp);
   EXPECT_FALSE(only.keepsSetUp);
+  // Joint: its per-configuration plan is its fallback's, shared's.
+  for (size_t configs : {1, 2, 3})
+    for (size_t c = 0; c < configs; ++c) {
+      CounterSessionPlan j = counterSessionPlan(CountersMode::Joint, c, configs);
+      CounterSessionPlan s = counterSessionPlan(CountersMode::Shared, c, configs);
+      EXPECT_EQ(j.reusesSetUp, s.reusesSetUp) << c << " of " << configs;
+      EXPECT_EQ(j.keepsSetUp, s.keepsSetUp) << c << " of " << configs;
+    }
   // Out of range: nothing.
   CounterSessionPlan past = counterSessionPlan(CountersMode::Shared, 2, 2);
   EXPECT_FALSE(past.reusesSetUp);
@@ -71,6 +82,7 @@ TEST(CountersMode, SharedIsTheEvaluatorsDefault) {
 TEST(CountersMode, RecordedInTheDocumentUnlessPerConfiguration) {
   EXPECT_EQ(countersModeRecorded(CountersMode::PerConfig), "");
   EXPECT_EQ(countersModeRecorded(CountersMode::Shared), "shared");
+  EXPECT_EQ(countersModeRecorded(CountersMode::Joint), "joint");
 }
 
 TEST(CountersMode, EvalToolOptionAndHelp) {
@@ -83,5 +95,6 @@ TEST(CountersMode, EvalToolOptionAndHelp) {
   EXPECT_NE(help.output.find("shared (default)"), std::string::npos) << help.output;
   support::ProcessResult bad = support::runProcess({CUDAPERF_EVAL, "--counters-mode", "once", "--validate", "x"}, o);
   EXPECT_EQ(bad.exitCode, 2);
-  EXPECT_NE(bad.output.find("expected per-config or shared, got 'once'"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("expected per-config, shared or joint, got 'once'"), std::string::npos) << bad.output;
+  EXPECT_NE(help.output.find("joint: one profiling"), std::string::npos) << help.output;
 }

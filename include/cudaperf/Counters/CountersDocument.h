@@ -35,7 +35,8 @@ struct CountersDocument {
   // "profiler_seconds"); empty when the document is not one profiler's (the injection library's merge).
   std::map<std::string, double> profilerSeconds;
   // How the evaluator's worker set its profiler up ("counters_mode", docs/counters.md): "shared" (one set-up
-  // for all the candidate's configurations, cudaperf-eval --counters-mode shared); empty: the key is left out,
+  // for all the candidate's configurations, cudaperf-eval --counters-mode shared), "joint" (one session for all
+  // of them, split by splitByLaunches); empty: the key is left out,
   // which is the default per-configuration set-up (and every document written before the option existed).
   std::string countersMode;
 };
@@ -44,6 +45,16 @@ support::Json countersToJson(const CountersDocument &doc);
 // Pretty (indent 2) by default; non-finite metric values are left out and named in "notes".
 std::string writeCountersJson(const CountersDocument &doc, int indent = 2);
 // lib/Features reads it (features::readCountersDocument).
+
+// A document of one session that ran several calls in turn (cudaperf-eval --counters-mode joint: each
+// configuration's call in every user-replay pass), split into one document per call. ends[i] is the number of
+// launches seen after call i (ascending; launches are numbered in launch order, KernelCounters::launch). Document i
+// gets the kernels with launch in [ends[i-1], ends[i]) (ends[-1] = 0), their launch re-based to 0 as if the call had
+// been profiled alone; kernelsNotProfiled = that interval's launches without a result; the profiler's seconds go to
+// the first document only (one session: summing the documents' seconds gives the session's); every other field
+// (availability, reason, GPU, dropped metrics, passes, notes, mode) is copied, and each document's notes say which
+// launches of the session it holds. Throws std::invalid_argument when ends is empty or descending.
+std::vector<CountersDocument> splitByLaunches(const CountersDocument &doc, const std::vector<size_t> &ends);
 
 // Itanium demangling; returns the input when it is not a mangled name.
 std::string demangleKernelName(const std::string &mangled);

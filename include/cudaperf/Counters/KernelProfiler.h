@@ -103,6 +103,14 @@ public:
   std::string beginPass();
   std::string endPass();
   size_t passesRun() const;
+  // Launches seen so far: in user replay those of pass 0 (later passes repeat them), else the session's. A
+  // caller that runs several calls per pass reads it after each call of pass 0 to know which launches are whose
+  // (the worker's --counters-mode joint; splitByLaunches in CountersDocument.h).
+  size_t launchesSeen() const;
+  // After end(): every launch seen was profiled, each got exactly one decoded range (matched in order), and, in
+  // user replay, every pass launched the same kernels as pass 0. False is what the notes explain; a caller that
+  // splits the ranges between calls (joint) must not trust the split then.
+  bool launchesAccountedFor() const;
 
   bool active() const;
   const std::vector<KernelCounters> &kernels() const;

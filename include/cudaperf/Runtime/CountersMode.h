@@ -1,5 +1,5 @@
 // How the worker sets up the CUPTI range profiler for a candidate's counter pass (docs/counters.md,
-// "Counters mode"): `cudaperf-eval --counters-mode per-config|shared`, passed on to the worker. Pure C++:
+// "Counters mode"): `cudaperf-eval --counters-mode per-config|shared|joint`, passed on to the worker. Pure C++:
 // the evaluator (no CUDA) and the worker share it.
 //   shared (default):     one profiler set-up for the whole candidate: the second and later configurations
 //                         reuse the counter availability, host object, config image, the enabled range
@@ -8,7 +8,13 @@
 //                         since the H200 A/B (data/eval-runs/2026-12-02-h200-counters-ab): the same counters,
 //                         51 candidates per minute against 32;
 //   per-config:           one profiler per configuration, set up and torn down each time (the only way before
-//                         the option existed; its documents have no "counters_mode").
+//                         the option existed; its documents have no "counters_mode");
+//   joint:                one user-replay session for all configurations: each pass runs every configuration
+//                         in turn (inputs restored and L2 cleaned before each call), so the candidate pays one
+//                         set of pass starts instead of one per configuration; the ranges are split back into
+//                         one document per configuration by launch order ("counters_mode": "joint"). Where
+//                         the split cannot be trusted (ranges and launches disagree, a launch unprofiled, the
+//                         session failed) the worker falls back to `shared` and says so in the notes.
 #pragma once
 
 #include <cstddef>
@@ -17,17 +23,19 @@
 
 namespace cudaperf::runtime {
 
-enum class CountersMode { PerConfig, Shared };
+enum class CountersMode { PerConfig, Shared, Joint };
 
-const char *countersModeName(CountersMode mode); // "per-config", "shared"
-// "per-config" or "shared"; anything else throws support::SupportError naming the accepted values.
+const char *countersModeName(CountersMode mode); // "per-config", "shared", "joint"
+// "per-config", "shared" or "joint"; anything else throws support::SupportError naming the accepted values.
 CountersMode parseCountersMode(const std::string &text);
 
 // The worker's arguments for the counter pass: none without counters; else "--counters --counters-mode MODE",
 // the mode always named (a worker of another default still does what the evaluator asked).
 std::vector<std::string> workerCounterArgs(bool counters, CountersMode mode);
 
-// What the profiler does around configuration `config` of `configs` (in order).
+// What the profiler does around configuration `config` of `configs` (in order), in the modes with one session
+// per configuration (per-config, shared; and joint's fallback, which is shared's plan: counterSessionPlan
+// treats joint as shared).
 struct CounterSessionPlan {
   bool reusesSetUp = false; // begin() takes over the set-up the previous configuration kept
   bool keepsSetUp = false;  // end() keeps the set-up for the next configuration (ProfilerOptions::keepSetUp)

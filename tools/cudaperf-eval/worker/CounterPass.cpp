@@ -9,6 +9,7 @@
 #endif
 
 #include <memory>
+#include <vector>
 
 namespace cudaperf::worker {
 
@@ -118,43 +119,160 @@ counters::CountersDocument profileConfig(const CounterPass &pass, size_t c, Entr
   }
   return doc;
 }
+// --counters-mode joint: one user-replay session for all configurations. Each pass runs every configuration's
+// call in turn, each from fresh inputs and a cold, clean L2 as in the other modes; those copies, memsets and
+// synchronizations now fall inside the pass, which CUPTI's auto range leaves out of every range (they are not
+// kernel launches). The launches seen after each call of pass 0 say which ranges are whose
+// (counters::splitByLaunches). `fallback` says why the session's documents cannot be used (nothing of it is
+// then emitted: the caller profiles the configurations one by one instead); else docs holds one document per
+// configuration, or a single unavailable one when the candidate's call failed.
+struct JointResult {
+  std::string fallback;
+  std::vector<counters::CountersDocument> docs;
+};
+
+JointResult profileJoint(const CounterPass &pass, EntryFn fn) {
+  JointResult r;
+  const size_t n = pass.task.configs.size();
+  std::vector<std::unique_ptr<DeviceArgs>> devs;
+  std::vector<SharedSet> sets;
+  std::vector<runtime::PackedArgs> packed;
+  for (size_t c = 0; c < n; ++c) {
+    const runtime::Config &config = pass.task.configs[c];
+    devs.push_back(std::make_unique<DeviceArgs>(pass.task, config));
+    if (cudaError_t e = devs.back()->allocate(pass.memoryWaitSeconds)) {
+      r.fallback = "allocating configuration " + config.name + "'s arguments: " + cudaErrorText(e);
+      return r;
+    }
+    sets.push_back(pass.shared.set(config.name, 0));
+    packed.push_back(devs.back()->packed());
+  }
+  CUcontext ctx = nullptr;
+  if (cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx) {
+    r.fallback = "no current CUDA context";
+    return r;
+  }
+  if (cudaError_t e = pass.flusher.prepareClean()) {
+    r.fallback = "no buffers to clean L2 with (" + cudaErrorText(e) + ")";
+    return r;
+  }
+  counters::KernelProfiler profiler;
+  counters::ProfilerOptions options;
+  options.replay = counters::Replay::User;
+  options.maxPasses = 64;
+  options.rangesPerSession = 256 * n; // each configuration's call as many ranges as in the other modes
+  std::string why = profiler.begin(ctx, options);
+  std::vector<size_t> ends; // launches seen after each configuration's call of pass 0
+  cudaError_t e = cudaSuccess;
+  const char *stage = "";
+  size_t failedConfig = 0;
+  while (why.empty() && e == cudaSuccess && profiler.passNeeded()) {
+    bool first = profiler.passesRun() == 0;
+    if (!(why = profiler.beginPass()).empty())
+      break;
+    for (size_t c = 0; c < n; ++c) {
+      failedConfig = c;
+      stage = "preparing a counter pass";
+      if ((e = devs[c]->prepare(sets[c], pass.stream)) || (e = pass.flusher.clean(pass.stream)) ||
+          (e = cudaDeviceSynchronize()))
+        break;
+      stage = "the profiled call failed";
+      callEntry(fn, packed[c].pointers.data(), pass.stream);
+      if ((e = cudaDeviceSynchronize()))
+        break;
+      if (first)
+        ends.push_back(profiler.launchesSeen());
+    }
+    std::string endWhy = profiler.endPass(); // the pass is stopped even when a call failed
+    if (e == cudaSuccess)
+      why = endWhy;
+  }
+  std::string endWhy = profiler.end();
+  if (e != cudaSuccess) {
+    // The candidate's own failure (no fallback, as in the other modes). The session did not finish, so no
+    // configuration has counters: one unavailable document, the first configuration's, naming where it failed.
+    counters::CountersDocument doc = profiler.document(pass.task.name);
+    doc.available = false;
+    doc.reason = std::string(stage) + " (configuration " + pass.task.configs[failedConfig].name +
+                 "): " + cudaErrorText(e);
+    r.docs.push_back(std::move(doc));
+    return r;
+  }
+  if (why.empty())
+    why = endWhy;
+  if (!why.empty()) {
+    r.fallback = why;
+    return r;
+  }
+  if (ends.size() != n || !profiler.launchesAccountedFor() || ends.back() != profiler.launchesSeen()) {
+    r.fallback = "the session's ranges could not be told apart by configuration (" +
+                 std::to_string(profiler.kernels().size()) + " profiled of " +
+                 std::to_string(profiler.launchesSeen()) + " launches; the notes say why)";
+    return r;
+  }
+  r.docs = counters::splitByLaunches(profiler.document(pass.task.name), ends);
+  return r;
+}
 #endif
 
 } // namespace
 
 void collectCounters(const CounterPass &pass, const std::string &impl, EntryFn fn) {
-#ifdef CUDAPERF_HAVE_COUNTERS
-  // --counters-mode shared: one user-replay profiler for the candidate, its set-up kept from one configuration
-  // to the next (runtime::counterSessionPlan); released at the latest when it goes out of scope.
-  std::unique_ptr<counters::KernelProfiler> shared;
-  if (pass.mode == runtime::CountersMode::Shared)
-    shared = std::make_unique<counters::KernelProfiler>();
-#endif
-  for (size_t c = 0; c < pass.task.configs.size(); ++c) {
-    const std::string &cfg = pass.task.configs[c].name;
-    phase(impl, cfg, "counters");
+  // One "counters" event; true when the document was available (the next configuration follows).
+  auto emitDocument = [&](const std::string &cfg, Json doc, bool available) {
     Json o = event("counters");
     o["impl"] = impl;
     o["config"] = cfg;
-    bool available = false;
-#ifdef CUDAPERF_HAVE_COUNTERS
-    runtime::CounterSessionPlan plan = runtime::counterSessionPlan(pass.mode, c, pass.task.configs.size());
-    counters::CountersDocument doc = profileConfig(pass, c, fn, shared.get(), plan.keepsSetUp);
-    doc.countersMode = runtime::countersModeRecorded(pass.mode);
-    available = doc.available;
-    Json v = counters::countersToJson(doc);
-    for (const auto &kv : v.items())
+    for (const auto &kv : doc.items())
       if (kv.key() != "schema" && kv.key() != "program")
         o[kv.key()] = kv.value();
-#else
-    (void)fn;
-    o["reason"] = "this cudaperf-eval-worker was built without CUPTI";
-#endif
     o["available"] = available;
     emit(std::move(o));
-    if (!available)
+    return available;
+  };
+#ifdef CUDAPERF_HAVE_COUNTERS
+  std::string jointFallback;
+  if (pass.mode == runtime::CountersMode::Joint && !pass.task.configs.empty()) {
+    phase(impl, pass.task.configs[0].name, "counters");
+    JointResult joint = profileJoint(pass, fn);
+    for (size_t c = 0; c < joint.docs.size() && c < pass.task.configs.size(); ++c) {
+      counters::CountersDocument &doc = joint.docs[c];
+      doc.countersMode = runtime::countersModeRecorded(pass.mode);
+      if (!emitDocument(pass.task.configs[c].name, counters::countersToJson(doc), doc.available))
+        return;
+    }
+    if (joint.fallback.empty())
+      return;
+    jointFallback = "joint session not used (" + joint.fallback + "): one shared set-up per configuration instead";
+  }
+  // --counters-mode shared (and joint's fallback): one user-replay profiler for the candidate, its set-up kept
+  // from one configuration to the next (runtime::counterSessionPlan); released at the latest when it goes out
+  // of scope.
+  std::unique_ptr<counters::KernelProfiler> shared;
+  if (pass.mode != runtime::CountersMode::PerConfig)
+    shared = std::make_unique<counters::KernelProfiler>();
+  for (size_t c = 0; c < pass.task.configs.size(); ++c) {
+    const std::string &cfg = pass.task.configs[c].name;
+    phase(impl, cfg, "counters");
+    runtime::CounterSessionPlan plan = runtime::counterSessionPlan(pass.mode, c, pass.task.configs.size());
+    counters::CountersDocument doc = profileConfig(pass, c, fn, shared.get(), plan.keepsSetUp);
+    // What was done: joint's fallback is shared, and its documents say why.
+    doc.countersMode =
+        runtime::countersModeRecorded(jointFallback.empty() ? pass.mode : runtime::CountersMode::Shared);
+    if (!jointFallback.empty())
+      doc.notes.insert(doc.notes.begin(), jointFallback);
+    if (!emitDocument(cfg, counters::countersToJson(doc), doc.available))
       return;
   }
+#else
+  (void)fn;
+  if (!pass.task.configs.empty()) {
+    phase(impl, pass.task.configs[0].name, "counters");
+    Json why = Json::object();
+    why["reason"] = "this cudaperf-eval-worker was built without CUPTI";
+    emitDocument(pass.task.configs[0].name, std::move(why), false);
+  }
+#endif
 }
 
 } // namespace cudaperf::worker

@@ -1,7 +1,9 @@
 // The hardware-counter pass over a candidate that was found correct and timed (docs/counters.md):
 // per configuration, one call profiled with the CUPTI range profiler, every kernel it launches
 // counted. A separate pass because replay changes timing. --counters-mode shared: one profiler set-up serves
-// every configuration (runtime::CountersMode; the passes and the documents stay one per configuration).
+// every configuration (runtime::CountersMode; the passes and the documents stay one per configuration);
+// joint: one session whose passes run every configuration in turn, split back into one document per
+// configuration (shared where the split cannot be trusted).
 #pragma once
 
 #include "Measure.h"

@@ -74,7 +74,8 @@ support::ArgParser workerArgs(WorkerOptions &opt, Modes &modes) {
               [&](const std::string &v) { opt.deviceIndex = int(parseInteger(v, 0, 1 << 20)); })
       .flag("--no-timing", "correctness only", [&] { opt.timing = false; })
       .flag("--counters", "hardware counters of the candidate after timing", opt.counters)
-      .option("--counters-mode", "MODE", "shared (default): the profiler set up once for all configurations; or per-config",
+      .option("--counters-mode", "MODE", "shared (default): the profiler set up once for all configurations; per-config;\n"
+              "or joint: one session, every configuration in each pass",
               [&](const std::string &v) { opt.countersMode = runtime::parseCountersMode(v); })
       .option("--configs", "A,B", "only these configurations",
               [&](const std::string &v) { opt.configs = runtime::parseConfigList(v); });
