@@ -23,6 +23,10 @@ Usage: counters-ab-compare.py --base A.jsonl --new B.jsonl --repeat C.jsonl [--r
 (--default and --shared are the first A/B's names of --base and --new.) The labels: the base mode's name
 ("default" for per-config), the new mode's name, "repeat".
 runs.tsv: one line per run, tab-separated: label (as above), wall seconds, exit status.
+       counters-ab-compare.py --verdict compare.json
+prints the mode to use: the new one where the A/B says it is as good and faster (verdict() below), else the base
+one; the reasons go to stderr. (scripts/gpu/measure-dataset.sh runs after an A/B in the same device call can take
+their --counters-mode from it.)
 The text goes to stdout; --json writes the same as a document. Exit status 0, or 2 on unreadable input.
 """
 import argparse
@@ -247,7 +251,51 @@ def report(candidates, metrics, per_run, labels, modes):
     return "\n".join(out) + "\n"
 
 
+def verdict(d):
+    """(mode, reasons): the new mode where every run has all its results ok and exit status 0, the documents record
+    the modes as expected, every deterministic metric (equal in all pairs of the base run and its repeat) is equal
+    in all pairs of the new run too, and the new run has more candidates per minute than both base runs; else the
+    base mode, with what failed."""
+    base_mode, new_mode = d["modes"]["base"], d["modes"]["new"]
+    base, new, repeat = d["labels"]
+    runs, why = d["runs"], []
+    for label in (base, new, repeat):
+        r = runs.get(label) or {}
+        if not r.get("results") or r.get("ok") != r.get("results") or r.get("exit_status") not in (0, None):
+            why.append(f"{label}: {r.get('ok')} of {r.get('results')} ok, exit {r.get('exit_status')}")
+    why += [f"mode: {p}" for p in d.get("mode_problems", [])]
+    deterministic = [m for m, st in d["metrics"].items() if st["pairs"] > 0 and st["equal_repeat"] == st["pairs"]]
+    if not deterministic:
+        why.append("no deterministic metric to compare")
+    for m in deterministic:
+        st = d["metrics"][m]
+        if st["equal_shared"] != st["pairs"]:
+            why.append(f"{m}: {new} equal to {base} in {st['equal_shared']} of {st['pairs']} pairs")
+    speed = {label: (runs.get(label) or {}).get("candidates_per_minute") for label in (base, new, repeat)}
+    if any(v is None for v in speed.values()):
+        why.append(f"candidates per minute unknown: {speed}")
+    elif not speed[new] > max(speed[base], speed[repeat]):
+        why.append(f"{new} not faster: {speed[new]:.1f} candidates per minute against {speed[base]:.1f} and "
+                   f"{speed[repeat]:.1f}")
+    if why:
+        return base_mode, why
+    return new_mode, [f"{new}: {len(deterministic)} deterministic metrics equal, {speed[new]:.1f} candidates per "
+                      f"minute against {speed[base]:.1f} and {speed[repeat]:.1f}"]
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--verdict":
+        try:
+            with open(sys.argv[2]) as f:
+                d = json.load(f)
+            mode, reasons = verdict(d)
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            print(f"counters-ab-compare: --verdict {sys.argv[2]}: {e}", file=sys.stderr)
+            return 2
+        for r in reasons:
+            print(f"counters-ab-compare: {r}", file=sys.stderr)
+        print(mode)
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--base", "--default", dest="base", required=True, help="the base mode's results")
     ap.add_argument("--new", "--shared", dest="new", required=True, help="the new mode's results")

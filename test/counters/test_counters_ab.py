@@ -3,7 +3,10 @@
 "Counters mode"): scripts/gpu/counters-ab-compare.py run again on the three stored result files gives the stored
 compare.txt; the mode is recorded as it should be in every document; the counters that are deterministic (equal
 in every pair of the per-config run and its repeat) are equal in every pair of the shared run too; and the
-candidates per minute docs/counters.md quotes are those of the stored runs."""
+candidates per minute docs/counters.md quotes are those of the stored runs. And counters-ab-compare.py --verdict,
+which picks the mode for a dataset shard that follows an A/B in the same device call: the stored A/B's verdict is
+its new mode, and each way of failing the verdict's conditions gives the base mode."""
+import copy
 import json
 import os
 import subprocess
@@ -36,6 +39,33 @@ def main():
         check(p.returncode == 0, f"counters-ab-compare.py exit {p.returncode}: {p.stderr}")
         check(p.stdout == open(os.path.join(RUN, "compare.txt")).read(), "compare.txt replays byte for byte")
         d = json.load(open(js))
+        verdict = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gpu", "counters-ab-compare.py"),
+                                  "--verdict", js], capture_output=True, text=True, timeout=60)
+        check(verdict.returncode == 0 and verdict.stdout == "shared\n",
+              f"the stored A/B's verdict is shared: {verdict.returncode} {verdict.stdout!r} {verdict.stderr}")
+        bad = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gpu", "counters-ab-compare.py"),
+                              "--verdict", os.path.join(tmp, "missing.json")], capture_output=True, text=True, timeout=60)
+        check(bad.returncode == 2 and "missing.json" in bad.stderr, f"a missing file: exit {bad.returncode}, {bad.stderr}")
+    check(d["modes"] == {"base": "per-config", "new": "shared"} and d["labels"] == ["default", "shared", "repeat"],
+          f"modes and labels recorded: {d.get('modes')} {d.get('labels')}")
+    sys.path.insert(0, os.path.join(ROOT, "scripts", "gpu"))
+    import importlib
+    compare = importlib.import_module("counters-ab-compare")
+    check(compare.verdict(d)[0] == "shared", "verdict() on the stored A/B")
+    slower = copy.deepcopy(d)
+    slower["runs"]["shared"]["candidates_per_minute"] = slower["runs"]["repeat"]["candidates_per_minute"]
+    check(compare.verdict(slower)[0] == "per-config", "not faster than both base runs: the base mode")
+    unequal = copy.deepcopy(d)
+    m = next(m for m, st in unequal["metrics"].items() if st["pairs"] and st["equal_repeat"] == st["pairs"])
+    unequal["metrics"][m]["equal_shared"] -= 1
+    mode, why = compare.verdict(unequal)
+    check(mode == "per-config" and any(m in w for w in why), f"a deterministic metric unequal: {mode} {why}")
+    failed = copy.deepcopy(d)
+    failed["runs"]["repeat"]["ok"] -= 1
+    check(compare.verdict(failed)[0] == "per-config", "a run with a result not ok: the base mode")
+    recorded = copy.deepcopy(d)
+    recorded["mode_problems"] = ["shared: counters_mode {'(absent)': 2}, expected only shared"]
+    check(compare.verdict(recorded)[0] == "per-config", "a mode not recorded as expected: the base mode")
     check(not d["mode_problems"], f"modes recorded as expected: {d['mode_problems']}")
     deterministic = [m for m, s in d["metrics"].items() if s["equal_repeat"] == s["pairs"] > 0]
     check(len(deterministic) >= 10, f"deterministic metrics found: {deterministic}")
