@@ -5,7 +5,10 @@ compare.txt; the mode is recorded as it should be in every document; the counter
 in every pair of the per-config run and its repeat) are equal in every pair of the shared run too; and the
 candidates per minute docs/counters.md quotes are those of the stored runs. And counters-ab-compare.py --verdict,
 which picks the mode for a dataset shard that follows an A/B in the same device call: the stored A/B's verdict is
-its new mode, and each way of failing the verdict's conditions gives the base mode."""
+its new mode, and each way of failing the verdict's conditions gives the base mode. The second A/B
+(data/eval-runs/2026-12-02-h200-counters-ab-joint, shared against joint, docs/counters.md "Joint mode") is replayed
+the same way: its compare.txt byte for byte, every joint document split (no fallback), the deterministic metrics
+equal, the verdict shared (joint not faster), and the figures docs/counters.md quotes."""
 import copy
 import json
 import os
@@ -15,6 +18,8 @@ import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RUN = os.path.join(ROOT, "data", "eval-runs", "2026-12-02-h200-counters-ab")
+JOINT_RUN = os.path.join(ROOT, "data", "eval-runs", "2026-12-02-h200-counters-ab-joint")
+COMPARE = os.path.join(ROOT, "scripts", "gpu", "counters-ab-compare.py")
 failures = []
 
 
@@ -78,8 +83,55 @@ def main():
     for label in ("default", "shared", "repeat"):
         quoted = f"{runs[label]['candidates_per_minute']:.1f} candidates per minute"
         check(quoted in doc, f"docs/counters.md quotes the {label} run's '{quoted}'")
+    check_joint()
     print(f"{len(failures)} failure(s)")
     return 1 if failures else 0
+
+
+def check_joint():
+    with tempfile.TemporaryDirectory(prefix="counters-ab-joint-test-") as tmp:
+        paths = {}
+        for label in ("shared", "joint", "repeat"):
+            paths[label] = os.path.join(tmp, f"results-{label}.jsonl")
+            with open(paths[label], "wb") as f:
+                subprocess.run(["zstd", "-qdc", os.path.join(JOINT_RUN, f"results-{label}.jsonl.zst")], stdout=f,
+                               check=True)
+        js = os.path.join(tmp, "compare.json")
+        p = subprocess.run([sys.executable, COMPARE, "--base", paths["shared"], "--new", paths["joint"], "--repeat",
+                            paths["repeat"], "--base-mode", "shared", "--new-mode", "joint", "--runs",
+                            os.path.join(JOINT_RUN, "runs.tsv"), "--json", js], capture_output=True, text=True,
+                           timeout=120)
+        check(p.returncode == 0, f"joint A/B: counters-ab-compare.py exit {p.returncode}: {p.stderr}")
+        check(p.stdout == open(os.path.join(JOINT_RUN, "compare.txt")).read(), "joint A/B: compare.txt replays byte for byte")
+        d = json.load(open(js))
+        v = subprocess.run([sys.executable, COMPARE, "--verdict", js], capture_output=True, text=True, timeout=60)
+        check(v.stdout == "shared\n" and "joint not faster" in v.stderr, f"joint A/B verdict: {v.stdout!r} {v.stderr}")
+        joint_docs = []
+        for line in open(paths["joint"]):
+            r = json.loads(line)
+            joint_docs += [c["counters"] for c in r.get("configs", []) if isinstance(c.get("counters"), dict)]
+    check(len(joint_docs) == 48 and all(doc.get("counters_mode") == "joint" for doc in joint_docs),
+          f"joint A/B: 48 documents, all counters_mode joint ({len(joint_docs)})")
+    check(not any(n.startswith("joint session not used") for doc in joint_docs for n in doc.get("notes", [])),
+          "joint A/B: no fallback to shared")
+    check(all(any(n.startswith("one session for 2 calls") for n in doc.get("notes", [])) for doc in joint_docs),
+          "joint A/B: every document names the launches it holds")
+    check(not d["mode_problems"], f"joint A/B: modes recorded as expected: {d['mode_problems']}")
+    deterministic = [m for m, s in d["metrics"].items() if s["pairs"] and s["equal_repeat"] == s["pairs"]]
+    check(len(deterministic) == 18, f"joint A/B: 18 deterministic metrics ({len(deterministic)})")
+    check(all(d["metrics"][m]["equal_shared"] == d["metrics"][m]["pairs"] == 52 for m in deterministic),
+          "joint A/B: the deterministic metrics equal in all 52 pairs")
+    runs = d["runs"]
+    check(all(r["ok"] == r["results"] == 24 for r in runs.values()), "joint A/B: 24 ok results in each run")
+    doc = open(os.path.join(ROOT, "docs", "counters.md")).read()
+    quoted = (f"{runs['joint']['candidates_per_minute']:.1f} candidates per minute against "
+              f"{runs['shared']['candidates_per_minute']:.1f} and {runs['repeat']['candidates_per_minute']:.1f}")
+    check(quoted in doc, f"docs/counters.md quotes '{quoted}'")
+    stages = (f"{runs['joint']['counters_seconds_median']:.3f} s against {runs['shared']['counters_seconds_median']:.3f} s "
+              f"and {runs['repeat']['counters_seconds_median']:.3f} s")
+    check(stages in doc, f"docs/counters.md quotes the counters stage medians '{stages}'")
+    starts = runs["joint"]["profiler_seconds_median"]["pass_start"]["0"]
+    check(f"five Starts take {starts:.3f} s" in doc, f"docs/counters.md quotes joint's Starts {starts:.3f} s")
 
 
 if __name__ == "__main__":

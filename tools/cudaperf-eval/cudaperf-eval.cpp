@@ -100,8 +100,9 @@ support::ArgParser evalArgs(CommandLine &c) {
               "candidate, the later configurations reuse it; per-config: set up and torn\n"
               "down for each configuration (docs/counters.md, \"Counters mode\": the same\n"
               "counters, 1.6x the candidates per minute on the H200); joint: one profiling\n"
-              "session whose passes run every configuration in turn (fewer pass starts;\n"
-              "falls back to shared where its ranges cannot be split by configuration)",
+              "session whose passes run every configuration in turn (falls back to shared\n"
+              "where its ranges cannot be split; slower than shared on the H200 and its\n"
+              "small-configuration DRAM writes differ: docs/counters.md, \"Joint mode\")",
               [&](const std::string &v) { o.countersMode = parseCountersMode(v); })
       .option("--torch-reference", "PATH", "cudaperf-torch-reference to use (pytorch-to-cuda tasks)",
               o.torchReferencePath)

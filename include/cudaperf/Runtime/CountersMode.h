@@ -15,6 +15,9 @@
 //                         one document per configuration by launch order ("counters_mode": "joint"). Where
 //                         the split cannot be trusted (ranges and launches disagree, a launch unprofiled, the
 //                         session failed) the worker falls back to `shared` and says so in the notes.
+//                         Measured on the H200 (data/eval-runs/2026-12-02-h200-counters-ab-joint): the same
+//                         deterministic counters, but slower than shared (42 against 47-51 candidates per
+//                         minute) and the small configuration's DRAM writes differ; not the default.
 #pragma once
 
 #include <cstddef>
