@@ -309,8 +309,8 @@ Json DeviceSlot::run(BuiltCandidate &c, size_t waiting) {
     argv.insert(argv.end(), {"--baseline", t.baseline.objectPath});
   if (!options_.timing)
     argv.push_back("--no-timing");
-  for (const std::string &a : workerCounterArgs(c.counters, options_.countersMode))
-    argv.push_back(a); // "--counters" [--counters-mode MODE]
+  for (const std::string &a : workerCounterArgs(c.counters, options_.countersMode, options_.countersRanges))
+    argv.push_back(a); // "--counters" [--counters-mode MODE] [--counters-ranges N|auto]
   if (!t.configs.empty())
     argv.insert(argv.end(), {"--configs", joined(t.configs)});
   auto reuse = hasBaseline ? baselines_.find(baselineKey) : baselines_.end();

@@ -19,7 +19,7 @@ and writes
     "shared" in the shared one).
 
 Usage: counters-ab-compare.py --base A.jsonl --new B.jsonl --repeat C.jsonl [--runs runs.tsv]
-                              [--json compare.json] [--base-mode per-config] [--new-mode shared]
+                              [--json compare.json] [--base-mode per-config] [--new-mode shared] [--new-label L]
 (--default and --shared are the first A/B's names of --base and --new.) The labels: the base mode's name
 ("default" for per-config), the new mode's name, "repeat".
 runs.tsv: one line per run, tab-separated: label (as above), wall seconds, exit status.
@@ -37,9 +37,10 @@ import sys
 MODES = ("per-config", "shared", "joint")
 
 
-def run_labels(base_mode, new_mode):
-    """The three runs' labels, in the order base, new, repeat."""
-    return ("default" if base_mode == "per-config" else base_mode, new_mode, "repeat")
+def run_labels(base_mode, new_mode, new_label=None):
+    """The three runs' labels, in the order base, new, repeat (new_label: the new run's, when it differs from the
+    base in options rather than mode, e.g. --counters-ranges)."""
+    return ("default" if base_mode == "per-config" else base_mode, new_label or new_mode, "repeat")
 
 
 def recorded(mode):
@@ -302,13 +303,15 @@ def main():
     ap.add_argument("--repeat", required=True, help="the base mode's results again")
     ap.add_argument("--base-mode", choices=MODES, default="per-config")
     ap.add_argument("--new-mode", choices=MODES, default="shared")
+    ap.add_argument("--new-label", help="the new run's label (default: its mode's name)")
     ap.add_argument("--runs", help="label<TAB>wall seconds<TAB>exit status, one line per run")
     ap.add_argument("--json", help="also write the comparison here")
     a = ap.parse_args()
     modes = (a.base_mode, a.new_mode)
-    labels = run_labels(*modes)
+    labels = run_labels(*modes, a.new_label)
     if len(set(labels)) != 3:
-        print(f"counters-ab-compare: the base and new modes must differ (got {a.base_mode} twice)", file=sys.stderr)
+        print(f"counters-ab-compare: the three runs need distinct labels (got {', '.join(labels)}): give the new run "
+              f"--new-label when its mode is the base's", file=sys.stderr)
         return 2
     try:
         runs = dict(zip(labels, (load(a.base), load(a.new), load(a.repeat))))

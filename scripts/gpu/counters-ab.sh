@@ -8,7 +8,10 @@
 #   default  (--counters-mode per-config, the default until that A/B; the label kept)
 #   shared   (--counters-mode shared, the default since)
 #   repeat   (per-config again)
-# and the second (BASE=shared NEW=joint) shared, joint, repeat. Then it compares them
+# and the second (BASE=shared NEW=joint) shared, joint, repeat. NEW_OPTS adds cudaperf-eval options to the new
+# run only and NEW_LABEL names it, for an A/B of options within one mode, e.g. the counter data image's size:
+#   BASE=shared NEW=shared NEW_LABEL=ranges-auto NEW_OPTS='--counters-ranges auto' bash scripts/gpu/counters-ab.sh
+# Then it compares them
 # (scripts/gpu/counters-ab-compare.py): per candidate the worker's counters stage seconds in each run and
 # whether every counter of the new run equals the base run's (or lies within the base's own spread), per metric
 # the pairs equal, per run the candidates per minute.
@@ -25,6 +28,8 @@ FAMILIES=${FAMILIES:-'*'}
 JOBS=${JOBS:-16}
 BASE=${BASE:-per-config}
 NEW=${NEW:-shared}
+NEW_OPTS=${NEW_OPTS:-}
+NEW_LABEL=${NEW_LABEL:-$NEW}
 BASE_LABEL=$BASE
 [ "$BASE" = per-config ] && BASE_LABEL=default
 WORK=/tmp/counters-ab
@@ -38,7 +43,7 @@ say() { echo "[$(date -u +%T) $((SECONDS - START))s] $*" | tee -a "$LOG"; }
 left() { echo $((300 - (SECONDS - START))); }
 cap() { local want=$1 l; l=$(left); [ "$l" -lt "$want" ] && want=$l; [ "$want" -lt 1 ] && want=1; echo "$want"; }
 export PATH=$PWD/.carry/deps/bin:/usr/local/cuda/bin:$PATH
-say "scripts/gpu/counters-ab.sh TASKS=$TASKS FAMILIES='$FAMILIES' JOBS=$JOBS BASE=$BASE NEW=$NEW at $(git rev-parse --short HEAD 2>/dev/null)"
+say "scripts/gpu/counters-ab.sh TASKS=$TASKS FAMILIES='$FAMILIES' JOBS=$JOBS BASE=$BASE NEW=$NEW NEW_LABEL=$NEW_LABEL NEW_OPTS='$NEW_OPTS' at $(git rev-parse --short HEAD 2>/dev/null)"
 say "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1); $(nproc) cores"
 grep -i RestrictProfiling /proc/driver/nvidia/params 2>/dev/null | tee -a "$LOG"
 
@@ -58,6 +63,8 @@ fi
 EVAL=build-gpu/bin/cudaperf-eval
 "$EVAL" --help 2>&1 | grep -- --counters-mode > /dev/null || { say "this cudaperf-eval has no --counters-mode"; exit 1; }
 [ "$NEW" = joint ] && { "$EVAL" --help 2>&1 | grep -q "joint:" || { say "this cudaperf-eval has no joint mode"; exit 1; }; }
+case "$NEW_OPTS" in *--counters-ranges*) "$EVAL" --help 2>&1 | grep -q -- "--counters-ranges" ||
+  { say "this cudaperf-eval has no --counters-ranges"; exit 1; } ;; esac
 
 # 2. The sample: C tasks only (no PyTorch import needed), one per family, TASKS families spread over the list
 #    (the manifest lists related families together: map_*, row_*, gemm-like, ...).
@@ -98,12 +105,13 @@ run() {  # label [extra options...]
   [ $rc -ne 0 ] && tail -5 "$WORK/eval-$label.log" >> "$LOG"
 }
 run "$BASE_LABEL" --counters-mode "$BASE"
-run "$NEW" --counters-mode "$NEW"
+# shellcheck disable=SC2086  # NEW_OPTS: words on purpose
+run "$NEW_LABEL" --counters-mode "$NEW" $NEW_OPTS
 run repeat --counters-mode "$BASE"
 
 # 5. The comparison.
-python3 scripts/gpu/counters-ab-compare.py --base "$OUT/results-$BASE_LABEL.jsonl" --new "$OUT/results-$NEW.jsonl" \
-  --repeat "$OUT/results-repeat.jsonl" --base-mode "$BASE" --new-mode "$NEW" --runs "$OUT/runs.tsv" \
+python3 scripts/gpu/counters-ab-compare.py --base "$OUT/results-$BASE_LABEL.jsonl" --new "$OUT/results-$NEW_LABEL.jsonl" \
+  --repeat "$OUT/results-repeat.jsonl" --base-mode "$BASE" --new-mode "$NEW" --new-label "$NEW_LABEL" --runs "$OUT/runs.tsv" \
   --json "$OUT/compare.json" > "$OUT/compare.txt" 2>> "$LOG"
 say "compare: rc=$?"
 cat "$OUT/compare.txt"

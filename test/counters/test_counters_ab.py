@@ -104,6 +104,14 @@ def check_joint():
         check(p.returncode == 0, f"joint A/B: counters-ab-compare.py exit {p.returncode}: {p.stderr}")
         check(p.stdout == open(os.path.join(JOINT_RUN, "compare.txt")).read(), "joint A/B: compare.txt replays byte for byte")
         d = json.load(open(js))
+        # An A/B of options within one mode (--counters-ranges): the new run needs its own label.
+        same = [sys.executable, COMPARE, "--base", paths["shared"], "--new", paths["repeat"], "--repeat",
+                paths["shared"], "--base-mode", "shared", "--new-mode", "shared"]
+        p = subprocess.run(same, capture_output=True, text=True, timeout=120)
+        check(p.returncode == 2 and "--new-label" in p.stderr, f"same mode without --new-label: {p.returncode} {p.stderr}")
+        p = subprocess.run(same + ["--new-label", "ranges-auto"], capture_output=True, text=True, timeout=120)
+        check(p.returncode == 0 and p.stdout.startswith("Counters mode A/B: shared vs ranges-auto, and shared repeated"),
+              f"--new-label names the new run: {p.returncode} {p.stdout[:80]!r} {p.stderr}")
         v = subprocess.run([sys.executable, COMPARE, "--verdict", js], capture_output=True, text=True, timeout=60)
         check(v.stdout == "shared\n" and "joint not faster" in v.stderr, f"joint A/B verdict: {v.stdout!r} {v.stderr}")
         joint_docs = []

@@ -36,6 +36,42 @@ TEST(CountersMode, WorkerArgumentsNameTheMode) {
   EXPECT_EQ(workerCounterArgs(true, CountersMode::PerConfig), (V{"--counters", "--counters-mode", "per-config"}));
   EXPECT_EQ(workerCounterArgs(true, CountersMode::Shared), (V{"--counters", "--counters-mode", "shared"}));
   EXPECT_EQ(workerCounterArgs(true, CountersMode::Joint), (V{"--counters", "--counters-mode", "joint"}));
+  // The ranges only where they are not the default (the worker's command line as before the option).
+  EXPECT_EQ(workerCounterArgs(true, CountersMode::Shared, kCounterRangesDefault),
+            (V{"--counters", "--counters-mode", "shared"}));
+  EXPECT_EQ(workerCounterArgs(true, CountersMode::Shared, kCounterRangesAuto),
+            (V{"--counters", "--counters-mode", "shared", "--counters-ranges", "auto"}));
+  EXPECT_EQ(workerCounterArgs(true, CountersMode::PerConfig, 32),
+            (V{"--counters", "--counters-mode", "per-config", "--counters-ranges", "32"}));
+  EXPECT_EQ(workerCounterArgs(false, CountersMode::Shared, 32), V{});
+}
+
+TEST(CountersMode, CounterRangesOptionAndAutoSizing) {
+  EXPECT_EQ(parseCounterRanges("auto"), kCounterRangesAuto);
+  EXPECT_EQ(parseCounterRanges("1"), 1u);
+  EXPECT_EQ(parseCounterRanges("256"), 256u);
+  EXPECT_EQ(parseCounterRanges("65536"), kCounterRangesMax);
+  for (const char *bad : {"", "0", "-1", "65537", "1000000", "12a", " 16", "Auto", "1e3"}) {
+    try {
+      parseCounterRanges(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const support::SupportError &e) {
+      EXPECT_NE(std::string(e.what()).find("expected auto or a number of ranges from 1 to 65536"), std::string::npos)
+          << e.what();
+    }
+  }
+  // A number is used as given, audit or not.
+  EXPECT_EQ(counterRanges(256, {1, 1}), 256u);
+  EXPECT_EQ(counterRanges(4, {100}), 4u);
+  // auto: twice the most launches of one call plus 8, at least 16, at most the maximum; the default without an
+  // audit (--no-timing).
+  EXPECT_EQ(counterRanges(kCounterRangesAuto, {1, 2}), 16u);  // 2*2+8 = 12 -> 16
+  EXPECT_EQ(counterRanges(kCounterRangesAuto, {0}), 16u);
+  EXPECT_EQ(counterRanges(kCounterRangesAuto, {3, 10}), 28u); // the larger configuration's 10
+  EXPECT_EQ(counterRanges(kCounterRangesAuto, {210, 190}), 428u); // more than the default: none left out
+  EXPECT_EQ(counterRanges(kCounterRangesAuto, {1 << 20}), kCounterRangesMax);
+  EXPECT_EQ(counterRanges(kCounterRangesAuto, {-5}), 16u);
+  EXPECT_EQ(counterRanges(kCounterRangesAuto, {}), kCounterRangesDefault);
 }
 
 TEST(CountersMode, SetUpPlanPerConfiguration) {
@@ -77,6 +113,8 @@ TEST(CountersMode, SetUpPlanPerConfiguration) {
 
 TEST(CountersMode, SharedIsTheEvaluatorsDefault) {
   EXPECT_EQ(EvalOptions{}.countersMode, CountersMode::Shared);
+  EXPECT_EQ(EvalOptions{}.countersRanges, kCounterRangesDefault);
+  EXPECT_EQ(kCounterRangesDefault, 256u); // what every version before --counters-ranges used
 }
 
 TEST(CountersMode, RecordedInTheDocumentUnlessPerConfiguration) {
@@ -97,4 +135,10 @@ TEST(CountersMode, EvalToolOptionAndHelp) {
   EXPECT_EQ(bad.exitCode, 2);
   EXPECT_NE(bad.output.find("expected per-config, shared or joint, got 'once'"), std::string::npos) << bad.output;
   EXPECT_NE(help.output.find("joint: one profiling"), std::string::npos) << help.output;
+  EXPECT_NE(help.output.find("--counters-ranges N|auto"), std::string::npos) << help.output;
+  support::ProcessResult badRanges =
+      support::runProcess({CUDAPERF_EVAL, "--counters-ranges", "0", "--validate", "x"}, o);
+  EXPECT_EQ(badRanges.exitCode, 2);
+  EXPECT_NE(badRanges.output.find("expected auto or a number of ranges from 1 to 65536, got '0'"), std::string::npos)
+      << badRanges.output;
 }

@@ -104,6 +104,11 @@ support::ArgParser evalArgs(CommandLine &c) {
               "where its ranges cannot be split; slower than shared on the H200 and its\n"
               "small-configuration DRAM writes differ: docs/counters.md, \"Joint mode\")",
               [&](const std::string &v) { o.countersMode = parseCountersMode(v); })
+      .option("--counters-ranges", "N|auto",
+              "the counter data image's capacity in kernel launches per configuration\n"
+              "(256); auto: sized from the launches of the candidate's audit call (not\n"
+              "yet measured on the GPU: docs/counters.md, \"Joint mode\")",
+              [&](const std::string &v) { o.countersRanges = parseCounterRanges(v); })
       .option("--torch-reference", "PATH", "cudaperf-torch-reference to use (pytorch-to-cuda tasks)",
               o.torchReferencePath)
       .option("--nvcc", "PATH", "nvcc to use", c.nvcc)

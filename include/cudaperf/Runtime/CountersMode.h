@@ -32,9 +32,28 @@ const char *countersModeName(CountersMode mode); // "per-config", "shared", "joi
 // "per-config", "shared" or "joint"; anything else throws support::SupportError naming the accepted values.
 CountersMode parseCountersMode(const std::string &text);
 
+// The capacity of the counter data image, in ranges (one per kernel launch) per configuration's session
+// (counters::ProfilerOptions::rangesPerSession; `cudaperf-eval --counters-ranges N|auto`). The default, 256,
+// is what every version before the option used. The joint A/B (docs/counters.md, "Joint mode") suggests that
+// the first session's pass starts, the image's initialisation and the range profiler's disable cost in
+// proportion to it; `auto` (0 here) sizes it from the launches the audit call made (counterRanges below), so a
+// candidate that launches one kernel gets a small image. Not measured yet: the default stays 256.
+constexpr size_t kCounterRangesDefault = 256;
+constexpr size_t kCounterRangesAuto = 0;
+constexpr size_t kCounterRangesMax = 65536;
+// "auto" -> kCounterRangesAuto; an integer in [1, kCounterRangesMax]; else support::SupportError.
+size_t parseCounterRanges(const std::string &text);
+// The image's capacity for a candidate whose audit calls (one per configuration, in order) launched
+// `auditedLaunches` kernels: the option itself unless auto; auto: room for twice the most launches of one call
+// plus 8 (a call that launches more than its audit did loses only the launches past that, which the document
+// counts and notes), at least 16, at most kCounterRangesMax; the default where no audit ran (--no-timing).
+size_t counterRanges(size_t option, const std::vector<int> &auditedLaunches);
+
 // The worker's arguments for the counter pass: none without counters; else "--counters --counters-mode MODE",
-// the mode always named (a worker of another default still does what the evaluator asked).
-std::vector<std::string> workerCounterArgs(bool counters, CountersMode mode);
+// the mode always named (a worker of another default still does what the evaluator asked), and
+// "--counters-ranges N|auto" where the ranges are not the default.
+std::vector<std::string> workerCounterArgs(bool counters, CountersMode mode,
+                                           size_t ranges = kCounterRangesDefault);
 
 // What the profiler does around configuration `config` of `configs` (in order), in the modes with one session
 // per configuration (per-config, shared; and joint's fallback, which is shared's plan: counterSessionPlan

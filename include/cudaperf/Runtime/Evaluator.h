@@ -37,6 +37,7 @@ struct EvalOptions {
   std::vector<std::string> configs; // only these configurations (empty: all)
   bool counters = false;       // hardware counters of the candidate's kernels (CUPTI), after timing
   CountersMode countersMode = CountersMode::Shared; // how the worker sets up the profiler (CountersMode.h)
+  size_t countersRanges = kCounterRangesDefault;    // the counter data image's capacity (CountersMode.h)
   std::string torchReferencePath; // default: cudaperf-torch-reference beside the running executable
   double torchTimeoutSeconds = 600; // one task's reference run (every config and set), PyTorch or C
   std::vector<int> devices;    // indices of the visible GPUs to use (empty: all), one candidate at a time each

@@ -30,7 +30,7 @@ std::string profileUserReplay(const CounterPass &pass, counters::KernelProfiler 
   counters::ProfilerOptions options;
   options.replay = counters::Replay::User;
   options.maxPasses = 64;
-  options.rangesPerSession = 256;
+  options.rangesPerSession = pass.rangesPerSession;
   options.keepSetUp = keepSetUp;
   std::string why = profiler.begin(ctx, options);
   cudaError_t e = cudaSuccess;
@@ -160,7 +160,7 @@ JointResult profileJoint(const CounterPass &pass, EntryFn fn) {
   counters::ProfilerOptions options;
   options.replay = counters::Replay::User;
   options.maxPasses = 64;
-  options.rangesPerSession = 256 * n; // each configuration's call as many ranges as in the other modes
+  options.rangesPerSession = pass.rangesPerSession * n; // each configuration's call as many as in the other modes
   std::string why = profiler.begin(ctx, options);
   std::vector<size_t> ends; // launches seen after each configuration's call of pass 0
   cudaError_t e = cudaSuccess;

@@ -382,6 +382,11 @@ Verdict Worker::measure(const std::string &impl, EntryFn fn) {
     a["host_return_ms"] = audit.hostReturnMs;
     a["drain_ms"] = audit.drainMs;
     a["kernels"] = audit.activity.kernels;
+    if (impl == "candidate") { // sizes the counter pass's image (--counters-ranges auto)
+      if (candidateAuditLaunches_.size() <= c)
+        candidateAuditLaunches_.resize(c + 1, 0);
+      candidateAuditLaunches_[c] = audit.activity.kernels;
+    }
     a["kernels_default_stream"] = audit.activity.kernelsOnDefaultStream;
     a["kernels_other_streams"] = audit.activity.kernelsOnOtherStreams;
     a["pending_streams"] = audit.pendingStreams;
@@ -527,8 +532,9 @@ void Worker::run(const WorkerOptions &options) {
   emitVerdict("candidate", cv);
   if (options.counters && cv.outcome == Outcome::Ok) {
     WorkerAllocations own; // the profiler's memory is not the candidate's
-    collectCounters(CounterPass{task_, shared_, stream_, flusher_, options.memoryWaitSeconds, options.countersMode},
-                    "candidate", candidate);
+    CounterPass pass{task_, shared_, stream_, flusher_, options.memoryWaitSeconds, options.countersMode};
+    pass.rangesPerSession = runtime::counterRanges(options.countersRanges, candidateAuditLaunches_);
+    collectCounters(pass, "candidate", candidate);
   }
   finish(0);
 }

@@ -28,6 +28,7 @@ struct WorkerOptions {
   std::string baselineTiming; // the baseline's timing events from an earlier worker: not timed again
   bool counters = false;      // a hardware-counter pass over the candidate after timing
   runtime::CountersMode countersMode = runtime::CountersMode::Shared; // its profiler set-up (--counters-mode)
+  size_t countersRanges = runtime::kCounterRangesDefault; // its counter data image's capacity (--counters-ranges)
   std::vector<std::string> configs;
   uint64_t seed = 1;
   int sets = 3;
@@ -71,6 +72,7 @@ private:
   cudaDeviceProp prop_{};
   runtime::MemorySummary memoryAtStart_;
   uint64_t peakHeldBytes_ = 0;
+  std::vector<int> candidateAuditLaunches_; // kernels of the candidate's audit call, per configuration
 
   void emitDevice();
   void openSharedData();
