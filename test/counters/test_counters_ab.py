@@ -29,27 +29,36 @@ def check(cond, what):
         print("FAIL:", what)
 
 
+def unpack(run, labels, tmp):
+    """The stored results-LABEL.jsonl.zst of an A/B folder, decompressed into tmp: label -> path."""
+    paths = {}
+    for label in labels:
+        paths[label] = os.path.join(tmp, f"results-{label}.jsonl")
+        with open(paths[label], "wb") as f:
+            subprocess.run(["zstd", "-qdc", os.path.join(run, f"results-{label}.jsonl.zst")], stdout=f, check=True)
+    return paths
+
+
+def replay(run, what, args, tmp):
+    """counters-ab-compare.py with args on the stored runs.tsv; checks its text against the stored compare.txt
+    and returns its JSON document and path."""
+    js = os.path.join(tmp, "compare.json")
+    p = subprocess.run([sys.executable, COMPARE, *args, "--runs", os.path.join(run, "runs.tsv"), "--json", js],
+                       capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, f"{what}: counters-ab-compare.py exit {p.returncode}: {p.stderr}")
+    check(p.stdout == open(os.path.join(run, "compare.txt")).read(), f"{what}: compare.txt replays byte for byte")
+    return json.load(open(js)), js
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="counters-ab-test-") as tmp:
-        args = []
-        for label in ("default", "shared", "repeat"):
-            path = os.path.join(tmp, f"results-{label}.jsonl")
-            with open(path, "wb") as f:
-                subprocess.run(["zstd", "-qdc", os.path.join(RUN, f"results-{label}.jsonl.zst")], stdout=f, check=True)
-            args += [f"--{label}", path]
-        js = os.path.join(tmp, "compare.json")
-        p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gpu", "counters-ab-compare.py"), *args,
-                            "--runs", os.path.join(RUN, "runs.tsv"), "--json", js],
-                           capture_output=True, text=True, timeout=120)
-        check(p.returncode == 0, f"counters-ab-compare.py exit {p.returncode}: {p.stderr}")
-        check(p.stdout == open(os.path.join(RUN, "compare.txt")).read(), "compare.txt replays byte for byte")
-        d = json.load(open(js))
-        verdict = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gpu", "counters-ab-compare.py"),
-                                  "--verdict", js], capture_output=True, text=True, timeout=60)
+        paths = unpack(RUN, ("default", "shared", "repeat"), tmp)
+        d, js = replay(RUN, "first A/B", [a for label, path in paths.items() for a in (f"--{label}", path)], tmp)
+        verdict = subprocess.run([sys.executable, COMPARE, "--verdict", js], capture_output=True, text=True, timeout=60)
         check(verdict.returncode == 0 and verdict.stdout == "shared\n",
               f"the stored A/B's verdict is shared: {verdict.returncode} {verdict.stdout!r} {verdict.stderr}")
-        bad = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gpu", "counters-ab-compare.py"),
-                              "--verdict", os.path.join(tmp, "missing.json")], capture_output=True, text=True, timeout=60)
+        bad = subprocess.run([sys.executable, COMPARE, "--verdict", os.path.join(tmp, "missing.json")],
+                             capture_output=True, text=True, timeout=60)
         check(bad.returncode == 2 and "missing.json" in bad.stderr, f"a missing file: exit {bad.returncode}, {bad.stderr}")
     check(d["modes"] == {"base": "per-config", "new": "shared"} and d["labels"] == ["default", "shared", "repeat"],
           f"modes and labels recorded: {d.get('modes')} {d.get('labels')}")
@@ -90,20 +99,9 @@ def main():
 
 def check_joint():
     with tempfile.TemporaryDirectory(prefix="counters-ab-joint-test-") as tmp:
-        paths = {}
-        for label in ("shared", "joint", "repeat"):
-            paths[label] = os.path.join(tmp, f"results-{label}.jsonl")
-            with open(paths[label], "wb") as f:
-                subprocess.run(["zstd", "-qdc", os.path.join(JOINT_RUN, f"results-{label}.jsonl.zst")], stdout=f,
-                               check=True)
-        js = os.path.join(tmp, "compare.json")
-        p = subprocess.run([sys.executable, COMPARE, "--base", paths["shared"], "--new", paths["joint"], "--repeat",
-                            paths["repeat"], "--base-mode", "shared", "--new-mode", "joint", "--runs",
-                            os.path.join(JOINT_RUN, "runs.tsv"), "--json", js], capture_output=True, text=True,
-                           timeout=120)
-        check(p.returncode == 0, f"joint A/B: counters-ab-compare.py exit {p.returncode}: {p.stderr}")
-        check(p.stdout == open(os.path.join(JOINT_RUN, "compare.txt")).read(), "joint A/B: compare.txt replays byte for byte")
-        d = json.load(open(js))
+        paths = unpack(JOINT_RUN, ("shared", "joint", "repeat"), tmp)
+        d, js = replay(JOINT_RUN, "joint A/B", ["--base", paths["shared"], "--new", paths["joint"], "--repeat",
+                                                paths["repeat"], "--base-mode", "shared", "--new-mode", "joint"], tmp)
         # An A/B of options within one mode (--counters-ranges): the new run needs its own label.
         same = [sys.executable, COMPARE, "--base", paths["shared"], "--new", paths["repeat"], "--repeat",
                 paths["shared"], "--base-mode", "shared", "--new-mode", "shared"]
