@@ -26,13 +26,17 @@ Exit status 0, or 2 on unreadable input. Python 3 standard library only.
 import argparse
 import collections
 import glob
+import importlib
 import json
 import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "corpus")]
 import corpus_compare  # noqa: E402
+
+dataset_report = importlib.import_module("dataset-report")  # its reader of the result files
 
 EXCLUDED_PATTERNS = {"data-dependent", "unknown"}
 IN_POPULATION = ("ok", "unweighted")
@@ -41,24 +45,13 @@ FIELDS = ("task", "family", "implementation", "configuration", "launch", "kernel
 
 
 def load_results(paths):
-    """(task, implementation) -> the newest result (later files win)."""
-    newest = {}
-    for path in paths:
-        try:
-            text = subprocess.run(["zstd", "-qdc", path], capture_output=True, check=True).stdout.decode() \
-                if path.endswith(".zst") else open(path).read()
-        except (OSError, subprocess.CalledProcessError) as e:
-            raise ValueError(f"{path}: {e}") from None
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                r = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{n}: {e}") from None
-            if r.get("dataset_task") and r.get("dataset_impl"):
-                newest[(r["dataset_task"], r["dataset_impl"])] = r
-    return newest
+    """(task, implementation) -> the newest result (later files win), read by dataset-report.py's read_results."""
+    try:
+        results = dataset_report.read_results(paths)
+    except dataset_report.InputError as e:
+        raise ValueError(str(e)) from None
+    return {(r["dataset_task"], r["dataset_impl"]): r for r in results
+            if r.get("dataset_task") and r.get("dataset_impl")}
 
 
 def load_analyses(directory):

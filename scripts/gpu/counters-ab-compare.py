@@ -101,23 +101,22 @@ def fmt(v, digits=3):
 
 
 def compare(runs, walls, labels):
-    RUNS = labels
     base, new, repeat = labels
     candidates, metrics = [], {}
     keys = sorted(set(runs[base]) | set(runs[new]) | set(runs[repeat]))
     for key in keys:
-        rs = {m: runs[m].get(key) for m in RUNS}
+        rs = {m: runs[m].get(key) for m in labels}
         row = {"task": key[0], "candidate": key[1],
-               "outcome": {m: (rs[m] or {}).get("outcome") for m in RUNS},
-               "counters_seconds": {m: counters_stage(rs[m]) if rs[m] else None for m in RUNS},
+               "outcome": {m: (rs[m] or {}).get("outcome") for m in labels},
+               "counters_seconds": {m: counters_stage(rs[m]) if rs[m] else None for m in labels},
                "compared_values": 0, "equal": None, "repeat_equal": None, "within_spread": None, "differing_metrics": [], "problems": []}
         candidates.append(row)
-        if any(rs[m] is None for m in RUNS):
-            row["problems"].append("missing from " + ", ".join(m for m in RUNS if rs[m] is None))
+        if any(rs[m] is None for m in labels):
+            row["problems"].append("missing from " + ", ".join(m for m in labels if rs[m] is None))
             continue
-        docs = {m: counter_docs(rs[m]) for m in RUNS}
+        docs = {m: counter_docs(rs[m]) for m in labels}
         configs = [c for c in docs[base] if c in docs[new] and c in docs[repeat]]
-        for m in RUNS:
+        for m in labels:
             extra = set(docs[m]) - set(configs)
             if extra:
                 row["problems"].append(f"{m}: counters of {sorted(extra)} not in every run")
@@ -126,7 +125,7 @@ def compare(runs, walls, labels):
             d, s, r = docs[base][cfg], docs[new][cfg], docs[repeat][cfg]
             if not (d.get("available") and s.get("available") and r.get("available")):
                 row["problems"].append(f"{cfg}: counters unavailable in " +
-                                       ", ".join(m for m, x in zip(RUNS, (d, s, r)) if not x.get("available")))
+                                       ", ".join(m for m, x in zip(labels, (d, s, r)) if not x.get("available")))
                 equal = spread = repeat_equal = False
                 continue
             shape = [[(k.get("name"), k.get("launch")) for k in x.get("kernels", [])] for x in (d, s, r)]
@@ -145,7 +144,7 @@ def compare(runs, walls, labels):
                     if name not in md or name not in ms or name not in mr:
                         st["missing"] += 1
                         row["problems"].append(f"{cfg}: {name} missing in " +
-                                               ", ".join(m for m, x in zip(RUNS, (md, ms, mr)) if name not in x))
+                                               ", ".join(m for m, x in zip(labels, (md, ms, mr)) if name not in x))
                         equal = spread = repeat_equal = False
                         continue
                     a, b, c = md[name], ms[name], mr[name]
@@ -167,7 +166,7 @@ def compare(runs, walls, labels):
         row["differing_metrics"] = sorted(differing)
 
     per_run = {}
-    for m in RUNS:
+    for m in labels:
         rs = list(runs[m].values())
         secs = [counters_stage(r) for r in rs if r.get("outcome") == "ok" and counters_stage(r) is not None]
         wall = walls.get(m, {}).get("seconds")
@@ -203,7 +202,6 @@ def mode_check(per_run, labels, modes):
 
 
 def report(candidates, metrics, per_run, labels, modes):
-    RUNS = labels
     base, new, repeat = labels
     out = []
     w = out.append
@@ -212,7 +210,7 @@ def report(candidates, metrics, per_run, labels, modes):
     w(f"Counters mode A/B: {base_name} vs {new}, and {again} repeated (run-to-run spread)")
     w("")
     w("run      results  ok  counters stage median  total   wall s  candidates/min  exit")
-    for m in RUNS:
+    for m in labels:
         p = per_run[m]
         w(f"{m:8} {p['results']:7} {p['ok']:3}  {fmt(p['counters_seconds_median']):>21}  "
           f"{fmt(p['counters_seconds_total'], 1):>6}  {fmt(p['wall_seconds'], 1):>7}  "
@@ -245,7 +243,7 @@ def report(candidates, metrics, per_run, labels, modes):
     w(f"profiler_seconds medians per configuration position (0 = first): {base} | {new} | {repeat}")
     for ph in PHASES:
         cells = []
-        for m in RUNS:
+        for m in labels:
             by = per_run[m]["profiler_seconds_median"].get(ph, {})
             cells.append(" ".join(f"{pos}:{fmt(v)}" for pos, v in sorted(by.items())) or "-")
         w(f"  {ph:24} {' | '.join(cells)}")

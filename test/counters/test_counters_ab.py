@@ -16,17 +16,11 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from script_checks import ROOT, check, finish  # noqa: E402
 RUN = os.path.join(ROOT, "data", "eval-runs", "2026-12-02-h200-counters-ab")
 JOINT_RUN = os.path.join(ROOT, "data", "eval-runs", "2026-12-02-h200-counters-ab-joint")
 COMPARE = os.path.join(ROOT, "scripts", "gpu", "counters-ab-compare.py")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def unpack(run, labels, tmp):
@@ -93,8 +87,7 @@ def main():
         quoted = f"{runs[label]['candidates_per_minute']:.1f} candidates per minute"
         check(quoted in doc, f"docs/counters.md quotes the {label} run's '{quoted}'")
     check_joint()
-    print(f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    return finish()
 
 
 def check_joint():

@@ -14,20 +14,14 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from script_checks import ROOT, check, finish, run_python  # noqa: E402
 SCRIPT = os.path.join(ROOT, "scripts", "dataset-coalescing.py")
 ROWS = os.path.join(ROOT, "data", "measured", "accuracy", "dataset-coalescing-rows.tsv.zst")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def run(*args):
-    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, timeout=300)
+    return run_python(SCRIPT, args, timeout=300)
 
 
 def access(op, pattern, sectors, execs, line):
@@ -119,8 +113,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="dataset-coalescing-test-") as tmp:
         synthetic(tmp)
     committed()
-    print(f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    return finish()
 
 
 if __name__ == "__main__":

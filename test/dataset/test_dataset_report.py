@@ -22,19 +22,13 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from script_checks import ROOT, check, finish, run_python  # noqa: E402
 SCRIPT = os.path.join(ROOT, "scripts", "dataset-report.py")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def run(*args):
-    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, timeout=300)
+    return run_python(SCRIPT, args, timeout=300)
 
 
 def sha(path):
@@ -167,8 +161,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="dataset-report-test-") as tmp:
         synthetic(args.dataset_tool, tmp)
     stored(args.dataset_tool)
-    print(f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    return finish()
 
 
 if __name__ == "__main__":

@@ -7,26 +7,19 @@ logs, not written here), and the exit code 2 with a message on bad input."""
 import json
 import os
 import re
-import subprocess
 import sys
 import tarfile
 import tempfile
 import xml.etree.ElementTree as ET
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from script_checks import ROOT, check, finish, run_python  # noqa: E402
 SCRIPT = os.path.join(ROOT, "scripts", "rl-compare.py")
 NS = "{http://www.w3.org/2000/svg}"
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def run(*args):
-    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, timeout=60)
+    return run_python(SCRIPT, args, timeout=60)
 
 
 def write_log(path, rows):
@@ -102,5 +95,4 @@ with tempfile.TemporaryDirectory() as tmp:
         check(r.returncode == 0, "stored run: rc %d (%s)" % (r.returncode, r.stderr.strip()))
         check(sorted(circles_by_color(out)[1]) == expect, "stored legends %s, expected %s" % (circles_by_color(out)[1], expect))
 
-print("%d failure(s)" % len(failures))
-sys.exit(1 if failures else 0)
+sys.exit(finish())

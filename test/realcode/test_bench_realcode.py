@@ -15,16 +15,9 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from script_checks import ROOT, check, finish  # noqa: E402
 SCRIPT = os.path.join(ROOT, "scripts", "bench-realcode.py")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def write(path, text, mode=0o644):
@@ -101,5 +94,4 @@ for path in sorted(glob.glob(os.path.join(ROOT, "data", "realcode", "results-*.j
     check(doc.get("kernels_compiler_registers", 0) <= doc.get("kernels", 0), "%s: registers" % name)
     check(doc.get("constant_launch_block_used", 0) <= doc.get("kernels_with_constant_launch_block", 0), "%s: blocks" % name)
 
-print("%d failure(s)" % len(failures))
-sys.exit(1 if failures else 0)
+sys.exit(finish())

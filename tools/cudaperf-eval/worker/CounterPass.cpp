@@ -16,6 +16,14 @@ namespace cudaperf::worker {
 namespace {
 
 #ifdef CUDAPERF_HAVE_COUNTERS
+// Before each profiled call: fresh inputs, outputs poisoned, a cold and clean L2, the device idle.
+cudaError_t prepareCall(const CounterPass &pass, DeviceArgs &dev, const SharedSet &set) {
+  cudaError_t e = dev.prepare(set, pass.stream);
+  if (e == cudaSuccess)
+    e = pass.flusher.clean(pass.stream);
+  return e == cudaSuccess ? cudaDeviceSynchronize() : e;
+}
+
 // Returns why user replay could not be used ("" when it was); a failure of the candidate's own
 // call goes to callWhy instead (no fallback then). User replay: the call runs once per counter
 // pass, each pass starting from fresh inputs and a cold, clean L2 (as ncu --cache-control all),
@@ -37,7 +45,7 @@ std::string profileUserReplay(const CounterPass &pass, counters::KernelProfiler 
   const char *stage = "";
   while (why.empty() && profiler.passNeeded()) {
     stage = "preparing a counter pass";
-    if ((e = dev.prepare(set, pass.stream)) || (e = pass.flusher.clean(pass.stream)) || (e = cudaDeviceSynchronize()))
+    if ((e = prepareCall(pass, dev, set)))
       break;
     if (!(why = profiler.beginPass()).empty())
       break;
@@ -173,8 +181,7 @@ JointResult profileJoint(const CounterPass &pass, EntryFn fn) {
     for (size_t c = 0; c < n; ++c) {
       failedConfig = c;
       stage = "preparing a counter pass";
-      if ((e = devs[c]->prepare(sets[c], pass.stream)) || (e = pass.flusher.clean(pass.stream)) ||
-          (e = cudaDeviceSynchronize()))
+      if ((e = prepareCall(pass, *devs[c], sets[c])))
         break;
       stage = "the profiled call failed";
       callEntry(fn, packed[c].pointers.data(), pass.stream);
