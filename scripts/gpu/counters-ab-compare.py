@@ -24,9 +24,10 @@ Usage: counters-ab-compare.py --base A.jsonl --new B.jsonl --repeat C.jsonl [--r
 ("default" for per-config), the new mode's name, "repeat".
 runs.tsv: one line per run, tab-separated: label (as above), wall seconds, exit status.
        counters-ab-compare.py --verdict compare.json
-prints the mode to use: the new one where the A/B says it is as good and faster (verdict() below), else the base
-one; the reasons go to stderr. (scripts/gpu/measure-dataset.sh runs after an A/B in the same device call can take
-their --counters-mode from it.)
+prints the mode to use: the new one where the A/B says it is as good and faster (judge() below), else the base
+one; the reasons go to stderr. --verdict-label prints the winning run's label instead (base or NEW_LABEL), for an
+A/B of options within one mode, where both runs have the same mode. (scripts/gpu/measure-dataset.sh runs after an
+A/B in the same device call can take their --counters-mode, or --counters-ranges, from it.)
 The text goes to stdout; --json writes the same as a document. Exit status 0, or 2 on unreadable input.
 """
 import argparse
@@ -250,12 +251,11 @@ def report(candidates, metrics, per_run, labels, modes):
     return "\n".join(out) + "\n"
 
 
-def verdict(d):
-    """(mode, reasons): the new mode where every run has all its results ok and exit status 0, the documents record
+def judge(d):
+    """(new_won, reasons): True where every run has all its results ok and exit status 0, the documents record
     the modes as expected, every deterministic metric (equal in all pairs of the base run and its repeat) is equal
-    in all pairs of the new run too, and the new run has more candidates per minute than both base runs; else the
-    base mode, with what failed."""
-    base_mode, new_mode = d["modes"]["base"], d["modes"]["new"]
+    in all pairs of the new run too, and the new run has more candidates per minute than both base runs; else False,
+    with what failed."""
     base, new, repeat = d["labels"]
     runs, why = d["runs"], []
     for label in (base, new, repeat):
@@ -277,23 +277,36 @@ def verdict(d):
         why.append(f"{new} not faster: {speed[new]:.1f} candidates per minute against {speed[base]:.1f} and "
                    f"{speed[repeat]:.1f}")
     if why:
-        return base_mode, why
-    return new_mode, [f"{new}: {len(deterministic)} deterministic metrics equal, {speed[new]:.1f} candidates per "
+        return False, why
+    return True, [f"{new}: {len(deterministic)} deterministic metrics equal, {speed[new]:.1f} candidates per "
                       f"minute against {speed[base]:.1f} and {speed[repeat]:.1f}"]
 
 
+def verdict(d):
+    """(mode, reasons): the new run's mode where judge() says it won, else the base run's."""
+    won, why = judge(d)
+    return d["modes"]["new" if won else "base"], why
+
+
+def verdict_label(d):
+    """(label, reasons): the winning run's label (an A/B of options within one mode, NEW_LABEL=ranges-auto with
+    BASE=NEW=shared, has the same mode in both runs; the label tells them apart)."""
+    won, why = judge(d)
+    return d["labels"][1 if won else 0], why
+
+
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] == "--verdict":
+    if len(sys.argv) == 3 and sys.argv[1] in ("--verdict", "--verdict-label"):
         try:
             with open(sys.argv[2]) as f:
                 d = json.load(f)
-            mode, reasons = verdict(d)
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            print(f"counters-ab-compare: --verdict {sys.argv[2]}: {e}", file=sys.stderr)
+            answer, reasons = (verdict_label if sys.argv[1] == "--verdict-label" else verdict)(d)
+        except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
+            print(f"counters-ab-compare: {sys.argv[1]} {sys.argv[2]}: {e}", file=sys.stderr)
             return 2
         for r in reasons:
             print(f"counters-ab-compare: {r}", file=sys.stderr)
-        print(mode)
+        print(answer)
         return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--base", "--default", dest="base", required=True, help="the base mode's results")

@@ -11,13 +11,14 @@
 # Usage (repository root, GPU host; the carried .carry/deps from scripts/pack-deps.sh):
 #   scripts/gpu/measure-dataset.sh [OUT] [--families GLOB] [--limit N] [--budget SECONDS] [--jobs N] [--no-counters]
 #                                  [--counters-mode per-config|shared|joint]   (cudaperf-eval's; default shared)
+#                                  [--counters-ranges N|auto]   (cudaperf-eval's; default 256)
 # Writes OUT/results-<stamp>.jsonl.zst (one cudaperf-eval result per implementation, with "dataset_task"
 # and "dataset_impl"), OUT/command.txt, OUT/logs.tar.gz, OUT/summary.txt; prints the summary last.
 # Commit OUT/results-*.jsonl.zst and command.txt into data/measured/dataset-h200/.
 set -uo pipefail
 OUT=${1:-${OUT:-/tmp/measure-dataset}}
 [ $# -gt 0 ] && shift
-FAMILIES='*'; LIMIT=3; BUDGET=360; JOBS=12; COUNTERS=(--counters)
+FAMILIES='*'; LIMIT=3; BUDGET=360; JOBS=12; COUNTERS=(--counters); RANGES=()
 while [ $# -gt 0 ]; do
   case $1 in
     --families) FAMILIES=$2; shift 2 ;;
@@ -25,6 +26,7 @@ while [ $# -gt 0 ]; do
     --budget) BUDGET=$2; shift 2 ;;
     --jobs) JOBS=$2; shift 2 ;;
     --no-counters) COUNTERS=(); shift ;;
+    --counters-ranges) RANGES=(--counters-ranges "$2"); shift 2 ;;  # docs/counters.md, "Joint mode"
     --counters-mode) COUNTERS=(--counters --counters-mode "$2"); shift 2 ;;  # docs/counters.md, "Counters mode"
     *) echo "measure-dataset: unknown option $1" >&2; exit 2 ;;
   esac
@@ -35,7 +37,7 @@ START=$SECONDS
 LOGS=$OUT/logs && mkdir -p "$LOGS"
 say() { echo "[$(date -u +%T) $((SECONDS - START))s] $*" | tee -a "$LOGS/measure.log"; }
 left() { echo $((BUDGET - (SECONDS - START))); }
-echo "scripts/gpu/measure-dataset.sh OUT --families '$FAMILIES' --limit $LIMIT --budget $BUDGET --jobs $JOBS$([ ${#COUNTERS[@]} -eq 0 ] && echo ' --no-counters')$([ ${#COUNTERS[@]} -eq 3 ] && echo " --counters-mode ${COUNTERS[2]}")" > "$OUT/command.txt"
+echo "scripts/gpu/measure-dataset.sh OUT --families '$FAMILIES' --limit $LIMIT --budget $BUDGET --jobs $JOBS$([ ${#COUNTERS[@]} -eq 0 ] && echo ' --no-counters')$([ ${#COUNTERS[@]} -eq 3 ] && echo " --counters-mode ${COUNTERS[2]}")${RANGES[*]:+ ${RANGES[*]}}" > "$OUT/command.txt"
 say "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1); $(nproc) cores"
 
 # 1. Build (capped): evaluator, worker, torch reference, generator.
@@ -127,7 +129,7 @@ for line in open(sys.argv[1]):
 PY
   rm -f /tmp/measure-task.jsonl
   timeout $(( $(left) < 240 ? $(left) - 10 : 240 )) build-gpu/bin/cudaperf-eval --batch /tmp/measure-batch.txt \
-    --jobs "$JOBS" "${COUNTERS[@]}" --jsonl --budget-ms 30 --min-runs 10 --output /tmp/measure-task.jsonl \
+    --jobs "$JOBS" "${COUNTERS[@]}" ${COUNTERS[0]:+"${RANGES[@]}"} --jsonl --budget-ms 30 --min-runs 10 --output /tmp/measure-task.jsonl \
     >> "$LOGS/eval.log" 2>&1 < /dev/null
   rc=$?
   [ $rc -eq 124 ] && { say "batch $(basename "$group") cut by the budget: dropped"; break; }

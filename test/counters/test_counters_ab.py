@@ -51,6 +51,10 @@ def main():
         verdict = subprocess.run([sys.executable, COMPARE, "--verdict", js], capture_output=True, text=True, timeout=60)
         check(verdict.returncode == 0 and verdict.stdout == "shared\n",
               f"the stored A/B's verdict is shared: {verdict.returncode} {verdict.stdout!r} {verdict.stderr}")
+        label = subprocess.run([sys.executable, COMPARE, "--verdict-label", js], capture_output=True, text=True,
+                               timeout=60)
+        check(label.returncode == 0 and label.stdout == "shared\n",
+              f"the stored A/B's winning label is shared: {label.returncode} {label.stdout!r} {label.stderr}")
         bad = subprocess.run([sys.executable, COMPARE, "--verdict", os.path.join(tmp, "missing.json")],
                              capture_output=True, text=True, timeout=60)
         check(bad.returncode == 2 and "missing.json" in bad.stderr, f"a missing file: exit {bad.returncode}, {bad.stderr}")
@@ -63,6 +67,14 @@ def main():
     slower = copy.deepcopy(d)
     slower["runs"]["shared"]["candidates_per_minute"] = slower["runs"]["repeat"]["candidates_per_minute"]
     check(compare.verdict(slower)[0] == "per-config", "not faster than both base runs: the base mode")
+    # An A/B of options within one mode: both modes shared, the labels tell the runs apart.
+    options = copy.deepcopy(d)
+    options["modes"] = {"base": "shared", "new": "shared"}
+    options["labels"] = ["shared", "ranges-auto", "repeat"]
+    options["runs"] = {"shared": d["runs"]["default"], "ranges-auto": d["runs"]["shared"], "repeat": d["runs"]["repeat"]}
+    check(compare.verdict_label(options)[0] == "ranges-auto", "verdict_label(): the new run's label where it won")
+    options["runs"]["ranges-auto"] = slower["runs"]["shared"]
+    check(compare.verdict_label(options)[0] == "shared", "verdict_label(): the base run's label where it lost")
     unequal = copy.deepcopy(d)
     m = next(m for m, st in unequal["metrics"].items() if st["pairs"] and st["equal_repeat"] == st["pairs"])
     unequal["metrics"][m]["equal_shared"] -= 1
