@@ -75,6 +75,8 @@ struct Profiler {
   double SampledThreads = 0;
   std::vector<double> DensitySum, DensitySum64;
   std::vector<unsigned> DensityCount;
+  std::vector<double> ShareSum, ShareWeight; // AddressExtent::ActiveSectorShare's sums
+  double SampleWeight = 1.0;                 // the sampled warp's weight (runSample)
 
   // Density of warp requests applies to the whole array only when lanes, warps and blocks
   // continue one another along one dimension.
@@ -97,6 +99,8 @@ struct Profiler {
     DensitySum.assign(Tracked.size(), 0.0);
     DensitySum64.assign(Tracked.size(), 0.0);
     DensityCount.assign(Tracked.size(), 0);
+    ShareSum.assign(Tracked.size(), 0.0);
+    ShareWeight.assign(Tracked.size(), 0.0);
   }
 
   LaneValues evaluateFresh(const Value *V, unsigned &Flags) {
@@ -262,7 +266,7 @@ struct Profiler {
     for (size_t A = 0; A < Tracked.size(); ++A)
       if (!Unrolled || CountOutside || Unrolled->contains(Tracked[A].Block))
         if (uint32_t M = R.Mask.lookup(Tracked[A].Block))
-          trackAddress(A, M);
+          trackAddress(A, M, R.Warp.lookup(Tracked[A].Block));
     UnrolledLoop = nullptr;
     return R;
   }
@@ -278,6 +282,7 @@ struct Profiler {
 
   void runSample(double Weight) {
     SampledThreads += Weight * Sample.Lanes.size();
+    SampleWeight = Weight;
     Pass First = runPass(nullptr, true);
     // A guard on the counter of a loop that halves or doubles it (a tree reduction): when the loop
     // runs a known number of times, the same for every thread, the pass is repeated once per
@@ -307,7 +312,9 @@ struct Profiler {
   }
 
 
-  void trackAddress(size_t A, uint32_t M) {
+  // \p WarpExecutions: the warp-level executions of the access's block in this pass (0: not counted
+  // in this pass, e.g. outside the loop an iteration pass stands for).
+  void trackAddress(size_t A, uint32_t M, double WarpExecutions) {
     const TrackedAddress &TA = Tracked[A];
     AddressExtent &X = P.Extents[A];
     X.Executed = true;
@@ -362,6 +369,15 @@ struct Profiler {
           X.Hi = std::max(X.Hi, V[I] + int64_t(TA.Bytes));
           Addr.push_back(V[I]);
         }
+      if (C == 0 && WarpExecutions > 0 && !Addr.empty()) {
+        std::vector<int64_t> All(V.begin(), V.end());
+        unsigned Whole = predictSectorsPerRequest(All, TA.Bytes);
+        if (Whole > 0) {
+          double W = SampleWeight * WarpExecutions;
+          ShareSum[A] += W * double(predictSectorsPerRequest(Addr, TA.Bytes)) / double(Whole);
+          ShareWeight[A] += W;
+        }
+      }
       if (C == 0 && Addr.size() > 1 && OneDimensional) {
         DensitySum[A] += chunkDensity(Addr, TA.Bytes, SectorBytes);
         DensitySum64[A] += chunkDensity(Addr, TA.Bytes, 2 * SectorBytes);
@@ -407,6 +423,9 @@ struct Profiler {
         P.Extents[A].WarpDensity = std::min(1.0, DensitySum[A] / DensityCount[A]);
         P.Extents[A].WarpDensity64 = std::min(1.0, DensitySum64[A] / DensityCount[A]);
       }
+    for (size_t A = 0; A < Tracked.size(); ++A)
+      if (P.Extents[A].Known && ShareWeight[A] > 0)
+        P.Extents[A].ActiveSectorShare = std::min(1.0, ShareSum[A] / ShareWeight[A]);
   }
 };
 

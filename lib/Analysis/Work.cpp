@@ -201,6 +201,13 @@ public:
       if (!SPR) {
         SectorsUnknown = !A; // no coalescing record at all
         SPR = double(WarpSize) * std::ceil(M.Bytes / double(SectorBytes));
+      } else if (const AddressExtent &X = P.Extents[TrackedOf[I]]; X.Known && X.ActiveSectorShare < 1.0 - 1e-9) {
+        // The coalescing analysis predicts for whole warps; guards that idle lanes of some warps (the
+        // partial last warp behind a bounds check) leave their requests fewer sectors. What the launch
+        // averages: docs/json-schema.md, "launch_sectors_per_request".
+        SPR = *SPR * X.ActiveSectorShare;
+        if (A && A->SectorsPerRequest)
+          A->Extra["launch_sectors_per_request"] = std::round(*SPR * 100.0) / 100.0;
       }
       double Requested = Lanes * M.Bytes, Moved = Warps * *SPR * SectorBytes;
       bool Reads = M.Kind != AccessKind::Store, Writes = M.Kind != AccessKind::Load;

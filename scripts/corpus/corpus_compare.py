@@ -53,7 +53,7 @@ def parser(doc, root):
 
 
 def weighted_mean(kernel, spaces, op, key, excluded, status_of):
-    """Execution-weighted mean of access[key] over a kernel's accesses of one op in \p spaces, with
+    """Execution-weighted mean of access[key] (access["launch_" + key] where present) over a kernel's accesses of one op in \p spaces, with
     a status: "ok", "unweighted" (some executions unknown, weighted 1) or status_of(pattern) for an
     access that cannot be judged; and the lines that were averaged."""
     num = den = 0.0
@@ -68,7 +68,10 @@ def weighted_mean(kernel, spaces, op, key, excluded, status_of):
         if execs is None:
             status = "unweighted" if status == "ok" else status
             execs = 1
-        num += a[key] * execs
+        # The launch's average where the analyzer has one (guards idling lanes of partial warps:
+        # launch_sectors_per_request, docs/json-schema.md), else the whole-warp prediction.
+        value = a.get("launch_" + key)
+        num += (a[key] if value is None else value) * execs
         den += execs
         lines.append(a["line"])
     return (num / den if den else None), status, lines

@@ -64,6 +64,13 @@ struct AddressExtent {
   /// The same at DRAM granularity: distinct 64-byte chunks a warp request touches / the chunks its
   /// span covers (the H200 reads DRAM in 64-byte units: measured on the corpus's strided loads).
   double WarpDensity64 = 1.0;
+  /// The sectors one request of the lanes left active by the guards touches / the sectors it would
+  /// touch with every lane of the warp, at the first iteration of the loops around it, averaged over
+  /// the sampled warps that execute it (weighted by their warp-level executions). 1 where every
+  /// executing warp is whole; below 1 where a guard idles lanes of some (the partial last warp behind
+  /// `if (row < rows)`: 1 lane of 32 touches 1 sector instead of 32). Multiplies the coalescing
+  /// analysis's sectors per request (full warps) into the launch's. Set when Known.
+  double ActiveSectorShare = 1.0;
 };
 
 struct ExecutionProfile {
