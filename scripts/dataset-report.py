@@ -406,7 +406,8 @@ def main(argv):
     ap.add_argument("--svg-dir", help="also write the figures (dataset-spread.svg, dataset-repeat.svg) here")
     ap.add_argument("--measured-tasks", action="store_true",
                     help="print the tasks whose stored results are all of the implementations the generator makes "
-                         "now, one per line; name the stale ones on stderr (scripts/gpu/measure-dataset.sh)")
+                         "now, each newest one ok, one per line; name the stale and the not ok ones on stderr "
+                         "(scripts/gpu/measure-dataset.sh)")
     args = ap.parse_args(argv)
     paths = args.results if args.results is not None else sorted(glob.glob(os.path.join(ROOT, "data", "measured",
                                                                                          "dataset-h200", "*.jsonl.zst")))
@@ -428,10 +429,18 @@ def main(argv):
         return 0
     manifest = read_manifest(args.manifest, args.dataset_tool)
     if args.measured_tasks:
-        current, stale, _ = split_current(manifest, results)
-        print("\n".join(sorted({r.get("dataset_task") for r in current})))
+        # Only the manifest's tasks: one generated with --families names the others' results nowhere, which
+        # does not make them stale (a pt_full_reduce-only call named every other measured task "changed").
+        in_manifest = {e["task"] for e in manifest}
+        current, stale, _ = split_current(manifest, [r for r in results if r.get("dataset_task") in in_manifest])
+        # A task whose newest result of some implementation is not ok is measured again: the failure was a
+        # generator bug, fixed since (issue 15: fixed, not filtered), in the task rather than the implementation.
+        failed = {r.get("dataset_task") for r in newest_only(current)[0] if r.get("outcome") != "ok"}
+        print("\n".join(sorted({r.get("dataset_task") for r in current} - failed)))
         if stale:
             print(f"measured again (the generator changed them): {' '.join(sorted(stale))}", file=sys.stderr)
+        if failed:
+            print(f"measured again (not ok): {' '.join(sorted(failed))}", file=sys.stderr)
         return 0
     text, figures = report(manifest, results)
     svg_dirs = ([args.svg_dir] if args.svg_dir else []) + ([os.path.join(ROOT, "docs")] if args.write_doc else [])

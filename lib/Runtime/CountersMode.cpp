@@ -47,7 +47,7 @@ size_t counterRanges(size_t option, const std::vector<int> &auditedLaunches) {
   if (option != kCounterRangesAuto)
     return option;
   if (auditedLaunches.empty())
-    return kCounterRangesDefault;
+    return kCounterRangesFallback;
   size_t most = 0;
   for (int k : auditedLaunches)
     most = std::max(most, size_t(std::max(k, 0)));

@@ -12,6 +12,7 @@ equal, the verdict shared (joint not faster), and the figures docs/counters.md q
 import copy
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -20,6 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from script_checks import ROOT, check, finish  # noqa: E402
 RUN = os.path.join(ROOT, "data", "eval-runs", "2026-12-02-h200-counters-ab")
 JOINT_RUN = os.path.join(ROOT, "data", "eval-runs", "2026-12-02-h200-counters-ab-joint")
+RANGES_RUN = os.path.join(ROOT, "data", "eval-runs", "2026-12-02-h200-counters-ab-ranges")
 COMPARE = os.path.join(ROOT, "scripts", "gpu", "counters-ab-compare.py")
 
 
@@ -99,6 +101,7 @@ def main():
         quoted = f"{runs[label]['candidates_per_minute']:.1f} candidates per minute"
         check(quoted in doc, f"docs/counters.md quotes the {label} run's '{quoted}'")
     check_joint()
+    check_ranges()
     return finish()
 
 
@@ -143,6 +146,64 @@ def check_joint():
     check(stages in doc, f"docs/counters.md quotes the counters stage medians '{stages}'")
     starts = runs["joint"]["profiler_seconds_median"]["pass_start"]["0"]
     check(f"five Starts take {starts:.3f} s" in doc, f"docs/counters.md quotes joint's Starts {starts:.3f} s")
+
+
+def median_ratios(new_path, base_path, metric):
+    """configuration -> the median over kernel launches of new/base for metric (launches matched by candidate,
+    configuration and position)."""
+    def load(path):
+        out = {}
+        for line in open(path):
+            r = json.loads(line)
+            for c in r.get("configs", []):
+                doc = c.get("counters")
+                if isinstance(doc, dict):
+                    for i, k in enumerate(doc.get("kernels", [])):
+                        out[(r["candidate_sha256"], c["name"], i)] = k["metrics"].get(metric)
+        return out
+    new, base = load(new_path), load(base_path)
+    by_config = {}
+    for key, b in base.items():
+        if b and new.get(key) is not None:
+            by_config.setdefault(key[1], []).append(new[key] / b)
+    return {c: statistics.median(v) for c, v in by_config.items()}
+
+
+def check_ranges():
+    """The third A/B: shared with the fixed 256-range image against shared with --counters-ranges auto."""
+    with tempfile.TemporaryDirectory(prefix="counters-ab-ranges-test-") as tmp:
+        paths = unpack(RANGES_RUN, ("shared", "ranges-auto", "repeat"), tmp)
+        d, js = replay(RANGES_RUN, "ranges A/B", ["--base", paths["shared"], "--new", paths["ranges-auto"], "--repeat",
+                                                  paths["repeat"], "--base-mode", "shared", "--new-mode", "shared",
+                                                  "--new-label", "ranges-auto"], tmp)
+        v = subprocess.run([sys.executable, COMPARE, "--verdict-label", js], capture_output=True, text=True, timeout=60)
+        check(v.returncode == 0 and v.stdout == "ranges-auto\n", f"ranges A/B winning label: {v.stdout!r} {v.stderr}")
+        ratios = {m: {label: median_ratios(paths[label], paths["shared"], m) for label in ("ranges-auto", "repeat")}
+                  for m in ("dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum")}
+    deterministic = [m for m, st in d["metrics"].items() if st["pairs"] and st["equal_repeat"] == st["pairs"]]
+    check(len(deterministic) == 18 and all(d["metrics"][m]["equal_shared"] == 52 for m in deterministic),
+          f"ranges A/B: 18 deterministic metrics equal in all 52 pairs ({len(deterministic)})")
+    runs = d["runs"]
+    check(all(r["ok"] == r["results"] == 24 for r in runs.values()), "ranges A/B: 24 ok results in each run")
+    doc = open(os.path.join(ROOT, "docs", "counters.md")).read()
+    quoted = (f"{runs['ranges-auto']['candidates_per_minute']:.1f} candidates per minute against "
+              f"{runs['shared']['candidates_per_minute']:.1f} and {runs['repeat']['candidates_per_minute']:.1f}")
+    check(quoted in doc, f"docs/counters.md quotes '{quoted}'")
+    stages = (f"{runs['ranges-auto']['counters_seconds_median']:.3f} s against "
+              f"{runs['shared']['counters_seconds_median']:.3f} s and {runs['repeat']['counters_seconds_median']:.3f} s")
+    check(stages in doc, f"docs/counters.md quotes the counters stage medians '{stages}'")
+    starts = [runs[label]["profiler_seconds_median"]["pass_start"]["0"] for label in ("ranges-auto", "shared", "repeat")]
+    check("the five Starts\n  %.3f s against %.3f s and %.3f s" % tuple(starts) in doc,
+          f"docs/counters.md quotes the first configuration's Starts {starts}")
+    w, r, t = (ratios[m] for m in ("dram__bytes_write.sum", "dram__bytes_read.sum", "gpu__time_duration.sum"))
+    for text in (f"DRAM bytes written {w['ranges-auto']['small']:.3f} at the small configuration and "
+                 f"{w['ranges-auto']['large']:.3f} at the large one (the repeat: {w['repeat']['small']:.3f} and "
+                 f"{w['repeat']['large']:.3f})",
+                 f"median ratio to the first run {r['ranges-auto']['small']:.3f} at both configurations",
+                 f"duration {t['ranges-auto']['small']:.3f} and {t['ranges-auto']['large']:.3f} (the repeat: "
+                 f"{t['repeat']['small']:.3f} and {t['repeat']['large']:.3f})"):
+        check(" ".join(text.split()) in " ".join(doc.split()), f"docs/counters.md quotes '{text}'")
+    check(abs(r["ranges-auto"]["large"] - r["ranges-auto"]["small"]) < 5e-4, "DRAM reads: the same median at both")
 
 
 if __name__ == "__main__":

@@ -128,6 +128,28 @@ def synthetic(tool, tmp):
             check(found == circles, f"{name}: {found} circles, expected {circles}")
         check(f"]({name})" in out, f"the report links {name}")
 
+    # --measured-tasks (what scripts/gpu/measure-dataset.sh skips): both tasks after both shards; with a third shard
+    # whose newest result of one axpy_000 file is not ok, axpy_000 is handed back to be measured again.
+    manifest = os.path.join(ds, "manifest.jsonl")
+    p = run("--results", *paths, "--manifest", manifest, "--measured-tasks")
+    check(p.returncode == 0 and p.stdout.split() == ["axpy_000", "axpy_001"] and not p.stderr,
+          f"--measured-tasks: both ({p.returncode} {p.stdout!r} {p.stderr!r})")
+    failed = dict(result(ds, t0["dir"], "axpy_000", fast0[0], 1.0), outcome="wrong_answer")
+    paths.append(os.path.join(tmp, "results-20260103T000000.jsonl"))
+    with open(paths[-1], "w") as f:
+        f.write(json.dumps(failed) + "\n")
+    p = run("--results", *paths, "--manifest", manifest, "--measured-tasks")
+    check(p.returncode == 0 and p.stdout.split() == ["axpy_001"] and "measured again (not ok): axpy_000" in p.stderr,
+          f"--measured-tasks: a newest result not ok hands its task back ({p.stdout!r} {p.stderr!r})")
+    # A manifest of fewer tasks (generated with --families or --limit): the others are not named stale.
+    one = os.path.join(ds, "manifest-one.jsonl")  # beside the task folders its paths are relative to
+    with open(one, "w") as f:
+        f.write(json.dumps(t1) + "\n")
+    p = run("--results", *paths[:2], "--manifest", one, "--measured-tasks")
+    check(p.returncode == 0 and p.stdout.split() == ["axpy_001"] and "stale" not in p.stderr
+          and "changed" not in p.stderr, f"--measured-tasks, one task's manifest: {p.stdout!r} {p.stderr!r}")
+    paths.pop()
+
     # Bad input.
     p = run("--results", os.path.join(tmp, "missing.jsonl"), "--summary")
     check(p.returncode == 2 and "missing.jsonl: no such results file" in p.stderr, f"missing file: {p.returncode} {p.stderr}")

@@ -36,11 +36,12 @@ TEST(CountersMode, WorkerArgumentsNameTheMode) {
   EXPECT_EQ(workerCounterArgs(true, CountersMode::PerConfig), (V{"--counters", "--counters-mode", "per-config"}));
   EXPECT_EQ(workerCounterArgs(true, CountersMode::Shared), (V{"--counters", "--counters-mode", "shared"}));
   EXPECT_EQ(workerCounterArgs(true, CountersMode::Joint), (V{"--counters", "--counters-mode", "joint"}));
-  // The ranges only where they are not the default (the worker's command line as before the option).
-  EXPECT_EQ(workerCounterArgs(true, CountersMode::Shared, kCounterRangesDefault),
-            (V{"--counters", "--counters-mode", "shared"}));
+  // The ranges only where they are not the default, auto (docs/counters.md, "Counter data image size").
+  EXPECT_EQ(kCounterRangesDefault, kCounterRangesAuto);
   EXPECT_EQ(workerCounterArgs(true, CountersMode::Shared, kCounterRangesAuto),
-            (V{"--counters", "--counters-mode", "shared", "--counters-ranges", "auto"}));
+            (V{"--counters", "--counters-mode", "shared"}));
+  EXPECT_EQ(workerCounterArgs(true, CountersMode::Shared, kCounterRangesFallback),
+            (V{"--counters", "--counters-mode", "shared", "--counters-ranges", "256"}));
   EXPECT_EQ(workerCounterArgs(true, CountersMode::PerConfig, 32),
             (V{"--counters", "--counters-mode", "per-config", "--counters-ranges", "32"}));
   EXPECT_EQ(workerCounterArgs(false, CountersMode::Shared, 32), V{});
@@ -63,15 +64,15 @@ TEST(CountersMode, CounterRangesOptionAndAutoSizing) {
   // A number is used as given, audit or not.
   EXPECT_EQ(counterRanges(256, {1, 1}), 256u);
   EXPECT_EQ(counterRanges(4, {100}), 4u);
-  // auto: twice the most launches of one call plus 8, at least 16, at most the maximum; the default without an
-  // audit (--no-timing).
+  // auto: twice the most launches of one call plus 8, at least 16, at most the maximum; the fallback, 256, without
+  // an audit (--no-timing).
   EXPECT_EQ(counterRanges(kCounterRangesAuto, {1, 2}), 16u);  // 2*2+8 = 12 -> 16
   EXPECT_EQ(counterRanges(kCounterRangesAuto, {0}), 16u);
   EXPECT_EQ(counterRanges(kCounterRangesAuto, {3, 10}), 28u); // the larger configuration's 10
   EXPECT_EQ(counterRanges(kCounterRangesAuto, {210, 190}), 428u); // more than the default: none left out
   EXPECT_EQ(counterRanges(kCounterRangesAuto, {1 << 20}), kCounterRangesMax);
   EXPECT_EQ(counterRanges(kCounterRangesAuto, {-5}), 16u);
-  EXPECT_EQ(counterRanges(kCounterRangesAuto, {}), kCounterRangesDefault);
+  EXPECT_EQ(counterRanges(kCounterRangesAuto, {}), 256u);
 }
 
 TEST(CountersMode, SetUpPlanPerConfiguration) {
@@ -113,8 +114,10 @@ TEST(CountersMode, SetUpPlanPerConfiguration) {
 
 TEST(CountersMode, SharedIsTheEvaluatorsDefault) {
   EXPECT_EQ(EvalOptions{}.countersMode, CountersMode::Shared);
-  EXPECT_EQ(EvalOptions{}.countersRanges, kCounterRangesDefault);
-  EXPECT_EQ(kCounterRangesDefault, 256u); // what every version before --counters-ranges used
+  // auto since the A/B of 2026-12-02 (docs/counters.md, "Counter data image size"); 256, what every version
+  // before --counters-ranges used, where no audit ran.
+  EXPECT_EQ(EvalOptions{}.countersRanges, kCounterRangesAuto);
+  EXPECT_EQ(kCounterRangesFallback, 256u);
 }
 
 TEST(CountersMode, RecordedInTheDocumentUnlessPerConfiguration) {

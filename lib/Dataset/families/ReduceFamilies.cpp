@@ -185,7 +185,12 @@ void makeTorchReduce(TaskSpec &t, Rng &rng, const std::vector<TorchReduce> &ops)
   t.args.push_back(sizeArg("batch_size"));
   t.args.push_back(sizeArg("dim"));
   t.configs = rowConfigs(rng, "batch_size", "dim", (1ll << rng.uniformInt(20, 22)) / (long long)op.operands);
-  t.tolerances = Json{{"f32", Json{{"atol", 1e-3}, {"rtol", 1e-4}}}};
+  // A sum that is not divided by n keeps the absolute rounding error of up to 4M float additions, whose
+  // order differs between implementations (atomics): 1e-3 failed one (pt_full_reduce_009, torch.sum over
+  // 4108 x 1021: |error| 1.8e-3 with the sum at -8.26, data/eval-runs/2026-12-02-h200-measure-13), so
+  // those get the C full reduction's 1e-2; means, norms (square roots) and maxima keep 1e-3.
+  bool unnormalizedSum = op.combine == Combine::Sum && std::string(op.finish) == "${acc}";
+  t.tolerances = Json{{"f32", Json{{"atol", unnormalizedSum ? 1e-2 : 1e-3}, {"rtol", 1e-4}}}};
   t.description = std::string("out = ") + op.torch + " (a 0-d tensor) over tensors of shape (batch_size, dim).";
   t.params = Json{{"op", op.name}};
   t.variant = op.name;

@@ -23,7 +23,7 @@ struct CounterPass {
   L2Flusher &flusher;
   double memoryWaitSeconds;
   runtime::CountersMode mode = runtime::CountersMode::Shared;
-  size_t rangesPerSession = runtime::kCounterRangesDefault; // per configuration (runtime::counterRanges)
+  size_t rangesPerSession = runtime::kCounterRangesFallback; // per configuration (runtime::counterRanges)
 };
 
 // One "counters" event per configuration (until one is unavailable: the reason would repeat).

@@ -77,7 +77,7 @@ support::ArgParser workerArgs(WorkerOptions &opt, Modes &modes) {
       .option("--counters-mode", "MODE", "shared (default): the profiler set up once for all configurations; per-config;\n"
               "or joint: one session, every configuration in each pass",
               [&](const std::string &v) { opt.countersMode = runtime::parseCountersMode(v); })
-      .option("--counters-ranges", "N|auto", "the counter data image's capacity per configuration (256)",
+      .option("--counters-ranges", "N|auto", "the counter data image's capacity per configuration (auto)",
               [&](const std::string &v) { opt.countersRanges = runtime::parseCounterRanges(v); })
       .option("--configs", "A,B", "only these configurations",
               [&](const std::string &v) { opt.configs = runtime::parseConfigList(v); });
