@@ -323,7 +323,10 @@ struct Profiler {
     const SCEV *S = SE.getSCEV(const_cast<Value *>(TA.Pointer));
     const SCEV *Base = SE.getPointerBase(S);
     const auto *BaseU = dyn_cast<SCEVUnknown>(Base);
-    if (!BaseU || !(isa<Argument>(BaseU->getValue()) || isa<GlobalValue>(BaseU->getValue()))) {
+    // A __device__ array is reached through an address-space cast of the global (a constant
+    // expression), which ScalarEvolution keeps as the base: the global behind it is the array.
+    const Value *BaseV = BaseU ? BaseU->getValue()->stripPointerCasts() : nullptr;
+    if (!BaseV || !(isa<Argument>(BaseV) || isa<GlobalValue>(BaseV))) {
       X.Known = false;
       return;
     }

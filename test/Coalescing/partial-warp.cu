@@ -6,6 +6,9 @@
 //             the store's 29 lanes still span 4 sectors: no launch value;
 //    33 rows in blocks of 64: (32 + 1) / 2 = 16.5 per load, (4 + 1) / 2 = 2.5 per store;
 //   131072 rows: whole warps only: no launch value (the 33-row launch is the same at both).
+// A final reduction over m partials (3 at small) in one block of 1024: only lanes 0-2 enter the loop, one sector
+// per request instead of 4, whether the partials are a parameter or a __device__ array (reached through an
+// address-space cast of the global).
 // RUN: %cudaperf-analyze %cuda-builtin-args --format=json --task %S/../Task/Inputs/sizes --config all %s > %t.json
 // RUN: %python %S/Inputs/accesses.py %t.json | FileCheck %s
 #include <cuda_runtime.h>
@@ -20,15 +23,30 @@ __global__ void rowSum(const float *x, float *y, int rows, int cols) {
   }
 }
 
+__device__ float partialSums[1024];
+
+__global__ void finalSum(int partials, const float *p, float *out) {
+  float v = 0;
+  for (int i = threadIdx.x; i < partials; i += blockDim.x)
+    v += p[i] + partialSums[i];
+  if (threadIdx.x == 0)
+    out[0] = v;
+}
+
 extern "C" void run(const float *x, float *y, int n, int m, float alpha, cudaStream_t stream) {
   int rows = n / 8;
   rowSum<<<(rows + 255) / 256, 256, 0, stream>>>(x, y, rows, 8);
   rowSum<<<1, 64, 0, stream>>>(x, y, 33, 8);
+  finalSum<<<1, 1024, 0, stream>>>(m, x, y);
 }
-// CHECK: small#0/rowSum 19:10 store 4 coalesced sectors=4 ideal=4 exec=1 coef=4,0,0{{$}}
-// CHECK-NEXT: small#0/rowSum 18:12 load 4 strided sectors=32 ideal=4 exec=8 coef=32,0,0 launch=31.25{{$}}
-// CHECK: small#1/rowSum 19:10 store 4 coalesced sectors=4 ideal=4 exec=1 coef=4,0,0 launch=2.5{{$}}
-// CHECK-NEXT: small#1/rowSum 18:12 load 4 strided sectors=32 ideal=4 exec=8 coef=32,0,0 launch=16.5{{$}}
-// CHECK: large#0/rowSum 19:10 store 4 coalesced sectors=4 ideal=4 exec=1 coef=4,0,0{{$}}
-// CHECK-NEXT: large#0/rowSum 18:12 load 4 strided sectors=32 ideal=4 exec=8 coef=32,0,0{{$}}
-// CHECK: large#1/rowSum 18:12 load 4 strided sectors=32 ideal=4 exec=8 coef=32,0,0 launch=16.5{{$}}
+// CHECK: small#0/rowSum 22:10 store 4 coalesced sectors=4 ideal=4 exec=1 coef=4,0,0{{$}}
+// CHECK-NEXT: small#0/rowSum 21:12 load 4 strided sectors=32 ideal=4 exec=8 coef=32,0,0 launch=31.25{{$}}
+// CHECK: small#1/rowSum 22:10 store 4 coalesced sectors=4 ideal=4 exec=1 coef=4,0,0 launch=2.5{{$}}
+// CHECK-NEXT: small#1/rowSum 21:12 load 4 strided sectors=32 ideal=4 exec=8 coef=32,0,0 launch=16.5{{$}}
+// CHECK: small#2/finalSum 31:10 load 4 coalesced sectors=4 ideal=4 exec=1 coef=4,0,0 launch=1{{$}}
+// CHECK-NEXT: small#2/finalSum 31:17 load 4 coalesced sectors=4 ideal=4 exec=1 coef=4,0,0 launch=1{{$}}
+// CHECK: large#0/rowSum 22:10 store 4 coalesced sectors=4 ideal=4 exec=1 coef=4,0,0{{$}}
+// CHECK-NEXT: large#0/rowSum 21:12 load 4 strided sectors=32 ideal=4 exec=8 coef=32,0,0{{$}}
+// CHECK: large#1/rowSum 21:12 load 4 strided sectors=32 ideal=4 exec=8 coef=32,0,0 launch=16.5{{$}}
+// CHECK: large#2/finalSum 31:10 load 4 coalesced sectors=4 ideal=4 exec=1 coef=4,0,0 launch=1{{$}}
+// CHECK-NEXT: large#2/finalSum 31:17 load 4 coalesced sectors=4 ideal=4 exec=1 coef=4,0,0 launch=1{{$}}

@@ -47,7 +47,10 @@ def synthetic(tmp):
                 access("store", "coalesced", 4, 1, 12), access("atomic", "coalesced", 1, 1, 13)]}},
             {"index": 1, "mangled_name": "_Z1bv", "report": {"accesses": [
                 access("load", "data-dependent", None, 1, 20), access("load", "coalesced", 4, 1, 21)]}},
-            {"index": 2, "mangled_name": "_Z1cv", "report": {"accesses": [access("load", "coalesced", 4, 1, 30)]}}]}]}
+            {"index": 2, "mangled_name": "_Z1cv", "report": {"accesses": [access("load", "coalesced", 4, 1, 30)]}},
+            # a partial last warp: the launch's average (launch_sectors_per_request) is what is compared
+            {"index": 3, "mangled_name": "_Z1dv", "report": {"accesses": [
+                dict(access("load", "strided", 32, 1, 40), launch_sectors_per_request=16.5)]}}]}]}
     json.dump(doc, open(os.path.join(analysis, "a.json"), "w"))
 
     def result(outcome, ld_sectors):
@@ -55,7 +58,8 @@ def synthetic(tmp):
             "name": "small", "counters": {"available": True, "kernels": [
                 {"launch": 0, "name": "_Z1av", "demangled": "a()", "metrics": metrics(100, ld_sectors, 50, 200)},
                 {"launch": 1, "name": "_Z1bv", "demangled": "b()", "metrics": metrics(10, 40, 0, 0)},
-                {"launch": 2, "name": "_Z1zv", "demangled": "z()", "metrics": metrics(10, 40, 0, 0)}]}}]}
+                {"launch": 2, "name": "_Z1zv", "demangled": "z()", "metrics": metrics(10, 40, 0, 0)},
+                {"launch": 3, "name": "_Z1dv", "demangled": "d()", "metrics": metrics(2, 33, 0, 0)}]}}]}
 
     older = os.path.join(tmp, "older.jsonl")
     with open(older, "w") as f:
@@ -73,12 +77,13 @@ def synthetic(tmp):
     want = [("0", "ld", "11", "9", "ok"),            # 11 predicted, 900 / 100 measured (the newer result): 22% off
             ("0", "st", "4", "4", "ok"),             # 200 / 50
             ("1", "ld", "4", "4", "data-dependent"),  # the coalesced load is averaged; the set is not judged
-            ("2", "ld", "", "4", "unmatched")]        # _Z1zv where the analysis has _Z1cv
+            ("2", "ld", "", "4", "unmatched"),       # _Z1zv where the analysis has _Z1cv
+            ("3", "ld", "16.5", "16.5", "ok")]       # (32 + 1) / 2 measured; the launch's 16.5, not the warp's 32
     check(got == want, f"extract rows {got}, expected {want}")
     p = run("report", "--rows", out)
     check(p.returncode == 0 and p.stdout.startswith(
-        "1 of 2 launch-level global load/store ratios within 10% of the H200 measurement (50.0%); 4 ratios of 1 "
-        "implementations of 1 tasks, by status: data-dependent 1, ok 2, unmatched 1."),
+        "2 of 3 launch-level global load/store ratios within 10% of the H200 measurement (66.7%); 5 ratios of 1 "
+        "implementations of 1 tasks, by status: data-dependent 1, ok 3, unmatched 1."),
           f"report of the synthetic rows: {p.returncode} {p.stdout[:200]!r} {p.stderr}")
     check("Outside the tolerance: 1 of 1 predicted more sectors than measured." in p.stdout, "over-prediction count")
     bad = run("report", "--rows", os.path.join(tmp, "missing.tsv"))
