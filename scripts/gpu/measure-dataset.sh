@@ -11,7 +11,7 @@
 # Usage (repository root, GPU host; the carried .carry/deps from scripts/pack-deps.sh):
 #   scripts/gpu/measure-dataset.sh [OUT] [--families GLOB] [--limit N] [--budget SECONDS] [--jobs N] [--no-counters]
 #                                  [--counters-mode per-config|shared|joint]   (cudaperf-eval's; default shared)
-#                                  [--counters-ranges N|auto]   (cudaperf-eval's; default 256)
+#                                  [--counters-ranges N|auto]   (cudaperf-eval's; default auto)
 # Writes OUT/results-<stamp>.jsonl.zst (one cudaperf-eval result per implementation, with "dataset_task"
 # and "dataset_impl"), OUT/command.txt, OUT/logs.tar.gz, OUT/summary.txt; prints the summary last.
 # Commit OUT/results-*.jsonl.zst and command.txt into data/measured/dataset-h200/.
@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
     --budget) BUDGET=$2; shift 2 ;;
     --jobs) JOBS=$2; shift 2 ;;
     --no-counters) COUNTERS=(); shift ;;
-    --counters-ranges) RANGES=(--counters-ranges "$2"); shift 2 ;;  # docs/counters.md, "Joint mode"
+    --counters-ranges) RANGES=(--counters-ranges "$2"); shift 2 ;;  # docs/counters.md, "Counter data image size"
     --counters-mode) COUNTERS=(--counters --counters-mode "$2"); shift 2 ;;  # docs/counters.md, "Counters mode"
     *) echo "measure-dataset: unknown option $1" >&2; exit 2 ;;
   esac
