@@ -188,6 +188,7 @@ public:
       if (TrackedOf[I] == SIZE_MAX)
         continue;
       MemoryAccess *A = matchAccess(M, K, MatchFrom);
+      const AddressExtent &X = P.Extents[TrackedOf[I]];
       // Executions over the launch, lane by lane: unlike executions_per_thread (the loops' trip
       // counts), this counts the guards (`if (lane == 0) atomicAdd(...)` runs once per warp).
       if (A)
@@ -201,7 +202,7 @@ public:
       if (!SPR) {
         SectorsUnknown = !A; // no coalescing record at all
         SPR = double(WarpSize) * std::ceil(M.Bytes / double(SectorBytes));
-      } else if (const AddressExtent &X = P.Extents[TrackedOf[I]]; X.Known && X.ActiveSectorShare < 1.0 - 1e-9) {
+      } else if (X.Known && X.ActiveSectorShare < 1.0 - 1e-9) {
         // The coalescing analysis predicts for whole warps; guards that idle lanes of some warps (the
         // partial last warp behind a bounds check) leave their requests fewer sectors. What the launch
         // averages: docs/json-schema.md, "launch_sectors_per_request".
@@ -225,7 +226,6 @@ public:
       ArrayTraffic &T = Arrays[Key];
       if (T.Name.empty())
         T.Name = arrayName(M, K);
-      const AddressExtent &X = P.Extents[TrackedOf[I]];
       if (!X.Executed)
         continue;
       bool InLoop = LI.getLoopFor(BB) != nullptr;

@@ -105,6 +105,27 @@ def main():
     return finish()
 
 
+def check_against_shared(d, new, what):
+    """What the second and third A/Bs (base shared, 24 candidates of 6 tasks) have in common: 18 deterministic
+    metrics, equal in all 52 pairs of the new run against shared too; 24 ok results in each run; docs/counters.md
+    quotes the new run's candidates per minute and counters stage median against both shared runs'. Returns the
+    runs and the document's text."""
+    deterministic = [m for m, s in d["metrics"].items() if s["pairs"] and s["equal_repeat"] == s["pairs"]]
+    check(len(deterministic) == 18, f"{what}: 18 deterministic metrics ({len(deterministic)})")
+    check(all(d["metrics"][m]["equal_shared"] == d["metrics"][m]["pairs"] == 52 for m in deterministic),
+          f"{what}: the deterministic metrics equal in all 52 pairs")
+    runs = d["runs"]
+    check(all(r["ok"] == r["results"] == 24 for r in runs.values()), f"{what}: 24 ok results in each run")
+    doc = open(os.path.join(ROOT, "docs", "counters.md")).read()
+    quoted = (f"{runs[new]['candidates_per_minute']:.1f} candidates per minute against "
+              f"{runs['shared']['candidates_per_minute']:.1f} and {runs['repeat']['candidates_per_minute']:.1f}")
+    check(quoted in doc, f"docs/counters.md quotes '{quoted}'")
+    stages = (f"{runs[new]['counters_seconds_median']:.3f} s against {runs['shared']['counters_seconds_median']:.3f} s "
+              f"and {runs['repeat']['counters_seconds_median']:.3f} s")
+    check(stages in doc, f"docs/counters.md quotes the counters stage medians '{stages}'")
+    return runs, doc
+
+
 def check_joint():
     with tempfile.TemporaryDirectory(prefix="counters-ab-joint-test-") as tmp:
         paths = unpack(JOINT_RUN, ("shared", "joint", "repeat"), tmp)
@@ -131,19 +152,7 @@ def check_joint():
     check(all(any(n.startswith("one session for 2 calls") for n in doc.get("notes", [])) for doc in joint_docs),
           "joint A/B: every document names the launches it holds")
     check(not d["mode_problems"], f"joint A/B: modes recorded as expected: {d['mode_problems']}")
-    deterministic = [m for m, s in d["metrics"].items() if s["pairs"] and s["equal_repeat"] == s["pairs"]]
-    check(len(deterministic) == 18, f"joint A/B: 18 deterministic metrics ({len(deterministic)})")
-    check(all(d["metrics"][m]["equal_shared"] == d["metrics"][m]["pairs"] == 52 for m in deterministic),
-          "joint A/B: the deterministic metrics equal in all 52 pairs")
-    runs = d["runs"]
-    check(all(r["ok"] == r["results"] == 24 for r in runs.values()), "joint A/B: 24 ok results in each run")
-    doc = open(os.path.join(ROOT, "docs", "counters.md")).read()
-    quoted = (f"{runs['joint']['candidates_per_minute']:.1f} candidates per minute against "
-              f"{runs['shared']['candidates_per_minute']:.1f} and {runs['repeat']['candidates_per_minute']:.1f}")
-    check(quoted in doc, f"docs/counters.md quotes '{quoted}'")
-    stages = (f"{runs['joint']['counters_seconds_median']:.3f} s against {runs['shared']['counters_seconds_median']:.3f} s "
-              f"and {runs['repeat']['counters_seconds_median']:.3f} s")
-    check(stages in doc, f"docs/counters.md quotes the counters stage medians '{stages}'")
+    runs, doc = check_against_shared(d, "joint", "joint A/B")
     starts = runs["joint"]["profiler_seconds_median"]["pass_start"]["0"]
     check(f"five Starts take {starts:.3f} s" in doc, f"docs/counters.md quotes joint's Starts {starts:.3f} s")
 
@@ -180,18 +189,7 @@ def check_ranges():
         check(v.returncode == 0 and v.stdout == "ranges-auto\n", f"ranges A/B winning label: {v.stdout!r} {v.stderr}")
         ratios = {m: {label: median_ratios(paths[label], paths["shared"], m) for label in ("ranges-auto", "repeat")}
                   for m in ("dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum")}
-    deterministic = [m for m, st in d["metrics"].items() if st["pairs"] and st["equal_repeat"] == st["pairs"]]
-    check(len(deterministic) == 18 and all(d["metrics"][m]["equal_shared"] == 52 for m in deterministic),
-          f"ranges A/B: 18 deterministic metrics equal in all 52 pairs ({len(deterministic)})")
-    runs = d["runs"]
-    check(all(r["ok"] == r["results"] == 24 for r in runs.values()), "ranges A/B: 24 ok results in each run")
-    doc = open(os.path.join(ROOT, "docs", "counters.md")).read()
-    quoted = (f"{runs['ranges-auto']['candidates_per_minute']:.1f} candidates per minute against "
-              f"{runs['shared']['candidates_per_minute']:.1f} and {runs['repeat']['candidates_per_minute']:.1f}")
-    check(quoted in doc, f"docs/counters.md quotes '{quoted}'")
-    stages = (f"{runs['ranges-auto']['counters_seconds_median']:.3f} s against "
-              f"{runs['shared']['counters_seconds_median']:.3f} s and {runs['repeat']['counters_seconds_median']:.3f} s")
-    check(stages in doc, f"docs/counters.md quotes the counters stage medians '{stages}'")
+    runs, doc = check_against_shared(d, "ranges-auto", "ranges A/B")
     starts = [runs[label]["profiler_seconds_median"]["pass_start"]["0"] for label in ("ranges-auto", "shared", "repeat")]
     check("the five Starts\n  %.3f s against %.3f s and %.3f s" % tuple(starts) in doc,
           f"docs/counters.md quotes the first configuration's Starts {starts}")
