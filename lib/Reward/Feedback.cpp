@@ -104,7 +104,11 @@ std::string outcomeLine(const RewardDocument &doc) {
   std::string reward = doc.total ? " (reward " + format("%.2f", *doc.total) + ")" : " (no reward)";
   if (doc.gate.empty()) {
     if (doc.mode == "static-only")
-      return "Outcome: compiled; static-only, not run, so correctness is unknown" + reward + ".";
+      return "Outcome: compiled; static-only, not run, so correctness is unknown" +
+             (doc.provisional && doc.total ? " (provisional reward " + format("%.3f", *doc.total) +
+                                                 ", below every correct candidate's)"
+                                           : reward) +
+             ".";
     size_t n = doc.configurations.size();
     return "Outcome: ok, correct on " + std::to_string(n) + " configuration" + (n == 1 ? "" : "s") + reward + ".";
   }
@@ -125,6 +129,11 @@ std::string gateLines(const RewardConfig &config, const RewardDocument &doc) {
     return "Work outside the timed stream: " + withoutDirectories(doc.gateReason) +
            ". Launch every kernel and copy on the stream argument and return after the work is queued on it." +
            kHackAdvice;
+  if (g == "no_work")
+    return "No work: " + doc.gateReason +
+           ". Launch kernels on `stream` that write every element of the outputs (they start filled with garbage).";
+  if (g == "no_code_block")
+    return "No code: " + doc.gateReason + ". Answer with one complete .cu file in a single ```cuda code block.";
   if (g == "internal_error")
     return "The evaluator could not judge this candidate (not its fault): " + withoutDirectories(doc.gateReason);
   return withoutDirectories(doc.gateReason);

@@ -71,12 +71,38 @@ std::string gateOf(const features::EvalResult &result, const EvalDetails &detail
   return "internal_error";
 }
 
+std::string noWorkEvidence(const features::AnalysisDocument &analysis) {
+  if (analysis.configurations.empty())
+    return "";
+  size_t launches = 0;
+  for (const features::ConfigurationAnalysis &c : analysis.configurations) {
+    if (!c.entryFound || !c.launchesComplete)
+      return "";
+    for (const features::LaunchReport &l : c.launches) {
+      const features::KernelReport *report = c.reportOf(l);
+      if (!report)
+        return ""; // a kernel the analyzer does not know may write anything
+      ++launches;
+      for (const features::AccessReport &a : report->accesses)
+        if ((a.op == "store" || a.op == "atomic") && a.space != "shared" && a.space != "local")
+          return ""; // global, generic (address space unknown) or surface: may reach an output
+    }
+  }
+  if (launches == 0)
+    return "the entry point launches no kernel at any configuration (the analyzer followed it to its end), so "
+           "its outputs are never written";
+  return "no kernel the entry point launches stores to global memory (" + std::to_string(launches) +
+         " launches over " + std::to_string(analysis.configurations.size()) +
+         " configurations, each analysed), so its outputs are never written";
+}
+
 double gateReward(const RewardConfig &config, const std::string &gate) {
   static const std::pair<const char *, double GateRewards::*> kGates[] = {
       {"compile_error", &GateRewards::compileError},     {"launch_error", &GateRewards::launchError},
       {"runtime_fault", &GateRewards::runtimeFault},     {"timeout", &GateRewards::timeout},
       {"wrong_answer", &GateRewards::wrongAnswer},       {"timing_violation", &GateRewards::timingViolation},
-      {"modified_input", &GateRewards::modifiedInput},   {"stale_results", &GateRewards::staleResults}};
+      {"modified_input", &GateRewards::modifiedInput},   {"stale_results", &GateRewards::staleResults},
+      {"no_work", &GateRewards::noWork},                 {"no_code_block", &GateRewards::noCodeBlock}};
   for (const auto &[name, field] : kGates)
     if (gate == name)
       return config.gates.*field;

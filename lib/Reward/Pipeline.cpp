@@ -1,4 +1,5 @@
 #include "cudaperf/Reward/Pipeline.h"
+#include "cudaperf/Reward/CodeExtraction.h"
 #include "cudaperf/Features/FeaturesError.h"
 #include "cudaperf/Reward/Feedback.h"
 #include "cudaperf/Reward/RewardError.h"
@@ -253,10 +254,52 @@ std::string RewardPipeline::materialize(const CandidateRequest &request) {
   return path;
 }
 
-CandidateResult RewardPipeline::run(const CandidateRequest &request) {
-  if (request.taskDir.empty() || !fs::exists(fs::path(request.taskDir) / "task.json"))
-    throw RewardError("task: " + (request.taskDir.empty() ? std::string("no task directory given")
-                                                          : request.taskDir + " has no task.json"));
+CandidateResult noCodeBlockResult(const RewardConfig &config, const std::string &taskDir,
+                                  const std::string &completion, const std::string &reason) {
+  CandidateResult out;
+  out.resultJson = Json(nullptr);
+  RewardDocument &doc = out.reward;
+  doc.task = fs::path(taskDir).filename().string();
+  doc.taskKind = "";
+  doc.candidate = "";
+  doc.candidateSha256 = support::sha256Hex(completion); // of the completion: repeats are still seen
+  doc.mode = "not-run";
+  doc.outcome = "no_code_block";
+  doc.detail = reason;
+  doc.gate = "no_code_block";
+  doc.gateReason = reason;
+  doc.configName = config.name;
+  doc.configDigest = rewardConfigDigest(config);
+  RewardTerm t;
+  t.name = "gate";
+  t.group = "outcome";
+  t.value = gateReward(config, doc.gate);
+  t.weight = 1;
+  t.contribution = *t.value;
+  t.inputs = Json::object({{"gate", doc.gate}, {"reason", reason}});
+  doc.terms.push_back(std::move(t));
+  doc.total = gateReward(config, doc.gate);
+  doc.feedback = feedbackText(config, doc, nullptr);
+  return out;
+}
+
+CandidateResult RewardPipeline::run(const CandidateRequest &asked) {
+  if (asked.taskDir.empty() || !fs::exists(fs::path(asked.taskDir) / "task.json"))
+    throw RewardError("task: " + (asked.taskDir.empty() ? std::string("no task directory given")
+                                                        : asked.taskDir + " has no task.json"));
+  CandidateRequest request = asked;
+  if (asked.completion) {
+    std::optional<ExtractedCode> code = extractCodeBlock(*asked.completion);
+    if (!code)
+      return noCodeBlockResult(config_, asked.taskDir, *asked.completion, noCodeBlockReason(*asked.completion));
+    if (code->code.find_first_not_of(" \t\r\n") == std::string::npos)
+      return noCodeBlockResult(config_, asked.taskDir, *asked.completion,
+                               "the completion's code block (block " + std::to_string(code->blockIndex + 1) +
+                                   ") is empty");
+    request.source = std::move(code->code);
+    request.candidatePath.clear();
+    request.completion.reset();
+  }
   std::string candidate = materialize(request);
   std::string source = readFile(candidate);
   std::string key = request.taskDir + "\n" + support::sha256Hex(source) + "\n" +

@@ -27,13 +27,18 @@ std::string resolveTask(const JsonField &f, const std::string &taskRoot) {
   return (fs::path(taskRoot) / p).string();
 }
 
-// {"candidate": PATH} or {"source": TEXT}, exactly one.
+// {"candidate": PATH}, {"source": TEXT} or {"completion": TEXT} (a model's answer, its code
+// block extracted by the pipeline), exactly one.
 void readCandidate(const JsonField &f, CandidateRequest &c) {
   auto candidate = f.get("candidate");
   auto source = f.get("source");
-  if (bool(candidate) == bool(source))
-    f.fail("expected exactly one of \"candidate\" (a file) and \"source\" (the text)");
-  if (candidate) {
+  auto completion = f.get("completion");
+  if (int(bool(candidate)) + int(bool(source)) + int(bool(completion)) != 1)
+    f.fail("expected exactly one of \"candidate\" (a file), \"source\" (the text) and \"completion\" (a model's "
+           "answer with a ```cuda block)");
+  if (completion) {
+    c.completion = completion->string();
+  } else if (candidate) {
     c.candidatePath = candidate->string();
     if (c.candidatePath.empty())
       candidate->fail("expected a file name, got \"\"");
@@ -65,7 +70,7 @@ RewardRequest parseRewardRequest(const Json &request, const std::string &where, 
     JsonField f(request, where);
     if (!f.isObject())
       f.expected("a request object");
-    rejectUnknown(f, {"id", "task", "candidate", "source", "turns", "ranking_score"});
+    rejectUnknown(f, {"id", "task", "candidate", "source", "completion", "turns", "ranking_score"});
     if (auto id = f.get("id")) {
       if (!id->json().is_string() && !id->json().is_number_integer())
         id->expected("a string or an integer");
@@ -79,7 +84,7 @@ RewardRequest parseRewardRequest(const Json &request, const std::string &where, 
       for (const JsonField &t : turns->elements()) {
         if (!t.isObject())
           t.expected("an object with \"candidate\" or \"source\"");
-        rejectUnknown(t, {"candidate", "source"});
+        rejectUnknown(t, {"candidate", "source", "completion"});
         CandidateRequest c;
         c.taskDir = task;
         readCandidate(t, c);
@@ -95,7 +100,7 @@ void checkRequestPaths(const RewardRequest &request) {
   if (!fs::exists(fs::path(request.candidate.taskDir) / "task.json"))
     throw RewardError("task: " + request.candidate.taskDir + " has no task.json");
   auto checkFile = [](const CandidateRequest &c) {
-    if (c.source.empty() && !fs::is_regular_file(c.candidatePath))
+    if (c.source.empty() && !c.completion && !fs::is_regular_file(c.candidatePath))
       throw RewardError("candidate: " + c.candidatePath + " is not a file");
   };
   for (const CandidateRequest &c : request.earlier)

@@ -448,6 +448,14 @@ RewardDocument computeReward(const RewardConfig &config, const RewardInputs &in)
     doc.excludeReason = "internal_error is not the candidate's fault: leave it out of the batch (reward null)";
     return doc;
   }
+  // Static-only: nothing ran, so an entry point that does no work is caught here or not at all.
+  if (doc.gate.empty() && doc.mode == "static-only" && in.analysis) {
+    std::string evidence = noWorkEvidence(in.analysis->analysis());
+    if (!evidence.empty()) {
+      doc.gate = "no_work";
+      doc.gateReason = evidence;
+    }
+  }
   if (!doc.gate.empty()) {
     RewardTerm t;
     t.name = "gate";
@@ -498,6 +506,26 @@ RewardDocument computeReward(const RewardConfig &config, const RewardInputs &in)
   double total = 0;
   for (const RewardTerm &t : doc.terms)
     total += t.contribution;
+  if (doc.mode == "static-only") {
+    // Correctness unknown: the total moves into the provisional band, below every correct
+    // candidate, by a term of its own so that the total stays the sum of the contributions.
+    ProvisionalBand band = provisionalBand(config);
+    double mapped = band.map(total);
+    RewardTerm t;
+    t.name = "provisional";
+    t.group = "outcome";
+    t.value = mapped - total;
+    t.weight = 1;
+    t.contribution = *t.value;
+    t.inputs = Json::object({{"uncapped_total", total},
+                             {"static_only_range", Json::array({band.rawLowest, band.rawHighest})},
+                             {"band", Json::array({band.lowest, band.highest})},
+                             {"highest_failure_gate", band.floor},
+                             {"lowest_correct_total", band.ceiling}});
+    doc.terms.push_back(std::move(t));
+    doc.provisional = true;
+    total = mapped;
+  }
   doc.total = total;
   return doc;
 }
@@ -517,6 +545,7 @@ Json rewardToJson(const RewardDocument &doc) {
     j["gate_reason"] = doc.gateReason;
   j["total"] = optionalJson(doc.total);
   j["exclude"] = doc.exclude;
+  j["provisional"] = doc.provisional;
   if (doc.exclude)
     j["exclude_reason"] = doc.excludeReason;
   Json terms = Json::array();

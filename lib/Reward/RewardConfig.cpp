@@ -28,6 +28,35 @@ double RewardConfig::lowestStaticOnlyTotal() const {
          structural.missingBarrierPenalty - learned.weight;
 }
 
+double RewardConfig::highestStaticOnlyTotal() const {
+  return staticOnly.compiled + staticOnly.predictedSpeedup + structural.coalescing + structural.bankConflicts +
+         structural.occupancy + structural.roofline + learned.weight;
+}
+
+double RewardConfig::highestFailureGate() const {
+  return std::max({gates.compileError, gates.launchError, gates.runtimeFault, gates.timeout, gates.wrongAnswer,
+                   gates.noWork, gates.noCodeBlock});
+}
+
+ProvisionalBand provisionalBand(const RewardConfig &config) {
+  ProvisionalBand b;
+  b.floor = config.highestFailureGate();
+  b.ceiling = config.lowestCorrectTotal();
+  double gap = b.ceiling - b.floor;
+  b.lowest = b.floor + gap / 4;
+  b.highest = b.ceiling - gap / 4;
+  b.rawLowest = config.lowestStaticOnlyTotal();
+  b.rawHighest = config.highestStaticOnlyTotal();
+  return b;
+}
+
+double ProvisionalBand::map(double rawTotal) const {
+  double span = rawHighest - rawLowest;
+  double f = span > 0 ? (rawTotal - rawLowest) / span : 0.5;
+  f = std::max(0.0, std::min(1.0, f)); // a total outside the range cannot happen; clamp all the same
+  return lowest + f * (highest - lowest);
+}
+
 namespace {
 
 // One numeric key of the file: section ("" for the top level), key, the field it sets, and the
@@ -53,6 +82,8 @@ const std::vector<NumberKey> &numberKeys() {
       {"gates", "timing_violation", [](RewardConfig &c) -> double & { return c.gates.timingViolation; }, kAny},
       {"gates", "modified_input", [](RewardConfig &c) -> double & { return c.gates.modifiedInput; }, kAny},
       {"gates", "stale_results", [](RewardConfig &c) -> double & { return c.gates.staleResults; }, kAny},
+      {"gates", "no_work", [](RewardConfig &c) -> double & { return c.gates.noWork; }, kAny},
+      {"gates", "no_code_block", [](RewardConfig &c) -> double & { return c.gates.noCodeBlock; }, kAny},
       {"speedup", "weight", [](RewardConfig &c) -> double & { return c.speedup.weight; }, 0},
       {"speedup", "cap", [](RewardConfig &c) -> double & { return c.speedup.cap; }, 1.000001},
       {"speedup", "eager_share", [](RewardConfig &c) -> double & { return c.speedup.eagerShare; }, 0},
@@ -250,7 +281,8 @@ void validateRewardConfig(const RewardConfig &c) {
   const std::vector<Named> compiled = {{"launch_error", g.launchError},
                                        {"runtime_fault", g.runtimeFault},
                                        {"timeout", g.timeout},
-                                       {"wrong_answer", g.wrongAnswer}};
+                                       {"wrong_answer", g.wrongAnswer},
+                                       {"no_work", g.noWork}};
   const std::vector<Named> hacks = {{"timing_violation", g.timingViolation},
                                     {"modified_input", g.modifiedInput},
                                     {"stale_results", g.staleResults}};
@@ -264,9 +296,10 @@ void validateRewardConfig(const RewardConfig &c) {
       fail(std::string("gates.") + h.name + " (" + std::to_string(h.value) +
            ") must be below every honest failure, gates.compile_error (" + std::to_string(g.compileError) +
            ") included");
-  double highestFailure = g.compileError;
-  for (const Named &n : compiled)
-    highestFailure = std::max(highestFailure, n.value);
+  if (!(g.noCodeBlock <= g.compileError))
+    fail("gates.no_code_block (" + std::to_string(g.noCodeBlock) + ") must not be above gates.compile_error (" +
+         std::to_string(g.compileError) + "): a completion with nothing to compile earns no more than one that fails to");
+  double highestFailure = c.highestFailureGate();
   if (!(c.lowestCorrectTotal() > highestFailure))
     fail("the lowest total of a correct candidate (correct - speedup.weight - barrier penalties - "
          "learned.weight = " + std::to_string(c.lowestCorrectTotal()) + ") must be above every failure gate (" +
@@ -276,6 +309,11 @@ void validateRewardConfig(const RewardConfig &c) {
          "static_only.predicted_speedup - barrier penalties - learned.weight = " +
          std::to_string(c.lowestStaticOnlyTotal()) + ") must be above gates.compile_error (" +
          std::to_string(g.compileError) + ")");
+  for (const Named &h : hacks)
+    if (!(g.noCodeBlock - c.trajectory.regressionPenalty > h.value))
+      fail("gates.no_code_block - trajectory.regression_penalty (" +
+           std::to_string(g.noCodeBlock - c.trajectory.regressionPenalty) + ") must stay above gates." + h.name +
+           " (" + std::to_string(h.value) + "): a regressing answer without code still earns more than a hack");
   for (const Named &h : hacks)
     if (!(g.compileError - c.trajectory.regressionPenalty > h.value))
       fail("gates.compile_error - trajectory.regression_penalty (" +

@@ -55,7 +55,10 @@ struct AnalyzerOptions {
 struct CandidateRequest {
   std::string taskDir;
   std::string candidatePath; // a file; or
-  std::string source;        // the source text (written to the pipeline's work directory)
+  std::string source;        // the source text (written to the pipeline's work directory); or
+  // a model's completion (prose and a fenced code block): the block CodeExtraction.h picks is the
+  // source; without one the reward is the gate no_code_block and nothing is compiled.
+  std::optional<std::string> completion;
   std::optional<double> rankingScore;
 };
 
@@ -98,6 +101,11 @@ private:
   std::list<std::pair<std::string, std::shared_ptr<CandidateResult>>> cache_; // most recent first
   static constexpr size_t kCacheEntries = 512;
 };
+
+// The reward of a completion with no code to compile (gate no_code_block, `reason` why): nothing
+// is compiled or analysed; the document's mode is "not-run" and its outcome "no_code_block".
+CandidateResult noCodeBlockResult(const RewardConfig &config, const std::string &taskDir,
+                                  const std::string &completion, const std::string &reason);
 
 // The analysis document of `candidate` at every configuration of the task, as lib/Features reads
 // it; throws RewardError with the analyzer's message.

@@ -71,6 +71,9 @@ struct RewardDocument {
   std::string gateReason;
   std::optional<double> total; // null for internal_error
   bool exclude = false;        // leave out of the training batch (internal_error)
+  // Static-only and not gated: nothing ran, so correctness is unknown; the total is mapped into
+  // the provisional band (RewardConfig.h), below every correct candidate's.
+  bool provisional = false;
   std::string excludeReason;
   std::vector<RewardTerm> terms;
   std::vector<ConfigurationReward> configurations;
@@ -92,5 +95,12 @@ support::Json rewardToJson(const RewardDocument &doc);
 // modified_input, stale_results, internal_error. `reason` gets the evidence.
 std::string gateOf(const features::EvalResult &result, const EvalDetails &details, std::string &reason);
 double gateReward(const RewardConfig &config, const std::string &gate); // NaN for internal_error
+
+// Static-only: the evidence that the entry point does no work (the gate `no_work`): at every
+// configuration the analyzer followed the entry point to its end and found no kernel launch, or
+// only launches of kernels it analysed whose stores and atomics are all to shared or local
+// memory. Device copies and memsets are not in the report and do not count. "" when it does
+// work or the analysis cannot tell (an unknown kernel, launches not followed to the end).
+std::string noWorkEvidence(const features::AnalysisDocument &analysis);
 
 } // namespace cudaperf::reward

@@ -27,6 +27,12 @@ struct GateRewards {
   double timingViolation = -1.0;
   double modifiedInput = -1.0;
   double staleResults = -1.0;
+  // Static-only gates (nothing runs, docs/reward.md): an entry point that launches no kernel, or
+  // whose kernels store nothing to global memory, would leave its poisoned outputs unwritten: the
+  // wrong answer it would be if run. A completion with no code block to extract has nothing to
+  // compile: what a compile error earns.
+  double noWork = -0.5;
+  double noCodeBlock = -0.8;
 };
 
 struct SpeedupConfig {
@@ -123,7 +129,25 @@ struct RewardConfig {
   // measured times; checked against the gates by validateRewardConfig.
   double lowestCorrectTotal() const;
   double lowestStaticOnlyTotal() const;
+  // The highest static-only total (every term at its best, the learned term included).
+  double highestStaticOnlyTotal() const;
+  // The highest gate of a candidate that was not caught hacking: compile_error, launch_error,
+  // runtime_fault, timeout, wrong_answer, no_work, no_code_block.
+  double highestFailureGate() const;
 };
+
+// Where a provisional reward (static-only: correctness unknown) is put: the static-only total's
+// range [lowestStaticOnlyTotal, highestStaticOnlyTotal] mapped linearly onto the middle half of
+// the gap between the highest failure gate and the lowest total a correct candidate can reach, so
+// a candidate of unknown correctness ranks below every correct one and above every known failure,
+// a quarter of the gap from each (docs/reward.md, "Static-only rewards are provisional").
+struct ProvisionalBand {
+  double floor = 0, ceiling = 0;       // highestFailureGate(), lowestCorrectTotal()
+  double lowest = 0, highest = 0;      // what a provisional total can be: floor + gap/4, ceiling - gap/4
+  double rawLowest = 0, rawHighest = 0; // the static-only totals mapped onto them
+  double map(double rawTotal) const;
+};
+ProvisionalBand provisionalBand(const RewardConfig &config);
 
 // Throws RewardError naming `source`, the key path and the value.
 RewardConfig parseRewardConfig(const support::Json &doc, const std::string &source);
