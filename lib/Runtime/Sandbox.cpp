@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <linux/audit.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -281,6 +282,19 @@ bool installExecFilter(SandboxStatus &status) {
   return f.install(status.error);
 }
 
+// Every capability gone, for good: root without them cannot read a non-dumpable process's
+// /proc files (the trusted worker makes itself non-dumpable), override file permissions, or
+// undo any of the rest.
+bool dropCapabilities() {
+  for (int cap = 0; cap <= 63; ++cap)
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
+      return false;
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  return syscall(__NR_capset, &header, data) == 0;
+}
+
 bool setLimit(int resource, uint64_t value) {
   rlimit r{rlim_t(value), rlim_t(value)};
   return setrlimit(resource, &r) == 0;
@@ -292,6 +306,7 @@ support::Json SandboxStatus::toJson() const {
   support::Json o = support::Json::object();
   o["landlock_abi"] = landlockAbi;
   o["no_new_privs"] = noNewPrivs;
+  o["capabilities_dropped"] = capabilitiesDropped;
   o["landlock_files"] = landlockFiles;
   o["landlock_network"] = landlockNetwork;
   o["landlock_signals"] = landlockSignals;
@@ -326,6 +341,9 @@ SandboxStatus applySandbox(const SandboxPolicy &policy) {
     if (!ok)
       s.missing.push_back("resource limits");
   }
+  s.capabilitiesDropped = dropCapabilities();
+  if (!s.capabilitiesDropped)
+    s.missing.push_back("dropping capabilities");
   // Required for an unprivileged seccomp filter and for Landlock; keeps setuid programs from
   // gaining anything either way.
   s.noNewPrivs = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
@@ -376,6 +394,7 @@ std::vector<std::string> sandboxRules() {
       "no network: sockets other than AF_UNIX fail (EACCES); Landlock refuses TCP bind and connect",
       "no namespaces, mounts, chroot, BPF, kernel modules, reboot or swap",
       "no new executable memory: mprotect with PROT_EXEC, anonymous executable mmap and memfd_create fail (EPERM)",
+      "no capabilities (all dropped, the bounding set too): a non-dumpable process's /proc files are out of reach",
       "files: writes only inside the scratch directory; reads only of the policy's paths (Landlock)",
   };
 }

@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -121,15 +122,19 @@ TEST_F(SandboxTest, ReadsOnlyThePolicysPaths) {
 }
 
 TEST_F(SandboxTest, CannotReadTheParentsEnvironmentOrMemory) {
-  expectExit(run([] {
+  // The trusted worker is not dumpable; without capabilities, root cannot read its /proc files.
+  int dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  Ending e = run([] {
                std::string base = "/proc/" + std::to_string(getppid());
                int env = open((base + "/environ").c_str(), O_RDONLY);
                int mem = open((base + "/mem").c_str(), O_RDONLY);
                char buf[16];
                bool leaked = (env >= 0 && read(env, buf, sizeof buf) > 0) || (mem >= 0);
                return leaked ? 1 : 0;
-             }),
-             0);
+             });
+  prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0);
+  expectExit(e, 0);
 }
 
 TEST_F(SandboxTest, CannotWriteItsOwnCodeThroughProcMem) {

@@ -34,6 +34,7 @@ struct SandboxStatus {
   int landlockAbi = 0;          // 0: no Landlock
   bool seccompAvailable = false;
   bool noNewPrivs = false;
+  bool capabilitiesDropped = false;
   bool landlockFiles = false;   // the file rules are in force
   bool landlockNetwork = false; // TCP bind and connect refused (Landlock ABI >= 4)
   bool landlockSignals = false; // signals to processes outside the sandbox refused (ABI >= 6)
