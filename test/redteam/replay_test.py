@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""Replays stored GPU runs of the red-team suite (data/eval-runs/*redteam*/): every results file there
+(batch.jsonl, serve.jsonl) must pass scripts/redteam-check.py with the skips the run recorded
+(skipped.txt). Skips (77) while no run is stored."""
+import glob
+import os
+import subprocess
+import sys
+
+check, suite, runs = sys.argv[1], sys.argv[2], sys.argv[3]
+stored = sorted(d for d in glob.glob(os.path.join(runs, "*redteam*")) if os.path.isdir(d))
+if not stored:
+    print(f"SKIP: no stored red-team GPU run under {runs}/*redteam*/ yet (scripts/gpu/redteam.sh makes one)")
+    sys.exit(77)
+failed = 0
+for d in stored:
+    skips = []
+    skip_file = os.path.join(d, "skipped.txt")
+    if os.path.exists(skip_file):
+        skips = [l.split()[0] for l in open(skip_file) if l.strip() and not l.startswith("#")]
+    for results in ("batch.jsonl", "serve.jsonl"):
+        path = os.path.join(d, results)
+        if not os.path.exists(path):
+            continue
+        args = [sys.executable, check, suite, path]
+        for s in skips:
+            args += ["--skip", s]
+        p = subprocess.run(args, capture_output=True, text=True)
+        print(f"== {path}: exit {p.returncode}")
+        print(p.stdout[-3000:], p.stderr)
+        failed += p.returncode != 0
+sys.exit(1 if failed else 0)
