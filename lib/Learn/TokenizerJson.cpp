@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cudaperf/Support/Json.h"
+
 namespace cudaperf::learn {
 
 namespace {
@@ -329,7 +331,15 @@ DecoderKind readDecoder(const Json &node, const std::string &path, int depth) {
 std::shared_ptr<Tokenizer::Impl> parseTokenizerJson(const std::string &document) {
   Json root;
   try {
-    root = Json::parse(document);
+    // Nesting is bounded while parsing: a 100,000-deep document would otherwise reach the recursive
+    // printer of an error message (shown) and overflow the stack.
+    Json::parser_callback_t depthLimit = [](int depth, Json::parse_event_t, Json &) {
+      if (depth > support::kMaxJsonDepth)
+        throw TokenizerError("tokenizer.json: nesting deeper than " + std::to_string(support::kMaxJsonDepth) +
+                             " levels");
+      return true;
+    };
+    root = Json::parse(document, depthLimit);
   } catch (const Json::parse_error &e) {
     throw TokenizerError(std::string("tokenizer.json is not valid JSON: ") + e.what());
   }

@@ -2,6 +2,7 @@
 #include "cudaperf/Reward/Requests.h"
 #include "cudaperf/Reward/RewardError.h"
 #include "cudaperf/Support/JsonReader.h"
+#include "cudaperf/Support/Json.h"
 
 #include <httplib.h>
 
@@ -15,6 +16,8 @@
 #include <memory>
 #include <mutex>
 #include <pthread.h>
+#include <sstream>
+#include <sys/random.h>
 #include <thread>
 
 namespace cudaperf::reward {
@@ -24,8 +27,11 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+std::string randomBatchId(); // 128 bits from getrandom, hex
+
 struct Batch {
   std::string id;
+  int owner = -1; // the index of the token that created it (-1: the service has no tokens)
   size_t size = 0;
   std::vector<Json> records; // completion order
   Clock::time_point finishedAt;
@@ -62,13 +68,14 @@ public:
   }
 
   // nullptr when the batch does not fit in the queue.
-  std::shared_ptr<Batch> submit(std::vector<RewardRequest> requests) {
+  std::shared_ptr<Batch> submit(std::vector<RewardRequest> requests, int owner) {
     std::lock_guard<std::mutex> lock(m_);
     expire();
     if (queue_.size() + requests.size() > size_t(options_.queueLimit))
       return nullptr;
     auto batch = std::make_shared<Batch>();
-    batch->id = "b" + std::to_string(nextId_++);
+    batch->id = randomBatchId();
+    batch->owner = owner;
     batch->size = requests.size();
     for (RewardRequest &r : requests)
       queue_.emplace_back(batch, std::move(r));
@@ -80,11 +87,12 @@ public:
     return batch;
   }
 
-  std::shared_ptr<Batch> find(const std::string &id) {
+  // Another client's batch is not found either (its existence is not told).
+  std::shared_ptr<Batch> find(const std::string &id, int client) {
     std::lock_guard<std::mutex> lock(m_);
     expire();
     auto it = batches_.find(id);
-    return it == batches_.end() ? nullptr : it->second;
+    return it == batches_.end() || it->second->owner != client ? nullptr : it->second;
   }
 
   // Waits until the batch has more than `seen` records, is complete, or `until` passes; returns a
@@ -186,9 +194,80 @@ private:
   std::deque<std::pair<std::shared_ptr<Batch>, RewardRequest>> queue_;
   std::map<std::string, std::shared_ptr<Batch>> batches_;
   std::vector<std::thread> workers_;
-  uint64_t nextId_ = 1;
   size_t running_ = 0, served_ = 0;
   bool stopping_ = false;
+};
+
+// The client of the request being served on this thread (httplib serves a connection on one thread):
+// the index of its token, -1 without tokens.
+thread_local int tlsClient = -1;
+// Set on the threads started for connections beyond the pool: they answer 503 (health excepted).
+thread_local bool tlsOverflow = false;
+
+// The pool of connection threads with admission: a connection that finds every worker busy (held by
+// a long request, a stream, or a slow client) gets a thread of its own that answers 503 with
+// Retry-After at once (or /v1/health), instead of waiting behind them or being reset.
+class AdmissionQueue : public httplib::TaskQueue {
+public:
+  AdmissionQueue(size_t workers, size_t overflowLimit) : state_(std::make_shared<State>()) {
+    state_->workers = workers;
+    state_->overflowLimit = overflowLimit;
+    for (size_t i = 0; i < workers; ++i)
+      threads_.emplace_back([s = state_] {
+        for (;;) {
+          std::function<void()> fn;
+          {
+            std::unique_lock<std::mutex> lock(s->m);
+            s->cv.wait(lock, [&] { return s->stop || !s->queue.empty(); });
+            if (s->queue.empty())
+              return;
+            fn = std::move(s->queue.front());
+            s->queue.pop_front();
+          }
+          fn();
+          std::lock_guard<std::mutex> lock(s->m);
+          --s->busy;
+        }
+      });
+  }
+  void enqueue(std::function<void()> fn) override {
+    {
+      std::lock_guard<std::mutex> lock(state_->m);
+      if (state_->busy < state_->workers || state_->overflow >= state_->overflowLimit) {
+        ++state_->busy;
+        state_->queue.push_back(std::move(fn));
+        state_->cv.notify_one();
+        return;
+      }
+      ++state_->overflow;
+    }
+    std::thread([s = state_, fn = std::move(fn)] {
+      tlsOverflow = true;
+      fn();
+      std::lock_guard<std::mutex> lock(s->m);
+      --s->overflow;
+    }).detach(); // holds the state, not this queue
+  }
+  void shutdown() override {
+    {
+      std::lock_guard<std::mutex> lock(state_->m);
+      state_->stop = true;
+    }
+    state_->cv.notify_all();
+    for (std::thread &t : threads_)
+      t.join();
+  }
+
+private:
+  struct State {
+    std::mutex m;
+    std::condition_variable cv;
+    std::deque<std::function<void()>> queue;
+    size_t workers = 0, busy = 0, overflow = 0, overflowLimit = 0;
+    bool stop = false;
+  };
+  std::shared_ptr<State> state_;
+  std::vector<std::thread> threads_;
 };
 
 void reply(httplib::Response &res, int status, const Json &body) {
@@ -201,9 +280,12 @@ void replyError(httplib::Response &res, int status, const std::string &message) 
 }
 
 // The body as a JSON object, or a 400 already written.
-std::optional<Json> jsonBody(const httplib::Request &req, httplib::Response &res) {
+std::optional<Json> jsonBody(const httplib::Request &req, httplib::Response &res, const ServerOptions &options) {
   try {
-    Json j = support::parseJson(req.body, "request body");
+    support::JsonLimits limits; // checked while parsing: no tree is built past them
+    limits.maxDepth = options.maxJsonDepth;
+    limits.maxValues = options.maxJsonValues;
+    Json j = support::parseJson(req.body, "request body", limits);
     if (!j.is_object()) {
       replyError(res, 400, "request body: expected a JSON object");
       return std::nullopt;
@@ -251,6 +333,62 @@ void stopOnSignals(httplib::Server &server, Service &service, sigset_t signals) 
   }).detach();
 }
 
+std::string randomBatchId() {
+  unsigned char bytes[16];
+  size_t got = 0;
+  while (got < sizeof bytes) {
+    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      throw RewardError("getrandom failed: no unguessable batch id");
+    got += size_t(n);
+  }
+  static const char *hex = "0123456789abcdef";
+  std::string id;
+  for (unsigned char b : bytes) {
+    id += hex[b >> 4];
+    id += hex[b & 15];
+  }
+  return id;
+}
+
+std::vector<std::string> readTokens(const std::string &path) {
+  std::vector<std::string> tokens;
+  if (path.empty())
+    return tokens;
+  std::istringstream in(support::readRegularFile(path, 1 << 20));
+  for (std::string line; std::getline(in, line);) {
+    size_t a = line.find_first_not_of(" \t\r"), b = line.find_last_not_of(" \t\r");
+    if (a == std::string::npos || line[a] == '#')
+      continue;
+    std::string token = line.substr(a, b - a + 1);
+    if (token.size() < 16)
+      throw RewardError(path + ": a token shorter than 16 characters");
+    tokens.push_back(token);
+  }
+  if (tokens.empty())
+    throw RewardError(path + ": no token in the file");
+  return tokens;
+}
+
+// The index of the token `header` ("Bearer TOKEN") carries, or -1. Every token is compared in full,
+// in time that depends on their lengths only, not on where a guess first differs.
+int matchToken(const std::vector<std::string> &tokens, const std::string &header) {
+  const std::string prefix = "Bearer ";
+  std::string given = header.compare(0, prefix.size(), prefix) == 0 ? header.substr(prefix.size()) : "";
+  int found = -1;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const std::string &t = tokens[i];
+    unsigned char diff = given.size() == t.size() ? 0 : 1;
+    for (size_t k = 0; k < t.size(); ++k)
+      diff |= (unsigned char)(t[k] ^ (k < given.size() ? given[k] : 0));
+    if (diff == 0)
+      found = int(i);
+  }
+  return found;
+}
+
 } // namespace
 
 int runServer(RewardPipeline &pipeline, const ServerOptions &options) {
@@ -262,17 +400,50 @@ int runServer(RewardPipeline &pipeline, const ServerOptions &options) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
 
+  std::vector<std::string> tokens = readTokens(options.tokenFile); // before any thread: a bad file ends here
   httplib::Server server;
-  // Streaming clients hold a connection thread each: more threads than httplib's default of 8.
-  server.new_task_queue = [] { return new httplib::ThreadPool(32); };
+  // Streaming clients hold a connection thread each: more threads than httplib's default of 8; past
+  // them a connection gets a thread of its own that answers 503 (AdmissionQueue).
+  server.new_task_queue = [&options] {
+    return new AdmissionQueue(size_t(std::max(1, options.httpThreads)), size_t(std::max(1, options.overflowThreads)));
+  };
   server.set_payload_max_length(options.maxBodyBytes);
+  server.set_read_timeout(options.readTimeoutSeconds, 0);
+  server.set_write_timeout(options.readTimeoutSeconds, 0);
+  server.set_keep_alive_timeout(options.readTimeoutSeconds);
+  server.set_keep_alive_max_count(100);
+  server.set_pre_routing_handler([&](const httplib::Request &req, httplib::Response &res) {
+    tlsClient = -1;
+    if (!tokens.empty()) {
+      int client = matchToken(tokens, req.get_header_value("Authorization"));
+      if (client < 0) {
+        res.set_header("WWW-Authenticate", "Bearer");
+        replyError(res, 401, "a bearer token is required (Authorization: Bearer TOKEN)");
+        return httplib::Server::HandlerResponse::Handled;
+      }
+      tlsClient = client;
+    }
+    if (tlsOverflow && req.path != "/v1/health") {
+      res.set_header("Retry-After", std::to_string(options.retryAfterSeconds));
+      res.set_header("Connection", "close");
+      replyError(res, 503, "every connection thread is busy: retry later");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    // Checked before the body is read: httplib's cap does not count a chunked body.
+    if (req.has_header("Transfer-Encoding")) {
+      res.set_header("Connection", "close");
+      replyError(res, 411, "a request body must come with Content-Length (chunked bodies are refused)");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
   auto service = std::make_unique<Service>(pipeline, options);
   Service &svc = *service;
 
   server.Get("/v1/health", [&](const httplib::Request &, httplib::Response &res) { reply(res, 200, svc.health()); });
 
   server.Post("/v1/batches", [&](const httplib::Request &req, httplib::Response &res) {
-    std::optional<Json> body = jsonBody(req, res);
+    std::optional<Json> body = jsonBody(req, res, options);
     if (!body)
       return;
     std::vector<RewardRequest> requests;
@@ -287,7 +458,7 @@ int runServer(RewardPipeline &pipeline, const ServerOptions &options) {
       if (list.empty())
         f.require("requests").fail("expected at least one request");
       for (size_t i = 0; i < list.size(); ++i) {
-        RewardRequest r = parseRewardRequest(list[i].json(), "requests[" + std::to_string(i) + "]", options.taskRoot);
+        RewardRequest r = parseRewardRequest(list[i].json(), "requests[" + std::to_string(i) + "]", options.requests);
         if (r.id.is_null())
           r.id = i;
         requests.push_back(std::move(r));
@@ -301,7 +472,7 @@ int runServer(RewardPipeline &pipeline, const ServerOptions &options) {
                                std::to_string(options.queueLimit) + ": split it");
       return;
     }
-    std::shared_ptr<Batch> batch = svc.submit(std::move(requests));
+    std::shared_ptr<Batch> batch = svc.submit(std::move(requests), tlsClient);
     if (!batch) {
       res.set_header("Retry-After", std::to_string(options.retryAfterSeconds));
       replyError(res, 503, "the queue is full: retry later");
@@ -315,7 +486,7 @@ int runServer(RewardPipeline &pipeline, const ServerOptions &options) {
   });
 
   server.Get(R"(/v1/batches/([A-Za-z0-9]+))", [&](const httplib::Request &req, httplib::Response &res) {
-    std::shared_ptr<Batch> batch = svc.find(req.matches[1]);
+    std::shared_ptr<Batch> batch = svc.find(req.matches[1], tlsClient);
     if (!batch)
       return replyError(res, 404, "no batch " + std::string(req.matches[1]) + " (unknown, or expired)");
     if (req.has_param("wait")) {
@@ -331,7 +502,7 @@ int runServer(RewardPipeline &pipeline, const ServerOptions &options) {
   });
 
   server.Delete(R"(/v1/batches/([A-Za-z0-9]+))", [&](const httplib::Request &req, httplib::Response &res) {
-    std::shared_ptr<Batch> batch = svc.find(req.matches[1]);
+    std::shared_ptr<Batch> batch = svc.find(req.matches[1], tlsClient);
     if (!batch)
       return replyError(res, 404, "no batch " + std::string(req.matches[1]));
     size_t n = svc.cancel(*batch);
@@ -339,16 +510,16 @@ int runServer(RewardPipeline &pipeline, const ServerOptions &options) {
   });
 
   server.Post("/v1/reward", [&](const httplib::Request &req, httplib::Response &res) {
-    std::optional<Json> body = jsonBody(req, res);
+    std::optional<Json> body = jsonBody(req, res, options);
     if (!body)
       return;
     std::vector<RewardRequest> one;
     try {
-      one.push_back(parseRewardRequest(*body, "request body", options.taskRoot));
+      one.push_back(parseRewardRequest(*body, "request body", options.requests));
     } catch (const std::exception &e) {
       return replyError(res, 400, e.what());
     }
-    std::shared_ptr<Batch> batch = svc.submit(std::move(one));
+    std::shared_ptr<Batch> batch = svc.submit(std::move(one), tlsClient);
     if (!batch) {
       res.set_header("Retry-After", std::to_string(options.retryAfterSeconds));
       return replyError(res, 503, "the queue is full: retry later");

@@ -52,7 +52,12 @@ public:
       if (pid_ <= 0) start();
       id = nextId_++;
       result = pending_[id].get_future();
-      std::string line = support::writeJson(Json{{"id", id}, {"task_dir", taskDir}, {"candidate", candidatePath}}) + "\n";
+      // The text, not the path: the service takes no file names from its clients (docs/eval-serve.md).
+      std::string line = support::writeJson(Json{{"id", id},
+                                                 {"task_dir", taskDir},
+                                                 {"source", support::readRegularFile(candidatePath, size_t(64) << 20)},
+                                                 {"name", "candidate.cu"}}) +
+                         "\n";
       if (!writeAll(line)) {
         pending_.erase(id);
         stop();

@@ -1,4 +1,5 @@
 #include "cudaperf/Runtime/Build.h"
+#include "cudaperf/Support/SourceGate.h"
 #include "cudaperf/Support/Sha256.h"
 #include "cudaperf/Support/Subprocess.h"
 #include "cudaperf/Support/Toolkit.h"
@@ -46,6 +47,14 @@ bool makeDirs(const std::string &path) {
 using support::ProcessOptions;
 using support::ProcessResult;
 using support::runProcess;
+
+// RLIMIT_AS of a compile: CUDAPERF_COMPILER_MEMORY_MB, default 8 GiB (nvcc's cicc reserves more
+// address space than it touches; a vector_add needs under 1 GiB).
+int64_t compilerMemoryLimit() {
+  const char *v = std::getenv("CUDAPERF_COMPILER_MEMORY_MB");
+  long long mb = v ? std::atoll(v) : 8192;
+  return mb > 0 ? int64_t(mb) << 20 : 0;
+}
 using support::findInPath;
 
 Toolchain findToolchain(const std::string &nvccOverride) {
@@ -183,6 +192,11 @@ BuildResult buildCached(const std::string &key, const std::string &cacheDir, con
   // Builds run ahead of the GPU on every core; the GPU's worker (its start, its host-side calls,
   // the timing loop's host thread) must not wait for a core behind them.
   po.niceIncrement = 10;
+  // A compiler of hostile source gets no secrets of this process's environment, a bounded memory
+  // (a macro bomb) and CPU time (docs/security.md, "Hostile clients and files").
+  po.minimalEnvironment = true;
+  po.addressSpaceLimit = compilerMemoryLimit();
+  po.cpuSecondsLimit = int64_t(timeoutSeconds) + 5;
   ProcessResult r = runProcess(argv, po);
   result.seconds = r.seconds;
   // Paths inside the private build directory mean nothing to the reader: "candidate.cu(6)".
@@ -192,7 +206,11 @@ BuildResult buildCached(const std::string &key, const std::string &cacheDir, con
     return text;
   };
   result.command = strip(joinCommand(argv));
-  result.log = strip(r.output);
+  // Messages located in other files (a header's lines) are not the candidate's to read.
+  std::vector<std::string> own;
+  for (const auto &f : files)
+    own.push_back(f.first);
+  result.log = support::keepOwnDiagnostics(strip(r.output), own);
   result.timedOut = r.timedOut;
   result.ok = r.succeeded();
   if (!r.started)
@@ -230,6 +248,12 @@ BuildResult buildImplementation(const Task &task, const std::string &cuPath, con
   if (!readFile(cuPath, source)) {
     BuildResult r;
     r.log = cuPath + ": cannot be read";
+    return r;
+  }
+  if (std::optional<std::string> why = support::refuseHostileSource(source)) {
+    // Before nvcc sees it: an include of a server file, or a probe for one (docs/security.md).
+    BuildResult r;
+    r.log = "[cudaperf-eval] candidate.cu was refused before compiling: " + *why + "\n";
     return r;
   }
   std::string shim = generateEntryShim(task);

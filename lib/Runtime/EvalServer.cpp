@@ -91,8 +91,9 @@ private:
 };
 
 struct Server {
-  explicit Server(Evaluator &e) : evaluator(e) {}
+  Server(Evaluator &e, ServePolicy p) : evaluator(e), policy(std::move(p)) {}
   Evaluator &evaluator;
+  ServePolicy policy;
   StageTotals totals;
   std::atomic<bool> shuttingDown{false};
   std::atomic<int> sessions{0};
@@ -131,7 +132,7 @@ struct Server {
 
   // One request line; false once the client asked for shutdown.
   bool handle(const std::shared_ptr<Session> &session, const std::string &line) {
-    ServeParse p = parseServeRequest(line);
+    ServeParse p = parseServeRequest(line, policy);
     if (!p.request) {
       session->send(serveError(p.id, p.errorCode, p.errorMessage));
       return true;
@@ -199,6 +200,7 @@ struct Server {
   // Reads request lines until EOF or shutdown; true when the client asked for shutdown.
   bool readLoop(int inFd, const std::shared_ptr<Session> &session) {
     std::string buffer;
+    bool skippingLine = false;
     char chunk[65536];
     while (!shuttingDown) {
       pollfd p{inFd, POLLIN, 0};
@@ -213,6 +215,15 @@ struct Server {
       if (n <= 0)
         break;
       buffer.append(chunk, size_t(n));
+      if (skippingLine) { // the rest of a line already refused as too long
+        size_t nl = buffer.find('\n');
+        if (nl == std::string::npos) {
+          buffer.clear();
+          continue;
+        }
+        buffer.erase(0, nl + 1);
+        skippingLine = false;
+      }
       for (size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
         std::string line = buffer.substr(0, nl);
         buffer.erase(0, nl + 1);
@@ -221,9 +232,10 @@ struct Server {
         if (!handle(session, line))
           return true;
       }
-      if (buffer.size() > (64u << 20)) { // a line larger than any source text is malformed
+      if (buffer.size() > kServeMaxLineBytes) { // a line larger than any source text is malformed
         session->send(serveError(nullptr, "bad_request", "a request line longer than 64 MiB"));
         buffer.clear();
+        skippingLine = true;
       }
     }
     return false;
@@ -245,8 +257,8 @@ struct Server {
 
 } // namespace
 
-int serveStream(Evaluator &evaluator, int inFd, int outFd) {
-  Server server(evaluator);
+int serveStream(Evaluator &evaluator, int inFd, int outFd, const ServePolicy &policy) {
+  Server server(evaluator, policy);
   auto session = std::make_shared<Session>(outFd, 0);
   session->send(server.ready());
   server.readLoop(inFd, session); // EOF and shutdown both end it
@@ -254,7 +266,7 @@ int serveStream(Evaluator &evaluator, int inFd, int outFd) {
   return 0;
 }
 
-int serveSocket(Evaluator &evaluator, const std::string &path) {
+int serveSocket(Evaluator &evaluator, const std::string &path, const ServePolicy &policy) {
   sockaddr_un addr{};
   if (path.size() >= sizeof addr.sun_path) {
     std::cerr << "cudaperf-eval: socket path too long: " << path << "\n";
@@ -274,7 +286,7 @@ int serveSocket(Evaluator &evaluator, const std::string &path) {
     return 1;
   }
   std::cerr << "cudaperf-eval: serving on " << path << "\n";
-  Server server(evaluator);
+  Server server(evaluator, policy);
   std::vector<std::thread> readers;
   std::mutex mu;
   std::shared_ptr<Session> closer;

@@ -1,6 +1,9 @@
 #include "cudaperf/Runtime/ServeProtocol.h"
 #include "cudaperf/Runtime/Task.h"
 
+#include "cudaperf/Support/Json.h"
+#include "cudaperf/Support/SourceGate.h"
+
 #include <set>
 
 namespace cudaperf::runtime {
@@ -28,11 +31,18 @@ std::string idKey(const Json &id) {
 
 } // namespace
 
-ServeParse parseServeRequest(const std::string &line) {
+ServeParse parseServeRequest(const std::string &line) { return parseServeRequest(line, ServePolicy()); }
+
+ServeParse parseServeRequest(const std::string &line, const ServePolicy &policy) {
   Json doc;
   try {
-    doc = Json::parse(line);
-  } catch (const Json::parse_error &e) {
+    // Depth- and size-limited (support::parseJson): one line of 200 KB of brackets must be an error
+    // message, not a stack overflow that loses every candidate in flight.
+    support::JsonLimits limits;
+    limits.maxDepth = kServeMaxDepth;
+    limits.maxValues = kServeMaxValues;
+    doc = support::parseJson(line, "request", limits);
+  } catch (const support::SupportError &e) {
     return failure("bad_json", std::string("not JSON: ") + e.what());
   }
   if (!doc.is_object())
@@ -96,6 +106,24 @@ ServeParse parseServeRequest(const std::string &line) {
       return failure("bad_request", "\"task_dir\" is required", echo);
     if (r.candidatePath.empty() == !doc.contains("source"))
       return failure("bad_request", "give exactly one of \"candidate\" (a path) and \"source\" (the text)", echo);
+    if (!r.candidatePath.empty()) {
+      // A path names a file of this server: only under the root the operator named, after links.
+      if (policy.candidateRoot.empty())
+        return failure("bad_request",
+                       "\"candidate\" paths are refused by this server (send the text as \"source\", or start "
+                       "it with --candidate-root DIR)",
+                       echo);
+      std::string resolved;
+      if (!support::resolveInside(policy.candidateRoot, r.candidatePath, resolved))
+        return failure("bad_request", "\"candidate\" is not a file under the candidate root", echo);
+      r.candidatePath = resolved;
+    }
+    if (!policy.taskRoot.empty()) {
+      std::string resolved;
+      if (!support::resolveInside(policy.taskRoot, r.taskDir, resolved))
+        return failure("bad_request", "\"task_dir\" is not a directory under the task root", echo);
+      r.taskDir = resolved;
+    }
     if (doc.contains("configs")) {
       const Json &c = doc["configs"];
       std::vector<std::string> names;

@@ -17,6 +17,11 @@ namespace {
 
 using NodePtr = std::shared_ptr<const SizeExpr::Node>;
 
+// A task's count is a short formula ("n*n", "(m+1)*k"): longer or deeper ones are refused before
+// the recursive parser, evaluator and destructor below could exhaust the stack on them.
+constexpr size_t kMaxExprChars = 1024;
+constexpr int kMaxExprDepth = 32;
+
 // Recursive descent: expr := term (('+'|'-') term)*, term := factor (('*'|'/'|'%') factor)*,
 // factor := integer | name | '(' expr ')'.
 class ExprParser {
@@ -24,6 +29,9 @@ public:
   ExprParser(const std::string &text, std::set<std::string> &names) : text_(text), names_(names) {}
 
   NodePtr parseAll() {
+    if (text_.size() > kMaxExprChars)
+      throw SizeExprError("size expression of " + std::to_string(text_.size()) + " characters: longer than " +
+                          std::to_string(kMaxExprChars));
     NodePtr n = parseExpr();
     skip();
     if (pos_ != text_.size())
@@ -35,6 +43,7 @@ private:
   const std::string &text_;
   std::set<std::string> &names_;
   size_t pos_ = 0;
+  int depth_ = 0;
 
   [[noreturn]] void fail(const std::string &msg) {
     throw SizeExprError("size expression \"" + text_ + "\": " + msg + " at offset " +
@@ -81,8 +90,11 @@ private:
       fail("unexpected end");
     char c = text_[pos_];
     if (c == '(') {
+      if (++depth_ > kMaxExprDepth)
+        fail("parentheses nested deeper than " + std::to_string(kMaxExprDepth));
       ++pos_;
       NodePtr n = parseExpr();
+      --depth_;
       skip();
       if (pos_ >= text_.size() || text_[pos_] != ')')
         fail("expected ')'");

@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <dirent.h>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <sys/stat.h>
@@ -438,6 +440,8 @@ public:
       for (const auto &f : (*v)) {
         if (!f.is_string() || f.get<std::string>().empty() || f.get<std::string>()[0] != '-')
           problem(key, "each flag must be a string starting with '-'");
+        else if (std::string why = taskFlagRefusal(f.get<std::string>(), std::string(key) == "flags"); !why.empty())
+          problem(key, "\"" + f.get<std::string>() + "\" " + why);
         else
           out.push_back(f.get<std::string>());
       }
@@ -542,6 +546,32 @@ std::string PyTorchReference::exportedPath(const std::string &taskDir, const std
   return taskDir + "/" + rel;
 }
 
+bool tasksTrusted() {
+  const char *v = std::getenv("CUDAPERF_TRUST_TASKS");
+  return v && std::string(v) == "1";
+}
+
+std::string taskFlagRefusal(const std::string &flag, bool nvcc) {
+  if (tasksTrusted())
+    return "";
+  // What a task legitimately tunes: optimisation, language level, macros, math modes, register
+  // caps, and libraries by name. Anything that names a program, a file or a directory (-ccbin,
+  // -Xcompiler=-wrapper,..., -include, -I/..., @file, -o) is refused: a task is not trusted to run
+  // commands on the evaluating host (docs/security.md).
+  static const std::regex nvccFlags(
+      R"(-O[0-3s]?|--?use_fast_math|-lineinfo|--?extended-lambda|--?expt-relaxed-constexpr|--?expt-extended-lambda|)"
+      R"(--?restrict|-w|-Wno-[A-Za-z0-9-]+|--?std=c\+\+(11|14|17|20)|-D[A-Za-z_][A-Za-z0-9_]*(=[A-Za-z0-9_.+-]*)?|)"
+      R"(-U[A-Za-z_][A-Za-z0-9_]*|--?maxrregcount=[0-9]+|--?(ftz|prec-div|prec-sqrt|fmad)=(true|false)|)"
+      R"(-l(cublas|cublasLt|curand|cufft|cusparse|cusolver|m)|-rdc=(true|false)|-Xptxas=-(v|O[0-3])|)"
+      R"(--default-stream=(legacy|per-thread))");
+  static const std::regex hostFlags(
+      R"(-O[0-3s]?|-Ofast|-std=(c|gnu)(89|99|11|17|18)|-D[A-Za-z_][A-Za-z0-9_]*(=[A-Za-z0-9_.+-]*)?|)"
+      R"(-U[A-Za-z_][A-Za-z0-9_]*|-lm|-fopenmp|-ffast-math|-fno-[a-z-]+|-march=native|-mtune=native|-w|-Wno-[A-Za-z0-9-]+)");
+  if (std::regex_match(flag, nvcc ? nvccFlags : hostFlags))
+    return "";
+  return "is not on the allow-list of task flags (docs/task-format.md; --trust-tasks to allow any)";
+}
+
 Task parseTask(const std::string &jsonText, const std::string &dir, bool checkFiles) {
   TaskParser parser;
   Json doc;
@@ -585,12 +615,13 @@ Task loadTask(const std::string &taskDir) {
   std::string dir = absolutePath(taskDir);
   while (dir.size() > 1 && dir.back() == '/')
     dir.pop_back();
-  std::ifstream in(dir + "/task.json");
-  if (!in)
-    throw TaskError({dir + "/task.json: cannot be read"});
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parseTask(ss.str(), dir, true);
+  std::string text;
+  try {
+    text = support::readRegularFile(dir + "/task.json", kMaxTaskJsonBytes); // not /dev/zero, not a FIFO
+  } catch (const support::SupportError &e) {
+    throw TaskError({e.what()});
+  }
+  return parseTask(text, dir, true);
 }
 
 } // namespace cudaperf::runtime

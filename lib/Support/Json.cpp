@@ -1,7 +1,13 @@
 #include "cudaperf/Support/Json.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <fstream>
 #include <sstream>
 #include <unordered_set>
@@ -20,6 +26,8 @@ public:
   using number_float_t = Json::number_float_t;
   using string_t = Json::string_t;
   using binary_t = Json::binary_t;
+
+  explicit StrictBuilder(const JsonLimits &limits) : limits_(limits) {}
 
   Json root;
   std::string error;    // set when a handler stopped the parse
@@ -67,6 +75,8 @@ private:
   };
   std::vector<Open> stack_; // open containers, outermost first
   std::string pendingKey_;
+  const JsonLimits &limits_;
+  size_t values_ = 0;
 
   bool fail(const std::string &msg) {
     error = msg;
@@ -89,13 +99,23 @@ private:
     members.Container::emplace_back(std::move(pendingKey_), std::move(value));
     return &members.Container::back().second;
   }
+  bool counted() {
+    if (++values_ > limits_.maxValues)
+      return fail("more than " + std::to_string(limits_.maxValues) + " values");
+    return true;
+  }
   bool add(Json value) {
+    if (!counted())
+      return false;
     place(std::move(value));
     return true;
   }
   bool open(Json container) {
-    if (int(stack_.size()) >= kMaxJsonDepth)
-      return fail("nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels at " + path());
+    int maxDepth = std::min(limits_.maxDepth, kMaxJsonDepth);
+    if (int(stack_.size()) >= maxDepth)
+      return fail("nesting deeper than " + std::to_string(maxDepth) + " levels at " + path());
+    if (!counted())
+      return false;
     stack_.push_back({place(std::move(container)), {}});
     return true;
   }
@@ -143,8 +163,13 @@ void spellNonFinite(Json &v) {
 
 } // namespace
 
-Json parseJson(std::string_view text, const std::string &what) {
-  StrictBuilder builder;
+Json parseJson(std::string_view text, const std::string &what) { return parseJson(text, what, JsonLimits()); }
+
+Json parseJson(std::string_view text, const std::string &what, const JsonLimits &limits) {
+  if (text.size() > limits.maxBytes)
+    throw SupportError(what + ": " + std::to_string(text.size()) + " bytes, more than the limit of " +
+                       std::to_string(limits.maxBytes));
+  StrictBuilder builder(limits);
   bool ok = Json::sax_parse(text.begin(), text.end(), &builder, nlohmann::detail::input_format_t::json,
                             /*strict=*/true);
   if (!ok)
@@ -153,13 +178,51 @@ Json parseJson(std::string_view text, const std::string &what) {
   return std::move(builder.root);
 }
 
-Json readJsonFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw SupportError(path + ": cannot be read");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parseJson(ss.str(), path);
+Json readJsonFile(const std::string &path) { return parseJson(readRegularFile(path), path); }
+
+std::string readRegularFile(const std::string &path, size_t maxBytes) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway.
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0)
+    throw SupportError(path + ": cannot be read (" + std::strerror(errno) + ")");
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    throw SupportError(path + ": is not a regular file");
+  }
+  if (uint64_t(st.st_size) > maxBytes) {
+    close(fd);
+    throw SupportError(path + ": " + std::to_string(st.st_size) + " bytes, larger than the limit of " +
+                       std::to_string(maxBytes));
+  }
+  int flags = fcntl(fd, F_GETFL);
+  fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  std::string out;
+  out.resize(size_t(st.st_size));
+  size_t got = 0;
+  for (;;) {
+    if (got == out.size()) {
+      if (out.size() >= maxBytes + 1)
+        break;
+      out.resize(std::min(maxBytes + 1, std::max<size_t>(4096, out.size() * 2))); // it grew meanwhile
+    }
+    ssize_t n = read(fd, &out[got], out.size() - got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      int e = errno;
+      close(fd);
+      throw SupportError(path + ": cannot be read (" + std::strerror(e) + ")");
+    }
+    if (n == 0)
+      break;
+    got += size_t(n);
+  }
+  close(fd);
+  if (got > maxBytes)
+    throw SupportError(path + ": larger than the limit of " + std::to_string(maxBytes) + " bytes");
+  out.resize(got);
+  return out;
 }
 
 std::string writeJson(const Json &value, int indent) {

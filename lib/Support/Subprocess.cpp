@@ -15,6 +15,9 @@
 #include <cerrno>
 #include <fcntl.h>
 #include <ftw.h>
+#include <dirent.h>
+#include <map>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -189,6 +192,103 @@ std::string executableDir() {
 
 namespace {
 
+std::mutex policyMutex;
+ChildPolicy childPolicy;
+
+} // namespace
+
+void setChildPolicy(const ChildPolicy &policy) {
+  std::lock_guard<std::mutex> lock(policyMutex);
+  childPolicy = policy;
+}
+
+namespace {
+bool allowedByDefault(const std::string &name) {
+  static const char *exact[] = {"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "LD_LIBRARY_PATH"};
+  for (const char *e : exact)
+    if (name == e)
+      return true;
+  for (const char *prefix : {"LC_", "CUDA_", "NVIDIA_", "CUDAPERF_"})
+    if (name.rfind(prefix, 0) == 0)
+      return true;
+  return false;
+}
+} // namespace
+
+bool childEnvironmentAllowed(const std::string &name) {
+  if (allowedByDefault(name))
+    return true;
+  std::lock_guard<std::mutex> lock(policyMutex);
+  for (const std::string &k : childPolicy.keepVariables)
+    if (name == k)
+      return true;
+  return false;
+}
+
+namespace {
+
+// The parent of every process (from /proc), for killing a tree whose members left its group.
+std::map<pid_t, std::vector<pid_t>> childrenByParent() {
+  std::map<pid_t, std::vector<pid_t>> children;
+  DIR *proc = opendir("/proc");
+  if (!proc)
+    return children;
+  while (dirent *e = readdir(proc)) {
+    char *end = nullptr;
+    long pid = strtol(e->d_name, &end, 10);
+    if (pid <= 0 || *end)
+      continue;
+    char path[64], buf[512];
+    std::snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      continue;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+      continue;
+    buf[n] = 0;
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses; the last ')' ends it.
+    char *close = strrchr(buf, ')');
+    if (!close)
+      continue;
+    char state = 0;
+    long ppid = 0;
+    if (std::sscanf(close + 1, " %c %ld", &state, &ppid) == 2)
+      children[pid_t(ppid)].push_back(pid_t(pid));
+  }
+  closedir(proc);
+  return children;
+}
+
+// Kills `pid`'s group and every descendant, also those that moved to a group or session of their
+// own (setsid, setpgid: a compiler driver's children may): the group is stopped first so that it
+// cannot start more, then the tree is found and killed, twice for what started meanwhile.
+void killTree(pid_t pid) {
+  kill(-pid, SIGSTOP);
+  for (int round = 0; round < 2; ++round) {
+    std::map<pid_t, std::vector<pid_t>> children = childrenByParent();
+    std::vector<pid_t> todo = {pid};
+    for (size_t i = 0; i < todo.size() && todo.size() < 100000; ++i) {
+      auto it = children.find(todo[i]);
+      if (it == children.end())
+        continue;
+      for (pid_t c : it->second) {
+        kill(c, SIGSTOP);
+        todo.push_back(c);
+      }
+    }
+    for (size_t i = 1; i < todo.size(); ++i) {
+      kill(todo[i], SIGKILL);
+      pid_t group = getpgid(todo[i]);
+      if (group > 1 && group != getpgrp())
+        kill(-group, SIGKILL);
+    }
+  }
+  kill(-pid, SIGKILL);
+  kill(pid, SIGKILL);
+}
+
 std::string readHead(const std::string &path, size_t maxBytes, uint64_t &total) {
   std::string out;
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -258,9 +358,27 @@ ChildProcess spawnProcess(const std::vector<std::string> &argv, const ProcessOpt
   for (const auto &a : argv)
     cargv.push_back(const_cast<char *>(a.c_str()));
   cargv.push_back(nullptr);
+  ChildPolicy policy;
+  {
+    std::lock_guard<std::mutex> lock(policyMutex);
+    policy = childPolicy;
+  }
+  std::string program = argv[0].substr(argv[0].rfind('/') + 1);
+  bool limited = policy.limitedPrograms.empty() ||
+                 std::find(policy.limitedPrograms.begin(), policy.limitedPrograms.end(), program) !=
+                     policy.limitedPrograms.end();
+  bool minimalEnvironment = options.minimalEnvironment || policy.minimalEnvironment;
+  int64_t addressSpaceLimit = options.addressSpaceLimit > 0 ? options.addressSpaceLimit
+                              : limited                     ? policy.addressSpaceLimit
+                                                            : 0;
+  int64_t cpuSecondsLimit = options.cpuSecondsLimit > 0 ? options.cpuSecondsLimit
+                            : limited                   ? policy.cpuSecondsLimit
+                                                        : 0;
   std::vector<std::string> envStrings;
   for (char **e = environ; *e; ++e) {
     std::string s = *e;
+    if (minimalEnvironment && !childEnvironmentAllowed(s.substr(0, s.find('='))))
+      continue;
     bool replaced = false;
     for (const auto &x : options.extraEnv)
       if (s.compare(0, x.find('=') + 1, x, 0, x.find('=') + 1) == 0)
@@ -312,6 +430,7 @@ ChildProcess spawnProcess(const std::vector<std::string> &argv, const ProcessOpt
     return child;
   }
 
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     child.startError = std::string("fork: ") + strerror(errno);
@@ -320,6 +439,19 @@ ChildProcess spawnProcess(const std::vector<std::string> &argv, const ProcessOpt
   }
   if (pid == 0) {
     setpgid(0, 0);
+    if (options.dieWithParent) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) // it died before the line above
+        _exit(127);
+    }
+    if (addressSpaceLimit > 0) {
+      struct rlimit as = {rlim_t(addressSpaceLimit), rlim_t(addressSpaceLimit)};
+      setrlimit(RLIMIT_AS, &as);
+    }
+    if (cpuSecondsLimit > 0) {
+      struct rlimit cpu = {rlim_t(cpuSecondsLimit), rlim_t(cpuSecondsLimit + 1)};
+      setrlimit(RLIMIT_CPU, &cpu);
+    }
     if (pipeStdin) {
       dup2(inPipe[0], 0);
     } else {
@@ -445,6 +577,8 @@ ProcessResult superviseProcess(ChildProcess &child, const ProcessOptions &option
     std::this_thread::sleep_for(pause);
     pause = std::min(2 * pause, longestPause);
   }
+  if (!reaped && !done)
+    killTree(pid); // timed out: the child, its group, and descendants that left the group
   kill(-pid, SIGKILL); // whatever the child left running in its group
   bool inBackground = !reaped && done && options.reapInBackground;
   if (inBackground)
@@ -551,7 +685,9 @@ BackgroundReaper &backgroundReaper() {
   return *reaper;
 }
 
-ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOptions &options) {
+ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOptions &givenOptions) {
+  ProcessOptions options = givenOptions;
+  options.dieWithParent = true; // this thread waits for it below
   ChildProcess child = spawnProcess(argv, options);
   if (!child.running()) {
     ProcessResult result;

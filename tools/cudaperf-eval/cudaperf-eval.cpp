@@ -34,6 +34,7 @@ struct CommandLine {
   EvalOptions opt;
   std::string batchFile, outputPath, nvcc, socketPath;
   bool jsonl = false, summary = false, validateOnly = false, serve = false, baselineReuseGiven = false;
+  ServePolicy servePolicy;
 };
 
 // "all", or indices: "0,2".
@@ -120,6 +121,13 @@ support::ArgParser evalArgs(CommandLine &c) {
       .flag("--validate", "only load and check the task directories", c.validateOnly)
       .flag("--serve", "evaluate requests from stdin (JSON Lines), results in completion order", c.serve)
       .option("--socket", "PATH", "with --serve: listen on this Unix socket instead of stdin", c.socketPath)
+      .option("--candidate-root", "DIR",
+              "with --serve: requests may name candidate files (\"candidate\") that resolve inside DIR;\n"
+              "without it only source text (\"source\") is taken (docs/eval-serve.md, \"Trust\")",
+              c.servePolicy.candidateRoot)
+      .option("--task-root", "DIR", "with --serve: task directories must resolve inside DIR", c.servePolicy.taskRoot)
+      .flag("--trust-tasks", "tasks may carry any compiler flags (default: an allow-list, docs/task-format.md)",
+            [&] { setenv("CUDAPERF_TRUST_TASKS", "1", 1); })
       .option("--devices", "LIST", "GPUs to use, one candidate at a time each: all (default) or 0,1,...",
               [&](const std::string &v) { o.devices = parseDeviceList(v); })
       .option("--queue", "N", "candidates waiting to run before requests stop being read (default 256)",
@@ -214,7 +222,8 @@ int main(int argc, char **argv) {
     std::unique_ptr<Evaluator> evaluator = startEvaluator(opt, nvcc);
     if (!evaluator)
       return kExitInternal;
-    return cl.socketPath.empty() ? serveStream(*evaluator, 0, 1) : serveSocket(*evaluator, cl.socketPath);
+    return cl.socketPath.empty() ? serveStream(*evaluator, 0, 1, cl.servePolicy)
+                                 : serveSocket(*evaluator, cl.socketPath, cl.servePolicy);
   }
   if (!cl.socketPath.empty())
     usageError("--socket needs --serve");

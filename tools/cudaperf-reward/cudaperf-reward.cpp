@@ -8,8 +8,10 @@
 #include "cudaperf/Reward/RewardError.h"
 #include "cudaperf/Reward/Server.h"
 #include "cudaperf/Support/ArgParser.h"
+#include "cudaperf/Support/Subprocess.h"
 
 #include <atomic>
+#include <cstdlib>
 #include <condition_variable>
 #include <deque>
 #include <fstream>
@@ -33,9 +35,12 @@ struct Options {
   std::string analysisPath, resultPath, baselineAnalysisPath;
   AnalyzerOptions analyzer;
   EvaluatorOptions evaluator;
-  std::string workDir, taskRoot;
+  std::string workDir;
+  RequestPolicy requests;
+  support::ChildPolicy children;
   int jobs = 2;
   ServerOptions server;
+  Options() { children.addressSpaceLimit = int64_t(8192) << 20; }
 };
 
 void printDocument(const Options &o, const CandidateResult &r) {
@@ -50,10 +55,12 @@ int exitFor(const CandidateResult &r) { return r.reward.total ? kExitOk : kExitI
 
 // The documents of a result file: one JSON document, or JSON Lines (`FILE:LINE` in messages).
 std::vector<std::pair<Json, std::string>> readDocuments(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw RewardError(path + ": cannot be read");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text;
+  try {
+    text = support::readRegularFile(path); // a regular file of a bounded size (not /dev/zero)
+  } catch (const support::SupportError &e) {
+    throw RewardError(e.what());
+  }
   std::vector<std::pair<Json, std::string>> docs;
   try {
     docs.emplace_back(support::parseJson(text, path), path);
@@ -132,10 +139,13 @@ int batchMode(const Options &o, RewardPipeline &pipeline) {
       std::string where = "stdin:" + std::to_string(item.first);
       Json id = nullptr;
       try {
-        Json request = support::parseJson(item.second, where);
+        support::JsonLimits limits;
+        limits.maxDepth = 16;
+        limits.maxValues = 100000;
+        Json request = support::parseJson(item.second, where, limits);
         if (const Json *i = support::member(request, "id"))
           id = *i;
-        emit(serveRewardRequest(pipeline, parseRewardRequest(request, where, o.taskRoot), o.withResults));
+        emit(serveRewardRequest(pipeline, parseRewardRequest(request, where, o.requests), o.withResults));
       } catch (const std::exception &e) {
         emit(errorRecord(id, 400, e.what()));
       }
@@ -216,7 +226,20 @@ int main(int argc, char **argv) {
       .option("--work-dir", "DIR", "where candidates given as source text are written (default: a temporary one)",
               o.workDir)
       .option("--task-root", "DIR", "--batch/--serve: task directories are relative to DIR and may not leave it",
-              o.taskRoot)
+              o.requests.taskRoot)
+      .option("--candidate-root", "DIR",
+              "--batch/--serve: requests may name candidate files (\"candidate\") that resolve inside DIR;\n"
+              "without it only source text (\"source\") is taken (docs/reward.md, \"Trust\")",
+              o.requests.candidateRoot)
+      .option("--token-file", "FILE", "--serve: bearer tokens, one a line (each a client); requests without one get 401",
+              o.server.tokenFile)
+      .option("--child-memory-mb", "MB", "--batch/--serve: address-space limit of the analyzer and compilers (8192)",
+              [&](const std::string &v) { o.children.addressSpaceLimit = support::parseInteger(v, 0, 1 << 24) << 20; })
+      .option("--keep-env", "NAME", "--batch/--serve: pass this variable to the children too (repeatable; default: "
+              "a minimal environment, docs/security.md)",
+              [&](const std::string &v) { o.children.keepVariables.push_back(v); })
+      .flag("--trust-tasks", "tasks may carry any compiler flags (default: an allow-list, docs/task-format.md)",
+            [&] { setenv("CUDAPERF_TRUST_TASKS", "1", 1); })
       .option("--format", "json|jsonl|text", "the reward document pretty (json), on one line, or the feedback text",
               [&](const std::string &v) {
                 if (v != "json" && v != "jsonl" && v != "text")
@@ -270,13 +293,21 @@ int main(int argc, char **argv) {
       return fromDocuments(o, config, positional);
     o.evaluator.compileOnly = o.staticOnly;
     o.evaluator.counters = o.counters;
+    if (o.batch || o.serve) {
+      // Children of a service run hostile source: no secret of this environment reaches them, and
+      // the analyzer (and its nvcc) get bounded memory and CPU time (docs/security.md).
+      o.children.minimalEnvironment = true;
+      o.children.limitedPrograms = {"cudaperf-analyze", "nvcc"};
+      o.children.cpuSecondsLimit = int64_t(o.analyzer.timeoutSeconds) + 5;
+      support::setChildPolicy(o.children);
+    }
     RewardPipeline pipeline(config, makeProcessEvaluator(o.evaluator), o.analyzer, o.workDir);
     if (o.batch)
       return batchMode(o, pipeline);
     if (o.serve) {
 #ifdef CUDAPERF_HAVE_SERVER
       o.server.jobs = o.jobs;
-      o.server.taskRoot = o.taskRoot;
+      o.server.requests = o.requests;
       o.server.withResults = o.withResults;
       return runServer(pipeline, o.server);
 #else

@@ -22,15 +22,30 @@ struct RewardRequest {
   CandidateRequest candidate;            // the turn asked about
 };
 
-// Task directories are taken relative to `taskRoot` when it is set, and may then not be absolute
-// or leave it (".."). Throws RewardError naming the field ("requests[2].turns[0].source: ...").
+// What a client may name (docs/reward.md, "Trust"). Task directories are taken relative to
+// `taskRoot` when it is set, and must then resolve (after symbolic links) inside it. A "candidate"
+// file name is refused unless `candidateRoot` is set, and must then resolve to a regular file inside
+// it (read at once: what follows sees only text). Sources are at most maxSourceBytes.
+struct RequestPolicy {
+  std::string taskRoot;
+  std::string candidateRoot;
+  size_t maxSourceBytes = size_t(1) << 20;
+};
+constexpr size_t kMaxTurns = 64;
+
+// Throws RewardError naming the field ("requests[2].turns[0].source: ...").
 RewardRequest parseRewardRequest(const support::Json &request, const std::string &where,
-                                 const std::string &taskRoot);
+                                 const RequestPolicy &policy);
+
+// Strings of a record as a client may read them: the candidates' work-directory paths become
+// "candidate.cu", other temporary paths "<temporary>", messages located in other files are dropped.
+void sanitizeRecord(support::Json &record, const std::vector<std::string> &sources);
 
 // Throws RewardError when a task directory has no task.json or a candidate file does not exist.
 void checkRequestPaths(const RewardRequest &request);
 
-// Runs one request through the pipeline; never throws: a failure is an error record: status 422
+// Runs one request through the pipeline; never throws. A source that asks for a server file
+// (support::refuseHostileSource) is not compiled: it gets the compile_error reward with the reason. a failure is an error record: status 422
 // for a task or file that does not exist (checkRequestPaths), 500 for a failure to evaluate.
 // `withResult` adds the eval result the reward was computed from ("result"), for audits and for
 // analysing the candidates again elsewhere (scripts/reward-validate.py reads such records).

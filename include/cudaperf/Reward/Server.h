@@ -11,6 +11,7 @@
 #pragma once
 
 #include "cudaperf/Reward/Pipeline.h"
+#include "cudaperf/Reward/Requests.h"
 
 #include <string>
 
@@ -22,8 +23,14 @@ struct ServerOptions {
   std::string portFile;
   int queueLimit = 256;   // requests waiting to start; a batch that does not fit gets 503
   int jobs = 2;           // requests served at once
-  std::string taskRoot;   // Requests.h
+  RequestPolicy requests; // task and candidate roots, source size (Requests.h)
+  std::string tokenFile;  // bearer tokens, one a line; empty: no authorization (docs/reward.md, "Trust")
   size_t maxBodyBytes = size_t(64) << 20;
+  int maxJsonDepth = 16;            // of a request body
+  size_t maxJsonValues = 100000;    // values in a request body (members and elements included)
+  int readTimeoutSeconds = 5;       // per read/write on a connection, and keep-alive idle time
+  int httpThreads = 64;             // connection threads; beyond them, 503 (health still answered)
+  int overflowThreads = 256;        // threads that answer those 503s; past them connections wait
   int keepSeconds = 600;  // a finished batch stays pollable this long
   int retryAfterSeconds = 5;
   bool withResults = false; // records carry their eval result

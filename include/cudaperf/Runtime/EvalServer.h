@@ -6,15 +6,16 @@
 #pragma once
 
 #include "cudaperf/Runtime/Evaluator.h"
+#include "cudaperf/Runtime/ServeProtocol.h"
 
 #include <string>
 
 namespace cudaperf::runtime {
 
 // Serves one client on these descriptors until shutdown or EOF; returns the exit status (0).
-int serveStream(Evaluator &evaluator, int inFd, int outFd);
+int serveStream(Evaluator &evaluator, int inFd, int outFd, const ServePolicy &policy = ServePolicy());
 // Serves clients connecting to a Unix socket at `path` until one asks for shutdown. Returns 0,
 // or 1 when the socket cannot be opened (the reason on stderr).
-int serveSocket(Evaluator &evaluator, const std::string &path);
+int serveSocket(Evaluator &evaluator, const std::string &path, const ServePolicy &policy = ServePolicy());
 
 } // namespace cudaperf::runtime

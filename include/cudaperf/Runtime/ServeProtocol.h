@@ -36,7 +36,21 @@ struct ServeParse {
   nlohmann::ordered_json id; // the line's id when it had a usable one (for the error message)
 };
 
-ServeParse parseServeRequest(const std::string &line);
+// What a client may ask of this server (docs/eval-serve.md, "Trust"): without a candidate root a
+// "candidate" path is refused (a client sends the text as "source"); with one, the path must resolve
+// (after symbolic links) to a file inside it. With a task root, "task_dir" likewise.
+struct ServePolicy {
+  std::string candidateRoot;
+  std::string taskRoot;
+};
+
+// Limits of one request line (bytes are bounded by the reader: kServeMaxLineBytes).
+constexpr int kServeMaxDepth = 32;
+constexpr size_t kServeMaxValues = 100000;
+constexpr size_t kServeMaxLineBytes = size_t(64) << 20;
+
+ServeParse parseServeRequest(const std::string &line); // the default policy: no paths
+ServeParse parseServeRequest(const std::string &line, const ServePolicy &policy);
 
 // Messages from the server.
 nlohmann::ordered_json serveResult(const nlohmann::ordered_json &id, nlohmann::ordered_json result);

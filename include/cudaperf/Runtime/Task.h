@@ -101,6 +101,12 @@ public:
 // task's missing impls/baseline.cu). The exported TorchScript files are not required here: they are generated on
 // the GPU host (`make tasks`), and the evaluator reports their absence when it needs them.
 Task loadTask(const std::string &taskDir);
+
+// task.json is read only if it is a regular file of at most this size.
+constexpr size_t kMaxTaskJsonBytes = size_t(16) << 20;
+// Why a task flag is refused ("" when allowed): "flags" (nvcc) and "reference_flags" (the host
+// compiler) are held to allow-lists unless CUDAPERF_TRUST_TASKS=1 (cudaperf-eval --trust-tasks).
+std::string taskFlagRefusal(const std::string &flag, bool nvcc);
 // Same checks on an in-memory document; dir is used for file checks only when checkFiles.
 Task parseTask(const std::string &jsonText, const std::string &dir, bool checkFiles);
 

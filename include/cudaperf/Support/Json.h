@@ -20,11 +20,28 @@ using Json = nlohmann::ordered_json;
 // must not be driven by input).
 constexpr int kMaxJsonDepth = 256;
 
+// Files read by the project's tools are refused past this size (a document of ours is far smaller;
+// /dev/zero or a runaway file must be an error, not an allocation of everything).
+constexpr size_t kMaxInputFileBytes = size_t(1) << 30;
+
+// Limits a reader checks while parsing, so no tree is built past them (docs/security.md).
+struct JsonLimits {
+  int maxDepth = kMaxJsonDepth;
+  size_t maxValues = size_t(-1); // values of every kind (object members and array elements included)
+  size_t maxBytes = size_t(-1);  // the text's size, checked before parsing
+};
+
 // One document, strictly: no trailing text, no duplicate keys, at most kMaxJsonDepth levels.
 // Throws SupportError "WHAT:LINE:COLUMN: ..." (or "WHAT: duplicate key "k" in PATH").
 Json parseJson(std::string_view text, const std::string &what = "JSON");
+Json parseJson(std::string_view text, const std::string &what, const JsonLimits &limits);
 // parseJson of a file's contents; an unreadable file is a SupportError naming it.
 Json readJsonFile(const std::string &path);
+
+// The contents of `path` if it is a regular file (after symbolic links) of at most maxBytes;
+// otherwise a SupportError naming it ("is not a regular file", "is larger than ..."). Never blocks on
+// a FIFO and never reads a device.
+std::string readRegularFile(const std::string &path, size_t maxBytes = kMaxInputFileBytes);
 
 // indent < 0: one line (JSON Lines, the worker's event protocol); otherwise pretty with that
 // indent. NaN and infinities are written as the strings "nan", "inf", "-inf"; invalid UTF-8 in

@@ -37,7 +37,34 @@ struct ProcessOptions {
   // backgroundReaper() instead of here, so the kernel's cleanup of the dead process (a CUDA
   // context's teardown in the driver, about a tenth of a second) is not waited for either.
   bool reapInBackground = false;
+  // Only the variables of childEnvironmentAllowed() (and extraEnv) are passed: no token or key of
+  // this process's environment reaches a compiler or an analyzer of hostile source.
+  bool minimalEnvironment = false;
+  // When > 0, RLIMIT_AS (bytes) and RLIMIT_CPU (seconds) of the child, inherited by what it starts
+  // (nvcc's cicc and ptxas each get their own): a macro bomb fails with out-of-memory instead of
+  // taking the host's memory. Not for a process that creates a CUDA context (it reserves more
+  // address space than it uses).
+  int64_t addressSpaceLimit = 0;
+  int64_t cpuSecondsLimit = 0;
+  // The child is killed (SIGKILL) when the thread that started it ends, this process included:
+  // runProcess sets it, since its thread waits for the child.
+  bool dieWithParent = false;
 };
+
+// Process-wide settings for every child started from now on (a service sets them once in main):
+// minimalEnvironment for all of them; the limits for children whose program's file name is in
+// `limitedPrograms` (all of them when empty).
+struct ChildPolicy {
+  bool minimalEnvironment = false;
+  int64_t addressSpaceLimit = 0;
+  int64_t cpuSecondsLimit = 0;
+  std::vector<std::string> limitedPrograms;
+  std::vector<std::string> keepVariables; // more names for the minimal environment
+};
+void setChildPolicy(const ChildPolicy &policy);
+// The minimal environment's variables: PATH, HOME, USER, LOGNAME, LANG, LANGUAGE, TZ, TMPDIR,
+// LD_LIBRARY_PATH, and names starting with LC_, CUDA_, NVIDIA_ or CUDAPERF_ (plus keepVariables).
+bool childEnvironmentAllowed(const std::string &name);
 
 struct ProcessResult {
   bool started = false;
