@@ -133,7 +133,7 @@ def main():
                  json.dumps({"id": 5, "task": task, "source": "// fake: wrong_answer\n",
                              "turns": [{"candidate": fast}]}),
                  json.dumps({"id": "f", "task": task, "candidate": crash})]
-        r = run(fake + ["--batch", "--jobs", "2"], stdin="\n".join(lines) + "\n")
+        r = run(fake + ["--batch", "--jobs", "2", "--candidate-root", work], stdin="\n".join(lines) + "\n")
         records = [json.loads(l) for l in r.stdout.splitlines() if l.strip()]
         by_id = {json.dumps(x["id"]): x for x in records}
         check(r.returncode == 0 and len(records) == 6, "--batch: one record per line (%d)" % len(records))
@@ -161,14 +161,14 @@ def main():
         lines = [json.dumps({"id": 1, "task": "vector_add", "candidate": fast}),
                  json.dumps({"id": 2, "task": "../vector_add", "candidate": fast}),
                  json.dumps({"id": 3, "task": task, "candidate": fast})]
-        r = run(fake + ["--batch", "--task-root", os.path.join(root, "data", "tasks")], stdin="\n".join(lines) + "\n")
+        r = run(fake + ["--batch", "--candidate-root", work, "--task-root", os.path.join(root, "data", "tasks")], stdin="\n".join(lines) + "\n")
         recs = {x["id"]: x for x in (json.loads(l) for l in r.stdout.splitlines() if l.strip())}
         check(recs.get(1, {}).get("ok") and recs.get(2, {}).get("status") == 400 and recs.get(3, {}).get("status") == 400,
               "--task-root: relative tasks inside it only")
 
         # ---- the service
         slow = candidate(work, "slow.cu", "sleep 2")
-        srv = Server(fake + ["--jobs", "1", "--queue", "2"], work)
+        srv = Server(fake + ["--jobs", "1", "--queue", "2", "--candidate-root", work], work)
         try:
             status, _, body = srv.request("GET", "/v1/health")
             check(status == 200 and json.loads(body)["status"] == "ok", "serve: health")
@@ -225,7 +225,7 @@ def main():
                           "rewards, feedback = client.cudaperf_rewards([%r, %r], [%r, %r], histories=[[], [%r]])\n"
                           "print(rewards); print(client.trl_reward([[{'content': %r}]], task=[%r]))\n"
                           % (work, task, task, "// fake: ok 2\n", "// fake: compile_error\n", "// fake: ok 2\n",
-                             "// fake: ok 2\n", task))
+                             "Here it is:\n```cuda\n// fake: ok 2\n```\n", task))
                 r = subprocess.run([sys.executable, "-c", driver], capture_output=True, text=True, timeout=120,
                                    env=dict(os.environ, CUDAPERF_REWARD_URL=srv.url))
                 out = r.stdout.splitlines()

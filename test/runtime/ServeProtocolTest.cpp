@@ -16,12 +16,12 @@ void expectError(const std::string &line, const std::string &code, const std::st
 } // namespace
 
 TEST(ServeProtocol, EvaluateRequests) {
-  ServeParse p = parse(R"({"id": "c1", "task_dir": "/t", "candidate": "/c.cu", "configs": ["small"], "counters": true})");
+  ServeParse p = parse(R"({"id": "c1", "task_dir": "/t", "source": "s", "configs": ["small"], "counters": true})");
   ASSERT_TRUE(p.request);
   EXPECT_EQ(p.request->op, ServeRequest::Op::Evaluate);
   EXPECT_EQ(p.request->id, "c1");
   EXPECT_EQ(p.request->idKey, "s:c1");
-  EXPECT_EQ(p.request->candidatePath, "/c.cu");
+  EXPECT_EQ(p.request->source, "s");
   EXPECT_EQ(*p.request->configs, std::vector<std::string>{"small"});
   EXPECT_TRUE(*p.request->counters);
 
@@ -44,10 +44,10 @@ TEST(ServeProtocol, MalformedLinesGetErrors) {
   expectError(R"({"id": 1, "candidate": "/c.cu"})", "bad_request", "task_dir");
   expectError(R"({"id": 1, "task_dir": "/t"})", "bad_request", "exactly one");
   expectError(R"({"id": 1, "task_dir": "/t", "candidate": "/c.cu", "source": "x"})", "bad_request", "exactly one");
-  expectError(R"({"id": 1, "task_dir": "/t", "candidate": "/c.cu", "confgs": []})", "bad_request", "unknown key \"confgs\"");
-  expectError(R"({"id": 1, "task_dir": 5, "candidate": "/c.cu"})", "bad_request", "\"task_dir\" must be a string");
-  expectError(R"({"id": 1, "task_dir": "/t", "candidate": "/c.cu", "configs": [1]})", "bad_request", "configs");
-  expectError(R"({"id": 1, "task_dir": "/t", "candidate": "/c.cu", "counters": "yes"})", "bad_request", "counters");
+  expectError(R"({"id": 1, "task_dir": "/t", "source": "x", "confgs": []})", "bad_request", "unknown key \"confgs\"");
+  expectError(R"({"id": 1, "task_dir": 5, "source": "x"})", "bad_request", "\"task_dir\" must be a string");
+  expectError(R"({"id": 1, "task_dir": "/t", "source": "x", "configs": [1]})", "bad_request", "configs");
+  expectError(R"({"id": 1, "task_dir": "/t", "source": "x", "counters": "yes"})", "bad_request", "counters");
   expectError(R"({"op": "launch", "id": 1})", "bad_request", "unknown op");
   expectError(R"({"op": 3})", "bad_request", "\"op\"");
   expectError(R"({"op": "cancel"})", "bad_request", "names the request");
@@ -75,4 +75,27 @@ TEST(ServeProtocol, Messages) {
   EXPECT_EQ(r["result"]["speedup"], 1.5);
   EXPECT_EQ(serveError(nullptr, "bad_json", "x")["id"], nullptr);
   EXPECT_EQ(serveCancelled(7)["type"], "cancelled");
+}
+
+// Issue 35: hostile clients of `cudaperf-eval --serve`.
+TEST(ServeProtocolHostile, DeepBracketsAreAnErrorNotACrash) {
+  std::string line(200000, '[');
+  ServeParse p = parseServeRequest(line);
+  ASSERT_FALSE(p.request);
+  EXPECT_EQ(p.errorCode, "bad_json");
+}
+
+TEST(ServeProtocolHostile, CandidatePathsNeedARoot) {
+  const std::string line = R"({"id": 1, "task_dir": "/work/t", "candidate": "/etc/shadow"})";
+  ServeParse p = parseServeRequest(line);
+  ASSERT_FALSE(p.request);
+  EXPECT_NE(p.errorMessage.find("refused"), std::string::npos) << p.errorMessage;
+  ServePolicy policy;
+  policy.candidateRoot = "/tmp";
+  p = parseServeRequest(line, policy);
+  ASSERT_FALSE(p.request); // outside the root
+  p = parseServeRequest(R"({"id": 1, "task_dir": "/work/t", "candidate": "../etc/passwd"})", policy);
+  ASSERT_FALSE(p.request); // outside after resolution
+  p = parseServeRequest(R"({"id": 1, "task_dir": "/work/t", "source": "__global__ void k() {}"})");
+  ASSERT_TRUE(p.request) << p.errorMessage; // text is always taken
 }

@@ -2,6 +2,8 @@
 #include "TaskWithoutBaseline.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <unistd.h>
 #include <filesystem>
 #include <set>
 #include <gtest/gtest.h>
@@ -209,4 +211,42 @@ TEST(Task, APyTorchTaskMayGoWithoutABaselineACToCudaTaskMayNot) {
   } catch (const TaskError &e) {
     EXPECT_TRUE(mentions(e.problems, "impls/baseline.cu: missing (a c-to-cuda task needs")) << e.what();
   }
+}
+
+// Issue 35: hostile task files.
+TEST(TaskHostile, SizeExpressionsTooDeepOrLongAreErrors) {
+  std::string deep = std::string(30000, '(') + "n" + std::string(30000, ')');
+  EXPECT_THROW(SizeExpr::parse(deep), SizeExprError);
+  std::string terms = "n";
+  for (int i = 0; i < 60000; ++i)
+    terms += "+n";
+  EXPECT_THROW(SizeExpr::parse(terms), SizeExprError);
+  EXPECT_EQ(SizeExpr::parse("((n + 1) * 2)").evaluate({{"n", 3}}), 8);
+}
+
+TEST(TaskHostile, FlagsThatRunProgramsAreRefused) {
+  unsetenv("CUDAPERF_TRUST_TASKS");
+  std::string task = kGood;
+  std::string evil = task;
+  evil.replace(evil.find("\"-use_fast_math\""), 16, "\"-Xcompiler=-wrapper,/tmp/evil.sh\"");
+  EXPECT_TRUE(mentions(problemsOf(evil), "allow-list")) << evil;
+  for (const char *flag : {"-ccbin=/tmp/x", "--compiler-bindir=/tmp", "-include=/etc/passwd", "-I/etc", "@/tmp/args",
+                           "-Xcompiler", "-o/tmp/x"})
+    EXPECT_NE(taskFlagRefusal(flag, true), "") << flag;
+  for (const char *flag : {"-O3", "-use_fast_math", "--use_fast_math", "-lineinfo", "-DN=4", "-std=c++17",
+                           "-maxrregcount=64", "-lcublas", "--expt-relaxed-constexpr"})
+    EXPECT_EQ(taskFlagRefusal(flag, true), "") << flag;
+  EXPECT_EQ(taskFlagRefusal("-DNDEBUG", false), "");
+  EXPECT_NE(taskFlagRefusal("-fplugin=/tmp/evil.so", false), "");
+  setenv("CUDAPERF_TRUST_TASKS", "1", 1);
+  EXPECT_EQ(taskFlagRefusal("-Xcompiler=-wrapper,/tmp/evil.sh", true), "");
+  unsetenv("CUDAPERF_TRUST_TASKS");
+}
+
+TEST(TaskHostile, DevZeroAsTaskJsonIsAnError) {
+  std::string dir = "/tmp/cudaperf-hostile-task-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  std::filesystem::create_symlink("/dev/zero", dir + "/task.json");
+  EXPECT_THROW(loadTask(dir), TaskError);
+  std::filesystem::remove_all(dir);
 }

@@ -116,9 +116,9 @@ TEST(HostileInput, ChildrenGetAMinimalEnvironment) {
 
 TEST(HostileInput, MemoryLimitStopsAnAllocation) {
   ProcessOptions po;
-  po.addressSpaceLimit = int64_t(256) << 20;
-  // Python (or any program) cannot map 1 GiB under a 256 MiB address-space limit.
-  std::vector<std::string> argv = {"/bin/sh", "-c", "exec python3 -c 'b = bytearray(1 << 30)'"};
+  po.addressSpaceLimit = int64_t(128) << 20;
+  // Python (or any program) cannot map 256 MiB under a 128 MiB address-space limit.
+  std::vector<std::string> argv = {"/bin/sh", "-c", "exec python3 -c 'b = bytearray(1 << 28)'"};
   ProcessResult r = runProcess(argv, po);
   EXPECT_FALSE(r.succeeded()) << r.describe() << r.output;
   po.addressSpaceLimit = int64_t(4) << 30; // the same program fits in 4 GiB: the limit was the cause
