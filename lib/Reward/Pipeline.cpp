@@ -289,14 +289,16 @@ CandidateResult RewardPipeline::run(const CandidateRequest &asked) {
                                                         : asked.taskDir + " has no task.json"));
   CandidateRequest request = asked;
   if (asked.completion) {
-    std::optional<ExtractedCode> code = extractCodeBlock(*asked.completion);
-    if (!code)
-      return noCodeBlockResult(config_, asked.taskDir, *asked.completion, noCodeBlockReason(*asked.completion));
-    if (code->code.find_first_not_of(" \t\r\n") == std::string::npos)
-      return noCodeBlockResult(config_, asked.taskDir, *asked.completion,
-                               "the completion's code block (block " + std::to_string(code->blockIndex + 1) +
-                                   ") is empty");
-    request.source = std::move(code->code);
+    std::string code = asked.source; // already extracted by the request layer (Requests.cpp), or
+    if (code.empty()) {
+      std::optional<ExtractedCode> block = extractCodeBlock(*asked.completion);
+      if (!block)
+        return noCodeBlockResult(config_, asked.taskDir, *asked.completion, noCodeBlockReason(*asked.completion));
+      code = std::move(block->code);
+    }
+    if (code.find_first_not_of(" \t\r\n") == std::string::npos)
+      return noCodeBlockResult(config_, asked.taskDir, *asked.completion, "the completion's code block is empty");
+    request.source = std::move(code);
     request.candidatePath.clear();
     request.completion.reset();
   }

@@ -31,6 +31,7 @@ struct LaunchSpec {
   bool sameAddressAtomic = false;       // one global atomicAdd to one address per thread
   std::optional<double> atomicLaneExecutions; // the analyzer's lane_executions of that atomic (guards)
   bool memoryBound = true;
+  bool storesOutput = false; // a coalesced 4-byte global store per thread (static-only: not `no_work`)
 };
 
 inline Json kernelReport(const LaunchSpec &s) {
@@ -43,6 +44,10 @@ inline Json kernelReport(const LaunchSpec &s) {
     accesses.push_back({{"space", "shared"}, {"op", "load"}, {"bytes", 4}, {"pattern", "bank-conflict"},
                         {"sectors_per_request", nullptr}, {"bank_conflict_ways", *s.sharedWays},
                         {"ideal_wavefronts", 1}, {"executions_per_thread", 1}, {"line", 6}, {"column", 9}});
+  if (s.storesOutput)
+    accesses.push_back({{"space", "global"}, {"op", "store"}, {"bytes", 4}, {"pattern", "coalesced"},
+                        {"sectors_per_request", 4}, {"ideal_sectors_per_request", 4}, {"bank_conflict_ways", nullptr},
+                        {"executions_per_thread", 1}, {"line", 8}, {"column", 9}});
   if (s.sameAddressAtomic) {
     accesses.push_back({{"space", "global"}, {"op", "atomic"}, {"bytes", 4}, {"pattern", "broadcast"},
                         {"sectors_per_request", 1}, {"ideal_sectors_per_request", 1}, {"bank_conflict_ways", nullptr},

@@ -294,6 +294,7 @@ TEST(Structural, WithoutAnAnalysisTheTermsAreNeutralAndSaySo) {
 TEST(StaticOnly, PredictedSpeedupOverTheAnalysedBaseline) {
   RewardConfig c;
   LaunchSpec fast, slow;
+  fast.storesOutput = slow.storesOutput = true; // writes its output: not the gate no_work
   slow.occupancy = 0.125; // utilization 0.25: core time x4
   RewardDocument d = rewardOf(c, compileOnlyResult(), analysis({oneLaunch("small", fast)}),
                             analysis({oneLaunch("small", slow)}));

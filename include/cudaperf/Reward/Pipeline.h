@@ -57,7 +57,9 @@ struct CandidateRequest {
   std::string candidatePath; // a file; or
   std::string source;        // the source text (written to the pipeline's work directory); or
   // a model's completion (prose and a fenced code block): the block CodeExtraction.h picks is the
-  // source; without one the reward is the gate no_code_block and nothing is compiled.
+  // source; without one the reward is the gate no_code_block and nothing is compiled. When
+  // `source` is set too, it is the block already extracted (parseRewardRequest does, so that the
+  // service's source gate sees the code).
   std::optional<std::string> completion;
   std::optional<double> rankingScore;
 };
