@@ -187,7 +187,19 @@ support::ChildProcess DeviceSlot::startWorker(const std::vector<std::string> &ar
   po.outputPath = options_.workDir + "/worker-" + std::to_string(index_) + "-" + std::to_string(++spawned_) + ".log";
   po.fileSizeLimit = options_.outputLimitBytes;
   po.extraEnv = env_; // whatever the caller's environment says, launches stay asynchronous
-  return support::spawnProcess(pool ? std::vector<std::string>{options_.workerPath, "--pool"} : argv, po, pool);
+  // The isolation is known before the job: a pool worker starts the candidate's process ahead.
+  std::vector<std::string> poolArgv = {options_.workerPath, "--pool"};
+  for (const std::string &a : isolationArgs())
+    poolArgv.push_back(a);
+  return support::spawnProcess(pool ? poolArgv : argv, po, pool);
+}
+
+std::vector<std::string> DeviceSlot::isolationArgs() const {
+  std::vector<std::string> a = {"--isolation", options_.isolation, "--runner-cpu-seconds",
+                                std::to_string(int64_t(std::max(1.0, options_.timeoutSeconds)))};
+  if (options_.allowWeakSandbox)
+    a.push_back("--allow-weak-sandbox");
+  return a;
 }
 
 support::ProcessResult DeviceSlot::runWorker(const std::vector<std::string> &argv, const std::string &events,
@@ -304,6 +316,8 @@ Json DeviceSlot::run(BuiltCandidate &c, size_t waiting) {
                                    "--device-index", std::to_string(index_),
                                    "--memory-wait", std::to_string(options_.memoryWaitSeconds),
                                    "--leak-limit-mib", std::to_string(options_.leakLimitMiB)};
+  for (const std::string &a : isolationArgs())
+    argv.push_back(a);
   bool hasBaseline = !t.baseline.objectPath.empty();
   if (hasBaseline)
     argv.insert(argv.end(), {"--baseline", t.baseline.objectPath});

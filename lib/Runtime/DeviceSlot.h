@@ -59,6 +59,7 @@ private:
   std::string ensureData(TaskEntry &task, std::string &key, std::string &manifest, support::Json &report);
   void releaseData(const std::string &key);
   std::string dataKey(const TaskEntry &task) const;
+  std::vector<std::string> isolationArgs() const; // --isolation ... for the worker
   support::ChildProcess startWorker(const std::vector<std::string> &argv, bool pool);
   support::ProcessResult runWorker(const std::vector<std::string> &argv, const std::string &events,
                                    size_t waiting, std::vector<uint32_t> &ourPids, std::vector<GpuSample> &samples);

@@ -55,7 +55,8 @@ std::string firstLines(const std::string &log, size_t maxLines, size_t maxChars)
 
 Json timingOf(const Json &e) {
   Json t = Json::object();
-  for (const char *k : {"median_ms", "min_ms", "max_ms", "mean_ms", "p10_ms", "p90_ms", "spread", "runs", "stable"})
+  for (const char *k :
+       {"median_ms", "min_ms", "max_ms", "mean_ms", "p10_ms", "p90_ms", "spread", "runs", "stable", "integrity"})
     if (const Json *v = member(e, k))
       t[k] = *v;
   return t;
@@ -251,6 +252,9 @@ Json assembleResult(const EvalRecord &r) {
       configs[size_t(ci)]["audit"] = std::move(audit);
     } else if (type == "memory" && str(e, "impl") == "candidate") {
       memory = payloadOf(e);
+    } else if (type == "sandbox") {
+      // Where the candidate ran and how it was confined (docs/security.md), in every result.
+      doc["sandbox"] = payloadOf(e);
     } else if (type == "retry") {
       ++retries;
     } else if (type == "device_data") {

@@ -262,6 +262,9 @@ bool installProcessFilter(SandboxStatus &status) {
   f.onSyscallArgEquals(__NR_prctl, 0, PR_SET_PDEATHSIG, errnoAction(EPERM));
   f.onSyscallArgEquals(__NR_prctl, 0, PR_SET_CHILD_SUBREAPER, errnoAction(EPERM));
   f.onSyscallArgEquals(__NR_prctl, 0, PR_SET_PTRACER, errnoAction(EPERM));
+  // io_uring would carry system calls past this filter.
+  for (long nr : {long(__NR_io_uring_setup), long(__NR_io_uring_enter), long(__NR_io_uring_register)})
+    f.onSyscall(nr, errnoAction(EPERM));
   // UNIX sockets only (the driver's own use); no network.
   for (uint32_t family : {uint32_t(AF_INET), uint32_t(AF_INET6), uint32_t(AF_PACKET), uint32_t(AF_NETLINK)})
     f.onSyscallArgEquals(__NR_socket, 0, family, errnoAction(EACCES));
@@ -392,7 +395,8 @@ std::vector<std::string> sandboxRules() {
       "no new session or process group (setsid, setpgid kill the process); the parent-death signal, subreaper and "
       "tracer settings cannot be changed; no SIGIO owner (fcntl F_SETOWN/F_SETSIG)",
       "no network: sockets other than AF_UNIX fail (EACCES); Landlock refuses TCP bind and connect",
-      "no namespaces, mounts, chroot, BPF, kernel modules, reboot or swap",
+      "no namespaces, mounts, chroot, BPF, kernel modules, reboot or swap; no io_uring (EPERM: it would carry "
+      "system calls past the filter)",
       "no new executable memory: mprotect with PROT_EXEC, anonymous executable mmap and memfd_create fail (EPERM)",
       "no capabilities (all dropped, the bounding set too): a non-dumpable process's /proc files are out of reach",
       "files: writes only inside the scratch directory; reads only of the policy's paths (Landlock)",

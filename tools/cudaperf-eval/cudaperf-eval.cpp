@@ -160,6 +160,19 @@ support::ArgParser evalArgs(CommandLine &c) {
               [&](const std::string &v) { o.leakLimitMiB = parseNumber(v, 0); })
       .option("--memory-wait", "S", "how long the evaluator's own allocations wait on a full GPU (30)",
               [&](const std::string &v) { o.memoryWaitSeconds = parseNumber(v, 0); })
+      .option("--isolation", "MODE",
+              "where candidate code runs: runner (default: a confined process holding only its arguments),\n"
+              "runner-unconfined (the same process unconfined, for debugging) or none (inside the worker:\n"
+              "only for implementations you trust, e.g. the generated dataset with --counters; docs/security.md)",
+              [&](const std::string &v) {
+                if (v != "runner" && v != "runner-unconfined" && v != "none")
+                  throw support::SupportError("--isolation: expected runner, runner-unconfined or none");
+                o.isolation = v;
+              })
+      .flag("--allow-weak-sandbox",
+            "run candidates where the kernel lacks part of the sandbox (Landlock, seccomp); every result says\n"
+            "what was missing (\"sandbox\")",
+            o.allowWeakSandbox)
       .epilog("exit codes: 0 every result written, 1 a result is internal_error or the environment is\n"
               "unusable, 2 bad usage, 3 the task does not load, 4 a candidate cannot be read\n"
               "(--serve: 0 after shutdown or end of input, 1 the environment is unusable)");

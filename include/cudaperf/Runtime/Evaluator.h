@@ -32,6 +32,10 @@ struct EvalOptions {
   double budgetMs = 100;
   double timeoutSeconds = 120; // whole worker
   double stallSeconds = 10;    // no new event line for this long: killed as a timeout
+  // Where candidate code runs (docs/security.md): "runner" (a confined process of its own),
+  // "runner-unconfined" (debugging) or "none" (in the worker: trusted implementations only).
+  std::string isolation = "runner";
+  bool allowWeakSandbox = false; // run candidates although the kernel lacks part of the sandbox
   int64_t outputLimitBytes = 1 << 20; // worker stdout+stderr (RLIMIT_FSIZE)
   int jobs = 1;                // parallel builds
   std::vector<std::string> configs; // only these configurations (empty: all)

@@ -2,6 +2,8 @@
 #include "AllocationInterpose.h"
 #include "DeviceInfo.h"
 
+#include "cudaperf/Runtime/CounterRng.h"
+
 namespace cudaperf::worker {
 
 using runtime::Argument;
@@ -42,28 +44,77 @@ runtime::PackedArgs DeviceArgs::packed() const {
   return runtime::packArgs(task_, scalars, &data_);
 }
 
+cudaError_t DeviceArgs::resetGuards(size_t i, cudaStream_t stream) {
+  unsigned char *data = static_cast<unsigned char *>(data_[i]);
+  size_t after = paddedBytes(i) - size_t(bytes_[i]) + kGuardBytes;
+  if (cudaError_t e = cudaMemsetAsync(base_[i], kGuardByte, kGuardBytes, stream))
+    return e;
+  return cudaMemsetAsync(data + bytes_[i], kGuardByte, after, stream);
+}
+
+cudaError_t DeviceArgs::poison(size_t i, cudaStream_t stream) {
+  return cudaMemsetAsync(data_[i], runtime::dtypeIsFloat(task_.args[i].dtype) ? 0xFF : 0xA5, size_t(bytes_[i]), stream);
+}
+
 cudaError_t DeviceArgs::prepare(const SharedSet &set, cudaStream_t stream) {
   for (size_t i = 0; i < task_.args.size(); ++i) {
     const Argument &a = task_.args[i];
     if (!a.isPointer())
       continue;
-    unsigned char *data = static_cast<unsigned char *>(data_[i]);
-    size_t after = paddedBytes(i) - size_t(bytes_[i]) + kGuardBytes;
-    if (cudaError_t e = cudaMemsetAsync(base_[i], kGuardByte, kGuardBytes, stream))
-      return e;
-    if (cudaError_t e = cudaMemsetAsync(data + bytes_[i], kGuardByte, after, stream))
+    if (cudaError_t e = resetGuards(i, stream))
       return e;
     cudaError_t e;
     if (a.access == Argument::Access::Out) {
-      e = cudaMemsetAsync(data, runtime::dtypeIsFloat(a.dtype) ? 0xFF : 0xA5, size_t(bytes_[i]), stream);
+      e = poison(i, stream);
     } else {
       const void *src = set.input(i);
-      e = src ? cudaMemcpyAsync(data, src, size_t(bytes_[i]), cudaMemcpyDeviceToDevice, stream) : cudaErrorInvalidValue;
+      e = src ? cudaMemcpyAsync(data_[i], src, size_t(bytes_[i]), cudaMemcpyDeviceToDevice, stream) : cudaErrorInvalidValue;
     }
     if (e)
       return e;
   }
   return cudaStreamSynchronize(stream);
+}
+
+cudaError_t DeviceArgs::fill(uint64_t seed, cudaStream_t stream) {
+  for (size_t i = 0; i < task_.args.size(); ++i) {
+    const Argument &a = task_.args[i];
+    if (!a.isPointer())
+      continue;
+    if (cudaError_t e = resetGuards(i, stream))
+      return e;
+    if (a.access == Argument::Access::Out) {
+      if (cudaError_t e = poison(i, stream))
+        return e;
+      continue;
+    }
+    runtime::ElementStream es = runtime::elementStream(a, i, seed);
+    dk::FillSpec spec{int(es.dtype), int(es.kind), es.a, es.b, es.key};
+    if (cudaError_t e = dk::fillElements(data_[i], uint64_t(bytes_[i]) / runtime::dtypeSize(es.dtype), spec, stream))
+      return e;
+  }
+  return cudaSuccess;
+}
+
+support::Json DeviceArgs::channelArgs(cudaError_t &err) const {
+  err = cudaSuccess;
+  runtime::PackedArgs p = packed();
+  support::Json args = support::Json::array();
+  for (size_t i = 0; i < task_.args.size(); ++i) {
+    support::Json a = support::Json::object();
+    if (task_.args[i].isPointer()) {
+      cudaIpcMemHandle_t h;
+      if ((err = cudaIpcGetMemHandle(&h, base_[i])))
+        return args;
+      a["handle"] = ipcHandleHex(h);
+      a["offset"] = kGuardBytes;
+      a["bytes"] = bytes_[i];
+    } else {
+      a["scalar"] = runtime::hexEncode(p.scalarStorage[i].data(), p.scalarStorage[i].size());
+    }
+    args.push_back(std::move(a));
+  }
+  return args;
 }
 
 std::string DeviceArgs::checkGuards(dk::DeviceScratch &scratch, cudaError_t &err) const {
@@ -104,6 +155,37 @@ std::string DeviceArgs::checkInputsUnchanged(const SharedSet &set, dk::DeviceScr
 }
 
 runtime::Mismatch DeviceArgs::compareOutputs(const SharedSet &set, dk::DeviceScratch &scratch, cudaError_t &err) const {
+  std::vector<const void *> expected(task_.args.size(), nullptr);
+  for (size_t i = 0; i < task_.args.size(); ++i)
+    if (task_.args[i].isOutput())
+      expected[i] = set.expected(i);
+  return compareAgainst(expected, 1.0, scratch, err);
+}
+
+runtime::Mismatch DeviceArgs::compareOutputsWith(const DeviceArgs &trusted, double toleranceScale,
+                                                 dk::DeviceScratch &scratch, cudaError_t &err) const {
+  std::vector<const void *> expected(trusted.data_.begin(), trusted.data_.end());
+  return compareAgainst(expected, toleranceScale, scratch, err);
+}
+
+std::string DeviceArgs::checkInputsMatch(const DeviceArgs &trusted, dk::DeviceScratch &scratch, cudaError_t &err) const {
+  err = cudaSuccess;
+  for (size_t i = 0; i < task_.args.size(); ++i) {
+    const Argument &a = task_.args[i];
+    if (!a.isPointer() || a.access != Argument::Access::In)
+      continue;
+    int64_t at = -1;
+    if ((err = dk::firstDifferentByte(scratch, data_[i], trusted.data_[i], uint64_t(bytes_[i]), at)))
+      return "";
+    if (at >= 0)
+      return "modified its input '" + a.name + "' (element " + std::to_string(at / int64_t(runtime::dtypeSize(a.dtype))) +
+             ")";
+  }
+  return "";
+}
+
+runtime::Mismatch DeviceArgs::compareAgainst(const std::vector<const void *> &expected, double toleranceScale,
+                                             dk::DeviceScratch &scratch, cudaError_t &err) const {
   err = cudaSuccess;
   runtime::Mismatch m;
   double worstExcess = -1;
@@ -112,10 +194,10 @@ runtime::Mismatch DeviceArgs::compareOutputs(const SharedSet &set, dk::DeviceScr
     if (!a.isOutput())
       continue;
     runtime::Tolerance tol = task_.toleranceFor(a);
-    dk::CompareSpec spec{int(a.dtype), tol.atol, tol.rtol};
+    dk::CompareSpec spec{int(a.dtype), tol.atol * toleranceScale, tol.rtol * toleranceScale};
     dk::CompareResult r;
     uint64_t count = uint64_t(bytes_[i]) / runtime::dtypeSize(a.dtype);
-    if ((err = dk::compareElements(scratch, data_[i], set.expected(i), count, spec, r)))
+    if ((err = dk::compareElements(scratch, data_[i], expected[i], count, spec, r)))
       return m;
     m.badElements += int64_t(r.badElements);
     m.nanElements += int64_t(r.nanElements);

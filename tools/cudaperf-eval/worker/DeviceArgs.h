@@ -11,6 +11,7 @@
 #include "cudaperf/DeviceKernels/DeviceKernels.h"
 #include "cudaperf/Runtime/Inputs.h"
 #include "cudaperf/Runtime/Task.h"
+#include "cudaperf/Support/Json.h"
 
 #include <cuda_runtime_api.h>
 #include <string>
@@ -33,6 +34,20 @@ public:
   cudaError_t allocate(double memoryWaitSeconds, double *waited = nullptr);
   // Inputs and in/out arguments from the set; outputs poisoned; guards reset.
   cudaError_t prepare(const SharedSet &set, cudaStream_t stream);
+  // Inputs and in/out arguments drawn afresh from the task's distributions with `seed` (a seed no
+  // candidate has seen: nothing it kept from an earlier call applies); outputs poisoned; guards
+  // reset. Asynchronous on `stream`.
+  cudaError_t fill(uint64_t seed, cudaStream_t stream);
+  // The outputs against another set of buffers holding the same inputs (a trusted
+  // implementation's answer), with the task's tolerance times `toleranceScale`.
+  runtime::Mismatch compareOutputsWith(const DeviceArgs &trusted, double toleranceScale,
+                                       devicekernels::DeviceScratch &scratch, cudaError_t &err) const;
+  // "" or the first input argument whose bytes differ from `trusted`'s.
+  std::string checkInputsMatch(const DeviceArgs &trusted, devicekernels::DeviceScratch &scratch,
+                               cudaError_t &err) const;
+  // The arguments as the runner binds them: per argument {"handle": CUDA IPC handle of the
+  // allocation (hex), "offset": bytes to the data, "bytes": n} or {"scalar": its bytes (hex)}.
+  support::Json channelArgs(cudaError_t &err) const;
   // "" or which argument's guard was overwritten, and where.
   std::string checkGuards(devicekernels::DeviceScratch &scratch, cudaError_t &err) const;
   // "" or the first input argument whose bytes changed, with the element index.
@@ -52,6 +67,10 @@ private:
   std::vector<int64_t> bytes_;
   std::vector<void *> base_, data_;
   size_t paddedBytes(size_t i) const { return (size_t(bytes_[i]) + 255) / 256 * 256; }
+  cudaError_t resetGuards(size_t i, cudaStream_t stream);
+  cudaError_t poison(size_t i, cudaStream_t stream);
+  runtime::Mismatch compareAgainst(const std::vector<const void *> &expected, double toleranceScale,
+                                   devicekernels::DeviceScratch &scratch, cudaError_t &err) const;
 };
 
 } // namespace cudaperf::worker

@@ -135,6 +135,28 @@ cudaError_t timeEntry(EntryFn fn, void *const *args, cudaStream_t stream, L2Flus
   return cudaSuccess;
 }
 
+cudaError_t timedCall(EntryFn fn, void *const *args, cudaStream_t stream, L2Flusher &flusher, double &ms) {
+  // Created once per thread: the events are the worker's (or the runner's) own.
+  static thread_local cudaEvent_t start = nullptr, stop = nullptr;
+  if (!start && (cudaEventCreate(&start) || cudaEventCreate(&stop)))
+    return cudaGetLastError();
+  ms = 0;
+  if (cudaError_t e = flusher.flush(stream))
+    return e;
+  cudaEventRecord(start, stream);
+  if (fn)
+    callEntry(fn, args, stream);
+  cudaEventRecord(stop, stream);
+  if (cudaError_t e = cudaEventSynchronize(stop))
+    return e;
+  if (cudaError_t e = cudaGetLastError())
+    return e;
+  float span = 0;
+  cudaEventElapsedTime(&span, start, stop);
+  ms = span;
+  return cudaSuccess;
+}
+
 namespace {
 
 cudaError_t auditOnce(EntryFn fn, void *const *args, cudaStream_t stream, bool record, AuditResult &audit) {

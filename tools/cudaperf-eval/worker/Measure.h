@@ -53,6 +53,12 @@ struct TimingOptions {
 cudaError_t timeEntry(EntryFn fn, void *const *args, cudaStream_t stream, L2Flusher &flusher,
                       const TimingOptions &options, TimingStats &stats);
 
+// One timed call as every timed call is made since the trust split (docs/eval-result.md,
+// "Timing"): L2 written over on the stream (a cold L2, and work queued ahead so the events see
+// the call's kernels back to back, not the host's launch latency), an event, the call (none when
+// fn is null: the cost of the request itself), an event, waited for. `ms` is the events' span.
+cudaError_t timedCall(EntryFn fn, void *const *args, cudaStream_t stream, L2Flusher &flusher, double &ms);
+
 struct AuditResult {
   double streamSpanMs = 0; // events on the timed stream around the call
   double hostReturnMs = 0; // how long the call took to return on the host

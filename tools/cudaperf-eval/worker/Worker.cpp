@@ -42,28 +42,29 @@ bool isStickyError(cudaError_t e) {
 
 std::string mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
-Json memoryJson(const MemorySummary &m) {
-  Json o = Json::object();
-  o["device_bytes"] = m.deviceBytes;
-  o["host_bytes"] = m.hostBytes;
-  Json kinds = Json::object();
-  for (const auto &[kind, bytes] : m.bytesByKind)
-    kinds[memoryKindName(kind)] = bytes;
-  o["bytes_by_kind"] = kinds;
-  o["live_allocations"] = m.liveAllocations;
-  o["allocations"] = m.allocations;
-  o["frees"] = m.frees;
-  o["failed_allocations"] = m.failedAllocations;
-  o["failed_bytes"] = m.failedBytes;
-  o["invalid_frees"] = m.invalidFrees;
-  o["untracked_frees"] = m.untrackedFrees;
-  o["refused_frees"] = m.refusedFrees;
-  o["pool_reserved_bytes"] = m.poolReservedBytes;
-  o["pools"] = m.pools;
-  return o;
+} // namespace
+
+Isolation parseIsolation(const std::string &s) {
+  if (s == "runner")
+    return Isolation::Runner;
+  if (s == "runner-unconfined")
+    return Isolation::RunnerUnconfined;
+  if (s == "none")
+    return Isolation::None;
+  throw support::SupportError("--isolation: expected runner, runner-unconfined or none, not '" + s + "'");
 }
 
-} // namespace
+const char *isolationName(Isolation i) {
+  switch (i) {
+  case Isolation::Runner:
+    return "runner";
+  case Isolation::RunnerUnconfined:
+    return "runner-unconfined";
+  case Isolation::None:
+    return "none";
+  }
+  return "?";
+}
 
 void emitVerdict(const std::string &impl, const Verdict &v) {
   Json o = event("verdict");
@@ -76,8 +77,20 @@ void emitVerdict(const std::string &impl, const Verdict &v) {
   emit(std::move(o));
 }
 
-std::string Worker::setUp(bool &retryable) {
+std::string Worker::setUp(const WorkerOptions &early, bool &retryable) {
   retryable = false;
+  secret_.seed((uint64_t(std::random_device()()) << 32) ^ std::random_device()() ^
+               uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()));
+  // The candidate's process starts first, so its sandbox and CUDA context are set up while this
+  // one's are and while the baseline runs.
+  if (early.isolation != Isolation::None) {
+    runner_ = std::make_unique<RunnerCallee>();
+    RunnerOptions ro;
+    ro.sandbox = early.isolation == Isolation::Runner;
+    ro.allowWeakSandbox = early.allowWeakSandbox;
+    ro.cpuSeconds = early.timeoutSeconds;
+    runnerStartError_ = runner_->start(ro);
+  }
   WorkerAllocations own;
   if (cudaError_t e = cudaSetDevice(0)) {
     // From CUDA 12 cudaSetDevice creates the context itself: out of memory there is the device
@@ -195,7 +208,7 @@ bool Worker::allocate(DeviceArgs &dev, const std::string &impl, const std::strin
   }
   if (e == cudaSuccess)
     return true;
-  MemorySummary held = candidateMemory();
+  MemorySummary held = current_ ? current_->memory() : candidateMemory();
   if (e == cudaErrorMemoryAllocation && held.deviceBytes <= memoryAtStart_.deviceBytes + (uint64_t(1) << 30))
     setupError("the device had no memory for the arguments of config " + config + " for " +
                    std::to_string(int(opt_->memoryWaitSeconds)) + " s (other processes hold it)",
@@ -205,10 +218,9 @@ bool Worker::allocate(DeviceArgs &dev, const std::string &impl, const std::strin
   return false;
 }
 
-Verdict Worker::heldMemory(const std::string &config) {
+Verdict Worker::heldMemory(const std::string &config, const MemorySummary &m) {
   Verdict v;
   v.config = config;
-  MemorySummary m = candidateMemory();
   uint64_t held = m.deviceBytes > memoryAtStart_.deviceBytes ? m.deviceBytes - memoryAtStart_.deviceBytes : 0;
   uint64_t pinned = m.hostBytes > memoryAtStart_.hostBytes ? m.hostBytes - memoryAtStart_.hostBytes : 0;
   peakHeldBytes_ = std::max(peakHeldBytes_, held);
@@ -229,9 +241,8 @@ Verdict Worker::heldMemory(const std::string &config) {
   return v;
 }
 
-void Worker::emitMemory(const std::string &impl) {
-  MemorySummary m = candidateMemory();
-  Json o = memoryJson(m);
+void Worker::emitMemory(const std::string &impl, const MemorySummary &m) {
+  Json o = memorySummaryJson(m);
   o["event"] = "memory";
   o["impl"] = impl;
   o["held_bytes"] = m.deviceBytes > memoryAtStart_.deviceBytes ? m.deviceBytes - memoryAtStart_.deviceBytes : 0;
@@ -239,18 +250,33 @@ void Worker::emitMemory(const std::string &impl) {
   emit(std::move(o));
 }
 
-Verdict Worker::callAndCheck(const std::string &impl, EntryFn fn, size_t c, DeviceArgs &dev, int set,
+// A call's failure as a verdict: the runner gone (its sandbox killed it, it crashed or exited),
+// a rejected launch, or an error of the synchronize after it.
+Verdict Worker::fromCall(const CallResult &r, const std::string &config, const std::string &when) {
+  if (r.lost != Outcome::Ok) {
+    Verdict v;
+    v.outcome = r.lost;
+    v.config = config;
+    v.detail = r.lostDetail + " (" + when + ", config " + config + ")";
+    v.fatal = true;
+    return v;
+  }
+  if (r.launchError)
+    return fromCudaError(r.launchError, true, config, when);
+  return fromCudaError(r.error, false, config, when);
+}
+
+Verdict Worker::callAndCheck(const std::string &impl, Callee &callee, size_t c, DeviceArgs &dev, int slot, int set,
                              const char *what) {
   for (int attempt = 0;; ++attempt) {
-    takeCandidateOutOfMemory();
-    Verdict v = callAndCheckOnce(impl, fn, c, dev, set, what);
-    uint64_t outOfMemory = takeCandidateOutOfMemory();
+    Verdict v = callAndCheckOnce(impl, callee, c, dev, slot, set, what);
+    uint64_t outOfMemory = lastOutOfMemory_;
     if (v.fatal || outOfMemory == 0 || attempt >= opt_->outOfMemoryRetries)
       return v;
     // The candidate's own allocations found the device full: whatever the call's outcome, it is
     // not what the candidate does on a GPU of its own. Unless it is what holds the memory, that is
     // another process's doing: the same call again, a little later.
-    if (heldMemory(task_.configs[c].name).outcome != Outcome::Ok)
+    if (heldMemory(task_.configs[c].name, lastMemory_).outcome != Outcome::Ok)
       return v;
     double pause = std::min(4.0, 0.5 * (1 << attempt));
     Json o = event("retry");
@@ -265,21 +291,19 @@ Verdict Worker::callAndCheck(const std::string &impl, EntryFn fn, size_t c, Devi
   }
 }
 
-Verdict Worker::callAndCheckOnce(const std::string &impl, EntryFn fn, size_t c, DeviceArgs &dev, int setIndex,
-                                 const char *what) {
+Verdict Worker::callAndCheckOnce(const std::string &impl, Callee &callee, size_t c, DeviceArgs &dev, int slot,
+                                 int setIndex, const char *what) {
   const std::string &cfg = task_.configs[c].name;
+  lastOutOfMemory_ = 0;
   SharedSet set = shared_.set(cfg, size_t(setIndex));
   if (cudaError_t e = dev.prepare(set, stream_))
     return fromCudaError(e, false, cfg, "preparing inputs");
-  PackedArgs packed = dev.packed();
   phase(impl, cfg, what, setIndex);
-  callEntry(fn, packed.pointers.data(), stream_);
-  if (cudaError_t e = cudaGetLastError())
-    return fromCudaError(e, true, cfg, std::string(what) + " call");
-  if (cudaError_t e = cudaDeviceSynchronize())
-    return fromCudaError(e, false, cfg, std::string(what) + " call");
-  if (cudaError_t e = cudaGetLastError())
-    return fromCudaError(e, true, cfg, std::string(what) + " call");
+  CallResult r = callee.check(slot);
+  lastOutOfMemory_ = r.outOfMemory;
+  lastMemory_ = r.memory;
+  if (!r.ok())
+    return fromCall(r, cfg, std::string(what) + " call");
   Verdict v;
   v.config = cfg;
   cudaError_t err;
@@ -333,10 +357,10 @@ Verdict Worker::callAndCheckOnce(const std::string &impl, EntryFn fn, size_t c, 
     v.detail = buf;
     return v;
   }
-  return heldMemory(cfg);
+  return heldMemory(cfg, r.memory);
 }
 
-Verdict Worker::checkCorrectness(const std::string &impl, EntryFn fn) {
+Verdict Worker::checkCorrectness(const std::string &impl, Callee &callee) {
   Verdict first;
   for (size_t c = 0; c < task_.configs.size(); ++c) {
     const std::string &cfg = task_.configs[c].name;
@@ -344,10 +368,14 @@ Verdict Worker::checkCorrectness(const std::string &impl, EntryFn fn) {
     Verdict v;
     if (!allocate(dev, impl, cfg, v))
       return v;
+    std::string bindError;
+    int slot = callee.bind(dev, bindError);
+    if (slot < 0)
+      setupError("binding the arguments of config " + cfg + ": " + bindError);
     // Calls in a row with fresh inputs in the same buffers: results cached from an earlier
     // call, or outputs left from it, fail here.
     for (int s = 0; s < opt_->sets; ++s) {
-      v = callAndCheck(impl, fn, c, dev, s, "correctness");
+      v = callAndCheck(impl, callee, c, dev, slot, s, "correctness");
       if (v.outcome != Outcome::Ok) {
         if (v.fatal || v.outcome != Outcome::WrongAnswer)
           return v;
@@ -356,90 +384,365 @@ Verdict Worker::checkCorrectness(const std::string &impl, EntryFn fn) {
         break; // next configuration, for a complete picture of where it is wrong
       }
     }
+    callee.unbind(slot);
   }
   return first;
 }
 
-Verdict Worker::measure(const std::string &impl, EntryFn fn) {
+Verdict Worker::audit(const std::string &impl, Callee &callee, size_t c, DeviceArgs &dev, int slot) {
+  const std::string &cfg = task_.configs[c].name;
+  if (cudaError_t e = dev.prepare(shared_.set(cfg, 0), stream_))
+    return fromCudaError(e, false, cfg, "preparing inputs");
+  phase(impl, cfg, "audit");
+  AuditReport report;
+  CallResult r = callee.audit(slot, report);
+  if (!r.ok())
+    return fromCall(r, cfg, "audit call");
+  const AuditResult &audit = report.audit;
+  Json a = event("audit");
+  a["impl"] = impl;
+  a["config"] = cfg;
+  a["stream_span_ms"] = audit.streamSpanMs;
+  a["host_return_ms"] = audit.hostReturnMs;
+  a["drain_ms"] = audit.drainMs;
+  a["kernels"] = audit.activity.kernels;
+  if (impl == "candidate") { // sizes the counter pass's image (--counters-ranges auto)
+    if (candidateAuditLaunches_.size() <= c)
+      candidateAuditLaunches_.resize(c + 1, 0);
+    candidateAuditLaunches_[c] = audit.activity.kernels;
+  }
+  a["kernels_default_stream"] = audit.activity.kernelsOnDefaultStream;
+  a["kernels_other_streams"] = audit.activity.kernelsOnOtherStreams;
+  a["pending_streams"] = audit.pendingStreams;
+  a["host_copies"] = audit.activity.hostCopies;
+  a["threads_left"] = audit.threadsLeft;
+  a["attempts"] = audit.attempts;
+  if (!audit.violation.empty())
+    a["violation"] = audit.violation;
+  Json launches = Json::array();
+  for (const LaunchRecord &l : report.launches)
+    launches.push_back({{"kernel", l.kernel},
+                        {"grid", {l.grid[0], l.grid[1], l.grid[2]}},
+                        {"block", {l.block[0], l.block[1], l.block[2]}},
+                        {"dynamic_smem_bytes", l.dynamicSmemBytes},
+                        {"stream", l.stream}});
+  a["launches"] = std::move(launches);
+  a["launches_truncated"] = report.launchesTruncated;
+  emit(std::move(a));
+  Verdict v;
+  if (!audit.violation.empty()) {
+    v.outcome = Outcome::TimingViolation;
+    v.config = cfg;
+    v.detail = audit.violation + " (config " + cfg + ")";
+  }
+  return v;
+}
+
+// A timed call's outputs against the task's baseline run here on the same fresh inputs (the
+// baseline was found correct against the reference; twice the tolerance covers both errors).
+Verdict Worker::checkTimedCall(const std::string &impl, size_t c, const DeviceArgs &dev, uint64_t seed,
+                               const char *what) {
+  const std::string &cfg = task_.configs[c].name;
+  Verdict v;
+  v.config = cfg;
+  cudaError_t err;
+  // Read at once: work the candidate left running past its answer has not written its outputs yet.
+  std::string guard = dev.checkGuards(scratch_, err);
+  if (err)
+    return fromCudaError(err, false, cfg, "reading guards");
+  DeviceArgs oracle(task_, task_.configs[c]);
+  if (!allocate(oracle, "evaluator", cfg, v))
+    return v;
+  InProcessCallee baseline(baselineFn_, stream_, flusher_);
+  std::string unused;
+  int slot = baseline.bind(oracle, unused);
+  if (cudaError_t e = oracle.fill(seed, stream_))
+    return fromCudaError(e, false, cfg, "preparing the baseline's inputs");
+  CallResult r;
+  {
+    WorkerAllocations own; // the baseline's memory here is not the candidate's
+    r = baseline.check(slot);
+  }
+  if (!r.ok())
+    setupError("the baseline failed on a timed call's inputs (config " + cfg + "): " + cudaErrorText(r.error));
+  std::string changed = guard.empty() ? dev.checkInputsMatch(oracle, scratch_, err) : "";
+  Mismatch m;
+  if (!err && guard.empty() && changed.empty())
+    m = dev.compareOutputsWith(oracle, 2.0, scratch_, err);
+  if (err)
+    return fromCudaError(err, false, cfg, "checking a timed call");
+  Json o = event("check");
+  o["impl"] = impl;
+  o["config"] = cfg;
+  o["seed"] = seed;
+  o["step"] = what;
+  o["pass"] = guard.empty() && changed.empty() && m.pass;
+  if (!m.pass) {
+    o["argument"] = m.argument;
+    o["index"] = m.index;
+    o["got"] = m.got;
+    o["expected"] = m.expected;
+    o["bad_elements"] = m.badElements;
+    o["nan_elements"] = m.nanElements;
+  }
+  emit(std::move(o));
+  if (!guard.empty()) {
+    v.outcome = Outcome::RuntimeFault;
+    v.detail = "out-of-bounds write: " + guard + " (config " + cfg + ", " + what + ")";
+  } else if (!changed.empty()) {
+    v.outcome = Outcome::WrongAnswer;
+    v.detail = changed + " (config " + cfg + ", " + what + ")";
+  } else if (!m.pass) {
+    char buf[512];
+    snprintf(buf, sizeof buf,
+             "%s[%lld] = %.9g where the baseline computes %.9g on the same inputs; %lld elements differ%s (config %s, "
+             "%s: the answer of a timed call, on inputs no earlier call saw)",
+             m.argument.c_str(), (long long)m.index, m.got, m.expected, (long long)m.badElements,
+             m.nanElements ? (", " + std::to_string(m.nanElements) + " NaN/unwritten").c_str() : "", cfg.c_str(), what);
+    v.outcome = Outcome::WrongAnswer;
+    v.detail = buf;
+  }
+  return v;
+}
+
+// Every timed call gets inputs drawn afresh with a seed nobody has seen (or, for a task without a
+// baseline to check them against, one of the holder's sets) and poisoned outputs, prepared here
+// outside the timed interval; a random share of them has its answer checked.
+Verdict Worker::timeCalls(const std::string &impl, Callee &callee, size_t c, DeviceArgs &dev, int slot,
+                          bool candidate, TimingStats &stats, Json &check) {
+  const std::string &cfg = task_.configs[c].name;
+  const TimingOptions &o = opt_->timingOptions;
+  bool fresh = baselineFn_ != nullptr;
+  std::bernoulli_distribution checked(std::clamp(opt_->checkedShare, 0.0, 1.0));
+  int setIndex = 0;
+  auto prepare = [&](uint64_t &seed) {
+    if (fresh) {
+      seed = freshSeed();
+      cudaError_t e = dev.fill(seed, stream_);
+      return e ? e : cudaStreamSynchronize(stream_);
+    }
+    setIndex = int(secret_() % uint64_t(opt_->sets));
+    return dev.prepare(shared_.set(cfg, size_t(setIndex)), stream_);
+  };
+  // Checks one timed call's answer (its buffers still hold it).
+  int checks = 0;
+  auto verify = [&](uint64_t seed) -> Verdict {
+    ++checks;
+    if (fresh)
+      return checkTimedCall(impl, c, dev, seed, "timed-call");
+    cudaError_t err;
+    SharedSet set = shared_.set(cfg, size_t(setIndex));
+    Mismatch m = dev.compareOutputs(set, scratch_, err);
+    Verdict v;
+    v.config = cfg;
+    if (err)
+      return fromCudaError(err, false, cfg, "checking a timed call");
+    if (!m.pass) {
+      v.outcome = Outcome::WrongAnswer;
+      v.detail = "a timed call's answer is wrong: " + m.argument + "[" + std::to_string(m.index) + "] (config " + cfg +
+                 ", set " + std::to_string(setIndex) + ")";
+    }
+    return v;
+  };
+
+  for (int i = 0; i < o.warmup; ++i) {
+    uint64_t seed = 0;
+    if (cudaError_t e = prepare(seed))
+      return fromCudaError(e, false, cfg, "preparing inputs");
+    CallResult r = callee.timed(slot);
+    if (!r.ok())
+      return fromCall(r, cfg, "warm-up call");
+  }
+  std::vector<double> samples, walls;
+  double lastMedian = -1;
+  auto began = std::chrono::steady_clock::now();
+  while (int(samples.size()) < o.maxRuns) {
+    uint64_t seed = 0;
+    if (cudaError_t e = prepare(seed))
+      return fromCudaError(e, false, cfg, "preparing inputs");
+    CallResult r = callee.timed(slot);
+    if (!r.ok())
+      return fromCall(r, cfg, "timed calls");
+    samples.push_back(r.eventMs);
+    walls.push_back(r.wallMs);
+    if (candidate && checked(secret_))
+      if (Verdict v = verify(seed); v.outcome != Outcome::Ok)
+        return v;
+    if (int(samples.size()) < o.minRuns || samples.size() % 10 != 0)
+      continue;
+    std::vector<double> sorted = samples;
+    std::sort(sorted.begin(), sorted.end());
+    double median = runtime::percentile(sorted, 0.5);
+    if (lastMedian > 0 && std::fabs(median - lastMedian) <= 0.005 * lastMedian) {
+      stats.stable = true;
+      break;
+    }
+    lastMedian = median;
+    if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count() >= o.budgetMs)
+      break;
+  }
+  // At least a few checked answers per configuration, whatever the draw gave.
+  while (candidate && checks < kMinCheckedTimedCalls) {
+    uint64_t seed = 0;
+    if (cudaError_t e = prepare(seed))
+      return fromCudaError(e, false, cfg, "preparing inputs");
+    CallResult r = callee.timed(slot);
+    if (!r.ok())
+      return fromCall(r, cfg, "timed calls");
+    if (Verdict v = verify(seed); v.outcome != Outcome::Ok)
+      return v;
+  }
+  bool stable = stats.stable;
+  stats = runtime::summarizeTimes(samples);
+  stats.stable = stable;
+  std::sort(walls.begin(), walls.end());
+  check["fresh_inputs"] = fresh;
+  check["checked_calls"] = checks;
+  check["request_wall_median_ms"] = walls.empty() ? 0.0 : runtime::percentile(walls, 0.5);
+  return Verdict();
+}
+
+// The runner's event figures are its own claim. K calls in a row, each on its own buffers with
+// fresh inputs (together at least twice L2, so each call's data is cold as in a timed call), are
+// timed on this process's clock from the request to the answer; every answer is then checked, the
+// last ones first (an answer sent before the work was done leaves them unwritten). The event median
+// may not be much smaller than what the calls took each.
+Verdict Worker::wallClockCheck(const std::string &impl, Callee &callee, size_t c, double eventMedianMs, Json &check) {
+  const std::string &cfg = task_.configs[c].name;
+  Verdict v;
+  v.config = cfg;
+  if (!baselineFn_) {
+    check["wall_clock"] = "skipped: the task has no baseline to check the batch's answers against";
+    return v;
+  }
+  uint64_t bytes = 0;
+  std::vector<int64_t> counts = task_.counts(task_.configs[c]);
+  for (size_t i = 0; i < task_.args.size(); ++i)
+    if (task_.args[i].isPointer())
+      bytes += uint64_t(counts[i]) * runtime::dtypeSize(task_.args[i].dtype) + 2 * DeviceArgs::kGuardBytes + 256;
+  uint64_t budget = std::min<uint64_t>(uint64_t(2) << 30, uint64_t(prop_.totalGlobalMem) / 10);
+  int byCache = int((2 * uint64_t(prop_.l2CacheSize) + bytes - 1) / std::max<uint64_t>(bytes, 1));
+  int byTime = eventMedianMs > 0 ? int(std::ceil(2.0 / eventMedianMs)) : 64; // about 2 ms of work
+  int k = std::clamp(std::max(byCache, byTime), 2, 128);
+  k = int(std::min<uint64_t>(uint64_t(k), std::max<uint64_t>(2, budget / std::max<uint64_t>(bytes, 1))));
+  phase(impl, cfg, "wall-clock check");
+  std::vector<std::unique_ptr<DeviceArgs>> sets;
+  std::vector<int> slots;
+  std::vector<uint64_t> seeds;
+  for (int i = 0; i < k; ++i) {
+    sets.push_back(std::make_unique<DeviceArgs>(task_, task_.configs[c]));
+    if (!allocate(*sets.back(), "evaluator", cfg, v))
+      return v;
+    std::string error;
+    int slot = callee.bind(*sets.back(), error);
+    if (slot < 0)
+      setupError("binding the wall-clock check's buffers (config " + cfg + "): " + error);
+    slots.push_back(slot);
+    seeds.push_back(freshSeed());
+    if (cudaError_t e = sets.back()->fill(seeds.back(), stream_))
+      return fromCudaError(e, false, cfg, "preparing inputs");
+  }
+  std::vector<double> noops;
+  for (int i = 0; i < 3; ++i) {
+    CallResult n = callee.batch({});
+    if (!n.ok())
+      return fromCall(n, cfg, "wall-clock check");
+    noops.push_back(n.wallMs);
+  }
+  std::sort(noops.begin(), noops.end());
+  if (cudaError_t e = flusher_.flush(stream_))
+    return fromCudaError(e, false, cfg, "flushing L2");
+  if (cudaError_t e = cudaStreamSynchronize(stream_))
+    return fromCudaError(e, false, cfg, "flushing L2");
+  CallResult r = callee.batch(slots);
+  if (!r.ok())
+    return fromCall(r, cfg, "wall-clock check");
+  for (int i = k - 1; i >= 0; --i)
+    if (Verdict cv = checkTimedCall(impl, c, *sets[size_t(i)], seeds[size_t(i)], "wall-clock-batch");
+        cv.outcome != Outcome::Ok)
+      return cv;
+  for (int slot : slots)
+    callee.unbind(slot);
+  double perCall = std::max(0.0, r.wallMs - noops[1]) / k;
+  Json w = Json::object();
+  w["calls"] = k;
+  w["batch_wall_ms"] = r.wallMs;
+  w["noop_wall_ms"] = noops[1];
+  w["wall_ms_per_call"] = perCall;
+  w["event_median_ms"] = eventMedianMs;
+  w["tolerance"] = opt_->wallTolerance;
+  check["wall_clock"] = w;
+  constexpr double kAllowanceMs = 0.002;
+  if (eventMedianMs * (1 + opt_->wallTolerance) + kAllowanceMs < perCall) {
+    char buf[400];
+    snprintf(buf, sizeof buf,
+             "the candidate's timed calls claimed %.4f ms each (median of its CUDA events), but %d calls in a row took "
+             "%.4f ms each on the evaluator's own clock (config %s): a timer it changed or an answer it forged",
+             eventMedianMs, k, perCall, cfg.c_str());
+    v.outcome = Outcome::TimingViolation;
+    v.detail = buf;
+  }
+  return v;
+}
+
+Verdict Worker::measure(const std::string &impl, Callee &callee, bool candidate) {
   for (size_t c = 0; c < task_.configs.size(); ++c) {
     const std::string &cfg = task_.configs[c].name;
     DeviceArgs dev(task_, task_.configs[c]);
     Verdict v;
     if (!allocate(dev, impl, cfg, v))
       return v;
-    if (cudaError_t e = dev.prepare(shared_.set(cfg, 0), stream_))
-      return fromCudaError(e, false, cfg, "preparing inputs");
-    PackedArgs packed = dev.packed();
-
-    phase(impl, cfg, "audit");
-    AuditResult audit;
-    if (cudaError_t e = auditCall(fn, packed.pointers.data(), stream_, audit))
-      return fromCudaError(e, false, cfg, "audit call");
-    Json a = event("audit");
-    a["impl"] = impl;
-    a["config"] = cfg;
-    a["stream_span_ms"] = audit.streamSpanMs;
-    a["host_return_ms"] = audit.hostReturnMs;
-    a["drain_ms"] = audit.drainMs;
-    a["kernels"] = audit.activity.kernels;
-    if (impl == "candidate") { // sizes the counter pass's image (--counters-ranges auto)
-      if (candidateAuditLaunches_.size() <= c)
-        candidateAuditLaunches_.resize(c + 1, 0);
-      candidateAuditLaunches_[c] = audit.activity.kernels;
-    }
-    a["kernels_default_stream"] = audit.activity.kernelsOnDefaultStream;
-    a["kernels_other_streams"] = audit.activity.kernelsOnOtherStreams;
-    a["pending_streams"] = audit.pendingStreams;
-    a["host_copies"] = audit.activity.hostCopies;
-    a["threads_left"] = audit.threadsLeft;
-    a["attempts"] = audit.attempts;
-    if (!audit.violation.empty())
-      a["violation"] = audit.violation;
-    Json launches = Json::array();
-    for (const LaunchRecord &l : recordedLaunches())
-      launches.push_back({{"kernel", l.kernel},
-                          {"grid", {l.grid[0], l.grid[1], l.grid[2]}},
-                          {"block", {l.block[0], l.block[1], l.block[2]}},
-                          {"dynamic_smem_bytes", l.dynamicSmemBytes},
-                          {"stream", l.stream}});
-    a["launches"] = std::move(launches);
-    a["launches_truncated"] = recordedLaunchesTruncated();
-    emit(std::move(a));
-    if (!audit.violation.empty()) {
-      v.outcome = Outcome::TimingViolation;
-      v.config = cfg;
-      v.detail = audit.violation + " (config " + cfg + ")";
+    std::string bindError;
+    int slot = callee.bind(dev, bindError);
+    if (slot < 0)
+      setupError("binding the arguments of config " + cfg + ": " + bindError);
+    if (v = audit(impl, callee, c, dev, slot); v.outcome != Outcome::Ok)
       return v;
-    }
 
     phase(impl, cfg, "timing");
     TimingStats st;
-    if (cudaError_t e = timeEntry(fn, packed.pointers.data(), stream_, flusher_, opt_->timingOptions, st))
-      return fromCudaError(e, true, cfg, "timed calls");
+    Json check = Json::object();
+    if (v = timeCalls(impl, callee, c, dev, slot, candidate, st, check); v.outcome != Outcome::Ok)
+      return v;
+    if (candidate && runner_ && &callee == runner_.get())
+      if (v = wallClockCheck(impl, callee, c, st.medianMs, check); v.outcome != Outcome::Ok) {
+        Json t = timingJson(st);
+        t["event"] = "timing";
+        t["impl"] = impl;
+        t["config"] = cfg;
+        t["stable"] = st.stable;
+        t["integrity"] = check;
+        emit(std::move(t));
+        return v;
+      }
     Json t = timingJson(st);
     t["event"] = "timing";
     t["impl"] = impl;
     t["config"] = cfg;
     t["stable"] = st.stable;
+    t["integrity"] = check;
     emit(std::move(t));
 
     // Once more after the timed calls, with outputs poisoned again: what was timed must still
     // compute the answer.
-    v = callAndCheck(impl, fn, c, dev, 0, "after-timing");
+    v = callAndCheck(impl, callee, c, dev, slot, 0, "after-timing");
+    callee.unbind(slot);
     if (v.outcome != Outcome::Ok)
       return v;
   }
   return Verdict();
 }
 
-Verdict Worker::evaluate(const std::string &impl, EntryFn fn) {
-  memoryAtStart_ = candidateMemory();
+Verdict Worker::evaluate(const std::string &impl, Callee &callee, bool candidate) {
+  current_ = &callee;
+  memoryAtStart_ = callee.memory();
   peakHeldBytes_ = 0;
-  Verdict v = checkCorrectness(impl, fn);
+  Verdict v = checkCorrectness(impl, callee);
   if (v.outcome == Outcome::Ok && opt_->timing)
-    v = measure(impl, fn);
+    v = measure(impl, callee, candidate);
   if (!v.fatal)
-    emitMemory(impl);
+    emitMemory(impl, callee.memory());
+  current_ = nullptr;
   return v;
 }
 
@@ -484,6 +787,45 @@ std::string Worker::verifySharedData(const std::string &after) {
   return err ? "" : damage;
 }
 
+RunnerCallee *Worker::candidateRunner(const std::string &soPath, Verdict &v) {
+  Json s = event("sandbox");
+  s["isolation"] = isolationName(opt_->isolation);
+  if (!runnerStartError_.empty())
+    setupError("the candidate's runner could not be started: " + runnerStartError_);
+  phase("candidate", "", "runner");
+  bool retryable = false;
+  std::string err = runner_->ready(retryable);
+  s["runner"] = runner_->sandboxJson();
+  s["pid"] = runner_->pid();
+  emit(std::move(s));
+  if (!err.empty())
+    setupError(err, retryable);
+  if (opt_->isolation == Isolation::Runner && !runner_->sandboxJson().value("complete", false) &&
+      !opt_->allowWeakSandbox)
+    setupError("the candidate's sandbox is incomplete on this machine (" +
+               support::writeJson(runner_->sandboxJson().value("missing", Json::array())) +
+               "); cudaperf-eval --allow-weak-sandbox runs candidates with what there is, and says so in every result");
+  phase("candidate", "", "load");
+  if (std::string e = runner_->load(soPath); !e.empty()) {
+    v.outcome = Outcome::CompileError;
+    v.detail = e;
+    return nullptr;
+  }
+  return runner_.get();
+}
+
+void Worker::emitUnavailableCounters(const std::string &reason) {
+  for (const Config &c : task_.configs) {
+    Json o = event("counters");
+    o["impl"] = "candidate";
+    o["config"] = c.name;
+    o["available"] = false;
+    o["reason"] = reason;
+    emit(std::move(o));
+    break; // as collectCounters: the reason would repeat
+  }
+}
+
 void Worker::run(const WorkerOptions &options) {
   opt_ = &options;
   try {
@@ -494,6 +836,7 @@ void Worker::run(const WorkerOptions &options) {
   }
   Json start = event("start");
   start["pool"] = options.pool;
+  start["isolation"] = isolationName(options.isolation);
   if (options.contextSeconds >= 0)
     start["context_seconds"] = options.contextSeconds;
   if (options.contextWaitSeconds >= 0)
@@ -503,14 +846,19 @@ void Worker::run(const WorkerOptions &options) {
   openSharedData();
 
   Verdict bv;
+  if (!options.baselineSo.empty()) {
+    // Loaded even when its timing is reused: it checks the candidate's timed calls.
+    baselineFn_ = load("baseline", options.baselineSo, bv);
+    if (!baselineFn_)
+      setupError("the task's baseline does not load: " + bv.detail);
+  }
   if (options.baselineSo.empty()) {
     // No impls/baseline.cu (a pytorch-to-cuda task measured against PyTorch eager): no baseline verdict.
   } else if (!options.baselineTiming.empty() && emitCachedBaseline()) {
     emitVerdict("baseline", bv);
   } else {
-    EntryFn baseline = load("baseline", options.baselineSo, bv);
-    if (baseline)
-      bv = evaluate("baseline", baseline);
+    InProcessCallee baseline(baselineFn_, stream_, flusher_);
+    bv = evaluate("baseline", baseline, false);
     if (bv.outcome == Outcome::Ok && !verifySharedData("baseline").empty()) {
       bv.outcome = Outcome::RuntimeFault;
       bv.detail = "the baseline changed the evaluator's shared data";
@@ -521,21 +869,45 @@ void Worker::run(const WorkerOptions &options) {
     finish(0);
 
   Verdict cv;
-  EntryFn candidate = load("candidate", options.candidateSo, cv);
-  if (candidate)
-    cv = evaluate("candidate", candidate);
-  if (!cv.fatal)
-    if (std::string damage = verifySharedData("candidate"); !damage.empty()) {
-      cv.outcome = Outcome::RuntimeFault;
-      cv.detail = "wrote outside its buffers, into the evaluator's shared task data: " + damage;
+  if (options.isolation == Isolation::None) {
+    // Trusted implementations only (docs/security.md): the candidate runs in this process.
+    Json s = event("sandbox");
+    s["isolation"] = "none";
+    emit(std::move(s));
+    EntryFn candidate = load("candidate", options.candidateSo, cv);
+    if (candidate) {
+      InProcessCallee inProcess(candidate, stream_, flusher_);
+      cv = evaluate("candidate", inProcess, true);
     }
-  emitVerdict("candidate", cv);
-  if (options.counters && cv.outcome == Outcome::Ok) {
-    WorkerAllocations own; // the profiler's memory is not the candidate's
-    CounterPass pass{task_, shared_, stream_, flusher_, options.memoryWaitSeconds, options.countersMode};
-    pass.rangesPerSession = runtime::counterRanges(options.countersRanges, candidateAuditLaunches_);
-    collectCounters(pass, "candidate", candidate);
+    if (!cv.fatal)
+      if (std::string damage = verifySharedData("candidate"); !damage.empty()) {
+        cv.outcome = Outcome::RuntimeFault;
+        cv.detail = "wrote outside its buffers, into the evaluator's shared task data: " + damage;
+      }
+    emitVerdict("candidate", cv);
+    if (options.counters && cv.outcome == Outcome::Ok) {
+      WorkerAllocations own; // the profiler's memory is not the candidate's
+      CounterPass pass{task_, shared_, stream_, flusher_, options.memoryWaitSeconds, options.countersMode};
+      pass.rangesPerSession = runtime::counterRanges(options.countersRanges, candidateAuditLaunches_);
+      collectCounters(pass, "candidate", candidate);
+    }
+    finish(0);
   }
+
+  if (RunnerCallee *runner = candidateRunner(options.candidateSo, cv))
+    cv = evaluate("candidate", *runner, true);
+  if (runner_)
+    runner_->stop(); // no process of the candidate outlives its verdict
+  // The runner never maps the holder's data; this only confirms it (the worker's context is intact
+  // whatever happened in the runner's).
+  if (std::string damage = verifySharedData("candidate"); !damage.empty() && cv.outcome == Outcome::Ok) {
+      cv.outcome = Outcome::RuntimeFault;
+    cv.detail = "the evaluator's shared task data changed while the candidate ran: " + damage;
+  }
+  emitVerdict("candidate", cv);
+  if (options.counters && cv.outcome == Outcome::Ok)
+    emitUnavailableCounters("hardware counters are not taken inside the candidate's sandboxed runner yet; "
+                            "--isolation none measures trusted implementations with counters (docs/security.md)");
   finish(0);
 }
 

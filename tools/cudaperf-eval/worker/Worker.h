@@ -5,6 +5,7 @@
 // it shares with other workers. Everything is reported as events (Events.h).
 #pragma once
 
+#include "Callee.h"
 #include "DeviceArgs.h"
 #include "Measure.h"
 #include "SharedData.h"
@@ -15,12 +16,30 @@
 #include "cudaperf/Runtime/Outcome.h"
 #include "cudaperf/Runtime/Task.h"
 
+#include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
 namespace cudaperf::worker {
 
+// Where candidate code runs (docs/security.md): in a confined runner process (the default), or
+// in the worker itself (only for implementations one trusts: the generated dataset's, measured
+// with hardware counters).
+enum class Isolation { Runner, RunnerUnconfined, None };
+Isolation parseIsolation(const std::string &s);
+const char *isolationName(Isolation i);
+
 struct WorkerOptions {
+  Isolation isolation = Isolation::Runner;
+  bool allowWeakSandbox = false; // run although the kernel lacks part of the confinement (said in the result)
+  double timeoutSeconds = 120;   // the evaluator's --timeout: the runner's CPU-time limit
+  // Of the timed calls, the share whose outputs are checked against the baseline run on the same
+  // fresh inputs (at least kMinCheckedTimedCalls per configuration).
+  double checkedShare = 0.1;
+  // The wall-clock check: the runner's event median may be at most this much under the worker's
+  // own clock per call of a batch (relative), plus a small absolute allowance.
+  double wallTolerance = 0.25;
   std::string eventsPath;
   std::string taskDir;
   std::string deviceData;     // the holder's manifest (runtime::DeviceData)
@@ -56,12 +75,13 @@ class Worker {
 public:
   // CUDA context, stream, L2 flush buffer and device scratch: "" or why not (retryable: the
   // device was full). In a pool worker this happens before its job arrives.
-  std::string setUp(bool &retryable);
+  std::string setUp(const WorkerOptions &early, bool &retryable);
   // The whole evaluation; never returns (finish()).
   [[noreturn]] void run(const WorkerOptions &options);
 
 private:
   using EntryFn = worker::EntryFn;
+  static constexpr int kMinCheckedTimedCalls = 3;
 
   const WorkerOptions *opt_ = nullptr;
   runtime::Task task_;
@@ -74,22 +94,42 @@ private:
   uint64_t peakHeldBytes_ = 0;
   std::vector<int> candidateAuditLaunches_; // kernels of the candidate's audit call, per configuration
 
+  Callee *current_ = nullptr;
+  uint64_t lastOutOfMemory_ = 0;           // of the last checked call
+  runtime::MemorySummary lastMemory_;      // after the last checked call            // whose calls are being evaluated
+  std::unique_ptr<RunnerCallee> runner_; // the candidate's process (started ahead, in setUp)
+  std::string runnerStartError_;
+  EntryFn baselineFn_ = nullptr;          // the oracle of checked timed calls (when the task has a baseline)
+  std::mt19937_64 secret_;                // fresh seeds and which timed calls are checked: unknown to the runner
+
   void emitDevice();
   void openSharedData();
   EntryFn load(const std::string &impl, const std::string &path, Verdict &v);
-  Verdict evaluate(const std::string &impl, EntryFn fn);
+  Verdict evaluate(const std::string &impl, Callee &callee, bool candidate);
   bool emitCachedBaseline();
-  Verdict checkCorrectness(const std::string &impl, EntryFn fn);
-  Verdict measure(const std::string &impl, EntryFn fn);
-  Verdict callAndCheck(const std::string &impl, EntryFn fn, size_t c, DeviceArgs &dev, int set, const char *what);
-  Verdict callAndCheckOnce(const std::string &impl, EntryFn fn, size_t c, DeviceArgs &dev, int set,
+  Verdict checkCorrectness(const std::string &impl, Callee &callee);
+  Verdict measure(const std::string &impl, Callee &callee, bool candidate);
+  Verdict audit(const std::string &impl, Callee &callee, size_t c, DeviceArgs &dev, int slot);
+  Verdict timeCalls(const std::string &impl, Callee &callee, size_t c, DeviceArgs &dev, int slot, bool candidate,
+                    TimingStats &stats, support::Json &check);
+  Verdict checkTimedCall(const std::string &impl, size_t c, const DeviceArgs &dev, uint64_t seed, const char *what);
+  Verdict wallClockCheck(const std::string &impl, Callee &callee, size_t c, double eventMedianMs,
+                         support::Json &check);
+  Verdict callAndCheck(const std::string &impl, Callee &callee, size_t c, DeviceArgs &dev, int slot, int set,
+                       const char *what);
+  Verdict callAndCheckOnce(const std::string &impl, Callee &callee, size_t c, DeviceArgs &dev, int slot, int set,
                            const char *what);
-  Verdict heldMemory(const std::string &config);
-  void emitMemory(const std::string &impl);
+  Verdict fromCall(const CallResult &r, const std::string &config, const std::string &when);
+  Verdict heldMemory(const std::string &config, const runtime::MemorySummary &m);
+  void emitMemory(const std::string &impl, const runtime::MemorySummary &m);
   // "" or what changed in the shared data.
   std::string verifySharedData(const std::string &after);
   Verdict fromCudaError(cudaError_t e, bool atLaunch, const std::string &config, const std::string &when);
   bool allocate(DeviceArgs &dev, const std::string &impl, const std::string &config, Verdict &v);
+  uint64_t freshSeed() { return secret_(); }
+  // The runner, ready and with the candidate loaded: null and `v` set when it is not.
+  RunnerCallee *candidateRunner(const std::string &soPath, Verdict &v);
+  void emitUnavailableCounters(const std::string &reason);
 };
 
 void emitVerdict(const std::string &impl, const Verdict &v);

@@ -6,7 +6,10 @@
 //              {"argv": [...]}) from one line on stdin: started ahead, so a candidate does not
 //              wait for a process and a context;
 //   --probe    reports every visible device (no context is created) and exits;
-//   --holder   keeps tasks' data on the device for the workers (Holder.cpp).
+//   --holder   keeps tasks' data on the device for the workers (Holder.cpp);
+//   --runner   the confined process a worker starts for the candidate's code (Runner.cpp); not
+//              for use by hand.
+#include "Callee.h"
 #include "DeviceInfo.h"
 #include "Events.h"
 #include "Holder.h"
@@ -21,6 +24,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <unistd.h>
 
 using namespace cudaperf;
 using namespace cudaperf::worker;
@@ -79,6 +83,15 @@ support::ArgParser workerArgs(WorkerOptions &opt, Modes &modes) {
               [&](const std::string &v) { opt.countersMode = runtime::parseCountersMode(v); })
       .option("--counters-ranges", "N|auto", "the counter data image's capacity per configuration (auto)",
               [&](const std::string &v) { opt.countersRanges = runtime::parseCounterRanges(v); })
+      .option("--isolation", "MODE",
+              "where candidate code runs: runner (default: a confined process of its own), runner-unconfined\n"
+              "(that process without the sandbox, for debugging) or none (in this process: trusted code only)",
+              [&](const std::string &v) { opt.isolation = parseIsolation(v); })
+      .flag("--allow-weak-sandbox", "run candidates although the kernel lacks part of the sandbox", opt.allowWeakSandbox)
+      .option("--runner-cpu-seconds", "S", "CPU time the candidate's process may use (120)",
+              [&](const std::string &v) { opt.timeoutSeconds = parseNumber(v, 1); })
+      .option("--checked-share", "X", "share of the timed calls whose answers are checked (0.1)",
+              [&](const std::string &v) { opt.checkedShare = parseNumber(v, 0); })
       .option("--configs", "A,B", "only these configurations",
               [&](const std::string &v) { opt.configs = runtime::parseConfigList(v); });
   return p;
@@ -108,7 +121,37 @@ void parseInto(const support::ArgParser &args, const std::vector<std::string> &a
 
 } // namespace
 
+// --runner --channel FD --scratch DIR [--cpu-seconds S] [--no-sandbox] [--read-path P]...
+[[noreturn]] void runnerMain(int argc, char **argv) {
+  int fd = -1;
+  std::string scratch;
+  double cpuSeconds = 120;
+  bool sandbox = true;
+  std::vector<std::string> readPaths;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--channel")
+      fd = std::atoi(next().c_str());
+    else if (a == "--scratch")
+      scratch = next();
+    else if (a == "--cpu-seconds")
+      cpuSeconds = std::atof(next().c_str());
+    else if (a == "--no-sandbox")
+      sandbox = false;
+    else if (a == "--read-path")
+      readPaths.push_back(next());
+  }
+  if (fd < 0 || scratch.empty()) {
+    fprintf(stderr, "cudaperf-eval-worker --runner: started by a worker, not by hand\n");
+    _exit(2);
+  }
+  runRunner(fd, scratch, cpuSeconds, sandbox, readPaths);
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && std::string(argv[1]) == "--runner")
+    runnerMain(argc, argv);
   WorkerOptions opt;
   Modes modes;
   support::ArgParser args = workerArgs(opt, modes);
@@ -123,7 +166,7 @@ int main(int argc, char **argv) {
   if (modes.pool) {
     // Context first, then wait for the job; a failure is reported once the job names the event file.
     double began = monotonicSeconds();
-    setUpError = worker.setUp(retryable);
+    setUpError = worker.setUp(opt, retryable);
     double ready = monotonicSeconds();
     std::string line;
     if (!std::getline(std::cin, line))
@@ -156,7 +199,7 @@ int main(int argc, char **argv) {
   opt.timingOptions.maxRuns = std::max(opt.timingOptions.maxRuns, opt.timingOptions.minRuns);
   if (!modes.pool) {
     double began = monotonicSeconds();
-    setUpError = worker.setUp(retryable);
+    setUpError = worker.setUp(opt, retryable);
     opt.contextSeconds = opt.contextWaitSeconds = monotonicSeconds() - began;
   }
   if (!setUpError.empty())
