@@ -359,7 +359,12 @@ Json DeviceSlot::run(BuiltCandidate &c, size_t waiting) {
 
   std::set<uint32_t> ours(ourPids.begin(), ourPids.end());
   // Our processes with a context here: all of ours but the evaluator itself.
-  GpuSharing sharing = Nvml::instance().available() ? summarizeSharing(samples, ours, ours.size() - 1) : GpuSharing();
+  // Where NVML's pids cannot be matched, counts are compared: with isolation every worker of ours
+  // has a candidate runner with a context of its own beside it (the holder has none).
+  size_t contexts = ours.size() - 1;
+  if (options_.isolation != "none")
+    contexts += ours.size() - 1 - (holder_.pid() > 0 ? 1 : 0);
+  GpuSharing sharing = Nvml::instance().available() ? summarizeSharing(samples, ours, contexts) : GpuSharing();
   if (!Nvml::instance().available())
     sharing.reason = Nvml::instance().reason();
   rec.sharing = &sharing;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <dlfcn.h>
 #include <fstream>
 #include <map>
@@ -47,6 +49,22 @@ using ByUuidFn = NvmlReturn (*)(const char *, void **);
 using ProcessesV2Fn = NvmlReturn (*)(void *, unsigned int *, NvmlProcessInfoV2 *);
 using ProcessesV3Fn = NvmlReturn (*)(void *, unsigned int *, NvmlProcessInfoV3 *);
 
+// The parent of a process, from /proc/<pid>/stat (0 where it cannot be read).
+uint32_t parentOf(uint32_t pid) {
+  FILE *f = fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+  if (!f)
+    return 0;
+  char buf[512];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  // "pid (comm) state ppid ...": comm may hold spaces and parentheses; the last ')' ends it.
+  const char *close = strrchr(buf, ')');
+  unsigned ppid = 0;
+  char state;
+  return close && sscanf(close + 1, " %c %u", &state, &ppid) == 2 ? ppid : 0;
+}
+
 // The compute processes on a device, through one version of the call.
 template <typename Info, typename Fn> bool listProcesses(Fn fn, void *device, std::vector<GpuProcessSample> &out) {
   std::vector<Info> infos(64);
@@ -60,7 +78,7 @@ template <typename Info, typename Fn> bool listProcesses(Fn fn, void *device, st
   if (r != kNvmlSuccess)
     return false;
   for (unsigned i = 0; i < n && i < infos.size(); ++i)
-    out.push_back({infos[i].pid, infos[i].usedGpuMemory == ~0ull ? 0 : infos[i].usedGpuMemory});
+    out.push_back({infos[i].pid, infos[i].usedGpuMemory == ~0ull ? 0 : infos[i].usedGpuMemory, parentOf(infos[i].pid)});
   return true;
 }
 using UtilizationFn = NvmlReturn (*)(void *, NvmlUtilization *);
@@ -77,7 +95,7 @@ GpuSharing summarizeSharing(const std::vector<GpuSample> &samples, const std::se
   for (const GpuSample &g : samples)
     for (const GpuProcessSample &p : g.processes) {
       anyProcess = true;
-      anyOurs = anyOurs || ourPids.count(p.pid);
+      anyOurs = anyOurs || ourPids.count(p.pid) || ourPids.count(p.parentPid);
     }
   s.pidsMatched = !anyProcess || anyOurs;
   std::map<uint32_t, OtherProcess> others;
@@ -94,7 +112,8 @@ GpuSharing summarizeSharing(const std::vector<GpuSample> &samples, const std::se
     if (!s.pidsMatched)
       continue;
     for (const GpuProcessSample &p : g.processes) {
-      if (ourPids.count(p.pid))
+      // A worker's candidate runner is its child: ours too.
+      if (ourPids.count(p.pid) || (p.parentPid && ourPids.count(p.parentPid)))
         continue;
       OtherProcess &o = others[p.pid];
       o.pid = p.pid;

@@ -19,6 +19,7 @@ namespace cudaperf::runtime {
 struct GpuProcessSample {
   uint32_t pid = 0;
   uint64_t usedBytes = 0; // NVML's usedGpuMemory (0 where the driver does not say)
+  uint32_t parentPid = 0; // from /proc when it was sampled (0 unknown): a worker's runner is its child
 };
 
 struct GpuSample {

@@ -214,6 +214,10 @@ std::string RunnerCallee::start(const RunnerOptions &options) {
       _exit(127);
     if (dup2(theirs, 3) < 0)
       _exit(127);
+    // Not the worker's stdin (a pool worker's job arrives there).
+    int devNull = open("/dev/null", O_RDONLY);
+    if (devNull < 0 || dup2(devNull, 0) < 0)
+      _exit(127);
     fcntl(3, F_SETFD, 0);
     for (int fd = 4; fd < 1024; ++fd)
       close(fd);

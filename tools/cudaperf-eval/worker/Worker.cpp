@@ -450,9 +450,16 @@ Verdict Worker::checkTimedCall(const std::string &impl, size_t c, const DeviceAr
   std::string guard = dev.checkGuards(scratch_, err);
   if (err)
     return fromCudaError(err, false, cfg, "reading guards");
-  DeviceArgs oracle(task_, task_.configs[c]);
-  if (!allocate(oracle, "evaluator", cfg, v))
-    return v;
+  if (!oracle_ || oracleConfig_ != c) {
+    oracle_.reset();
+    oracle_ = std::make_unique<DeviceArgs>(task_, task_.configs[c]);
+    oracleConfig_ = c;
+    if (!allocate(*oracle_, "evaluator", cfg, v)) {
+      oracle_.reset();
+      return v;
+    }
+  }
+  DeviceArgs &oracle = *oracle_;
   InProcessCallee baseline(baselineFn_, stream_, flusher_);
   std::string unused;
   int slot = baseline.bind(oracle, unused);

@@ -99,7 +99,9 @@ private:
   runtime::MemorySummary lastMemory_;      // after the last checked call            // whose calls are being evaluated
   std::unique_ptr<RunnerCallee> runner_; // the candidate's process (started ahead, in setUp)
   std::string runnerStartError_;
-  EntryFn baselineFn_ = nullptr;          // the oracle of checked timed calls (when the task has a baseline)
+  EntryFn baselineFn_ = nullptr;
+  std::unique_ptr<DeviceArgs> oracle_;    // the baseline's buffers for checking timed calls
+  size_t oracleConfig_ = ~size_t(0);          // the oracle of checked timed calls (when the task has a baseline)
   std::mt19937_64 secret_;                // fresh seeds and which timed calls are checked: unknown to the runner
 
   void emitDevice();
