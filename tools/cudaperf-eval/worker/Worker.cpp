@@ -614,7 +614,8 @@ Verdict Worker::timeCalls(const std::string &impl, Callee &callee, size_t c, Dev
 // timed on this process's clock from the request to the answer; every answer is then checked, the
 // last ones first (an answer sent before the work was done leaves them unwritten). The event median
 // may not be much smaller than what the calls took each.
-Verdict Worker::wallClockCheck(const std::string &impl, Callee &callee, size_t c, double eventMedianMs, Json &check) {
+Verdict Worker::wallClockCheck(const std::string &impl, Callee &callee, size_t c, DeviceArgs &dev, int devSlot,
+                               double eventMedianMs, Json &check) {
   const std::string &cfg = task_.configs[c].name;
   Verdict v;
   v.config = cfg;
@@ -631,15 +632,27 @@ Verdict Worker::wallClockCheck(const std::string &impl, Callee &callee, size_t c
   int byCache = int((2 * uint64_t(prop_.l2CacheSize) + bytes - 1) / std::max<uint64_t>(bytes, 1));
   int byTime = eventMedianMs > 0 ? int(std::ceil(2.0 / eventMedianMs)) : 64; // about 2 ms of work
   int k = std::clamp(std::max(byCache, byTime), 2, 128);
-  k = int(std::min<uint64_t>(uint64_t(k), std::max<uint64_t>(2, budget / std::max<uint64_t>(bytes, 1))));
+  k = int(std::min<uint64_t>(uint64_t(k), budget / std::max<uint64_t>(bytes, 1)));
   phase(impl, cfg, "wall-clock check");
   std::vector<std::unique_ptr<DeviceArgs>> sets;
+  std::vector<DeviceArgs *> views;
   std::vector<int> slots;
   std::vector<uint64_t> seeds;
-  for (int i = 0; i < k; ++i) {
+  if (k < 2) {
+    // Sets too large for two more in the budget: one call on the timed buffers (a call this large
+    // takes far longer than the request's round trip).
+    k = 1;
+    views.push_back(&dev);
+    slots.push_back(devSlot);
+    seeds.push_back(freshSeed());
+    if (cudaError_t e = dev.fill(seeds.back(), stream_))
+      return fromCudaError(e, false, cfg, "preparing inputs");
+  }
+  for (int i = 0; k > 1 && i < k; ++i) {
     sets.push_back(std::make_unique<DeviceArgs>(task_, task_.configs[c]));
     if (!allocate(*sets.back(), "evaluator", cfg, v))
       return v;
+    views.push_back(sets.back().get());
     std::string error;
     int slot = callee.bind(*sets.back(), error);
     if (slot < 0)
@@ -665,11 +678,11 @@ Verdict Worker::wallClockCheck(const std::string &impl, Callee &callee, size_t c
   if (!r.ok())
     return fromCall(r, cfg, "wall-clock check");
   for (int i = k - 1; i >= 0; --i)
-    if (Verdict cv = checkTimedCall(impl, c, *sets[size_t(i)], seeds[size_t(i)], "wall-clock-batch");
+    if (Verdict cv = checkTimedCall(impl, c, *views[size_t(i)], seeds[size_t(i)], "wall-clock-batch");
         cv.outcome != Outcome::Ok)
       return cv;
-  for (int slot : slots)
-    callee.unbind(slot);
+  for (size_t i = 0; i < sets.size(); ++i)
+    callee.unbind(slots[i]);
   double perCall = std::max(0.0, r.wallMs - noops[1]) / k;
   Json w = Json::object();
   w["calls"] = k;
@@ -712,7 +725,7 @@ Verdict Worker::measure(const std::string &impl, Callee &callee, bool candidate)
     if (v = timeCalls(impl, callee, c, dev, slot, candidate, st, check); v.outcome != Outcome::Ok)
       return v;
     if (candidate && runner_ && &callee == runner_.get())
-      if (v = wallClockCheck(impl, callee, c, st.medianMs, check); v.outcome != Outcome::Ok) {
+      if (v = wallClockCheck(impl, callee, c, dev, slot, st.medianMs, check); v.outcome != Outcome::Ok) {
         Json t = timingJson(st);
         t["event"] = "timing";
         t["impl"] = impl;

@@ -115,8 +115,8 @@ private:
   Verdict timeCalls(const std::string &impl, Callee &callee, size_t c, DeviceArgs &dev, int slot, bool candidate,
                     TimingStats &stats, support::Json &check);
   Verdict checkTimedCall(const std::string &impl, size_t c, const DeviceArgs &dev, uint64_t seed, const char *what);
-  Verdict wallClockCheck(const std::string &impl, Callee &callee, size_t c, double eventMedianMs,
-                         support::Json &check);
+  Verdict wallClockCheck(const std::string &impl, Callee &callee, size_t c, DeviceArgs &dev, int devSlot,
+                         double eventMedianMs, support::Json &check);
   Verdict callAndCheck(const std::string &impl, Callee &callee, size_t c, DeviceArgs &dev, int slot, int set,
                        const char *what);
   Verdict callAndCheckOnce(const std::string &impl, Callee &callee, size_t c, DeviceArgs &dev, int slot, int set,
