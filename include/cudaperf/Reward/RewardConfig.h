@@ -77,7 +77,7 @@ struct CounterConfig {
 };
 
 struct LearnedConfig {
-  double weight = 0.0; // the ranking model's score; off by default (no model shipped yet)
+  double weight = 0.04; // the ranking model's score (docs/reward.md, "learned.weight": worth a measured 1.10x at most)
   double scale = 1.0;  // value = tanh(score / scale)
 };
 
