@@ -129,29 +129,4 @@ std::vector<PolicyTurn> fitPolicyPrompt(const PolicyTask &task, std::vector<Poli
   return turns;
 }
 
-std::optional<std::string> extractCandidateSource(std::string_view text) {
-  size_t pos = 0;
-  while ((pos = text.find("```", pos)) != std::string_view::npos) {
-    // A fence opens at the start of a line (or of the text).
-    if (pos > 0 && text[pos - 1] != '\n') {
-      pos += 3;
-      continue;
-    }
-    size_t lineEnd = text.find('\n', pos);
-    if (lineEnd == std::string_view::npos) return std::nullopt; // "```cuda" and nothing after it
-    std::string tag(text.substr(pos + 3, lineEnd - pos - 3));
-    while (!tag.empty() && (tag.back() == ' ' || tag.back() == '\r' || tag.back() == '\t')) tag.pop_back();
-    for (char &c : tag) c = char(std::tolower(static_cast<unsigned char>(c)));
-    size_t bodyStart = lineEnd + 1;
-    size_t close = bodyStart;
-    while ((close = text.find("```", close)) != std::string_view::npos && close > 0 && text[close - 1] != '\n')
-      close += 3;
-    if (tag.empty() || tag == "cuda" || tag == "cu" || tag == "c++" || tag == "cpp" || tag == "c")
-      return std::string(text.substr(bodyStart, close == std::string_view::npos ? std::string_view::npos : close - bodyStart));
-    if (close == std::string_view::npos) return std::nullopt;
-    pos = close + 3; // another language's block: look further
-  }
-  return std::nullopt;
-}
-
 } // namespace cudaperf::learn

@@ -1,5 +1,7 @@
 #include "cudaperf/Learn/Rl.h"
 
+#include "cudaperf/Reward/CodeExtraction.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -333,7 +335,7 @@ std::vector<TurnRecord> runEpisodes(CausalLmImpl &policy, const Tokenizer &token
         rec.completion = generated[r - begin].tokens;
         rec.finishReason = generated[r - begin].finishReason;
         local.generatedTokens += int64_t(rec.completion.size());
-        rec.source = extractCandidateSource(tokenizer.decode(rec.completion, true));
+        if (auto block = reward::extractCodeBlock(tokenizer.decode(rec.completion, true))) rec.source = std::move(block->code);
         pending.push_back({&rec, environment.submit(tasks[rows[r].first].task.task.dir, rec.source)});
       }
       if (progress) progress("turn " + std::to_string(t + 1) + ": " + std::to_string(end) + "/" + std::to_string(rows.size()) + " generated");

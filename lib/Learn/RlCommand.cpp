@@ -4,6 +4,8 @@
 #include "cudaperf/Learn/Rl.h"
 
 #include "cudaperf/Learn/Manifest.h"
+#include "cudaperf/Learn/RankingScorer.h"
+#include "cudaperf/Learn/RlTaskDraw.h"
 #include "cudaperf/Learn/Progress.h"
 #include "cudaperf/Learn/SvgPlot.h"
 #include "cudaperf/Learn/ToolMain.h"
@@ -81,6 +83,13 @@ EnvironmentOptions environmentOptions(const RlConfig &c, const std::string &work
   e.jobs = int(c.rewardJobs);
   e.evalTimeout = c.evalTimeout;
   e.workDir = workDir;
+  // The learned term: the ranking model in-process on the policy's device (it needs the analysis).
+  if (c.rankingCheckpoint != "none" && c.analyzerPath != "none") {
+    reward::AnalyzerOptions analyzer;
+    analyzer.analyzerPath = c.analyzerPath;
+    e.ranker = std::make_shared<ModelCandidateRanker>(
+        c.rankingCheckpoint == "default" ? defaultRankCheckpoint() : c.rankingCheckpoint, device, analyzer);
+  }
   return e;
 }
 
@@ -90,7 +99,7 @@ std::vector<RolloutTask> loadTasks(const std::vector<const ManifestTask *> &chos
   std::vector<RolloutTask> tasks;
   for (const ManifestTask *m : chosen) {
     try {
-      RolloutTask t{m->name, m->family, loadPolicyTask(m->dir)};
+      RolloutTask t{m->name, m->family, loadPolicyTask(m->dir), m->kind};
       size_t n = tokenizer.encode(renderPolicyPrompt(policyMessages(t.task)), false).size();
       if (int64_t(n) > promptBudget) {
         skipped.push_back(m->name + ": its prompt has " + std::to_string(n) + " tokens, over the budget of " +
@@ -215,6 +224,14 @@ Json candidateLine(const std::string &phase, int64_t step, const std::vector<Rol
          {"return", opt(r.scored.discountedReturn)},
          {"advantage", opt(r.advantage)},
          {"evaluation_seconds", o.seconds}};
+  j["kind"] = tasks[r.group].kind;
+  if (o.ranking) {
+    Json top = Json::array();
+    for (const auto &[feature, contribution] : o.ranking->topFeatures)
+      top.push_back({{"feature", feature}, {"contribution", contribution}});
+    j["ranking"] = {{"score", o.ranking->score}, {"configurations", o.ranking->configurations},
+                    {"model", o.ranking->model}, {"top_features", top}};
+  }
   if (!o.evaluatorError.empty()) j["evaluator_error"] = o.evaluatorError;
   j["source"] = r.source ? Json(*r.source) : Json(nullptr);
   if (!r.source) j["completion"] = tokenizer.decode(r.completion, true).substr(0, 2000);
@@ -299,6 +316,17 @@ Json evaluate(Session &s, const std::string &label, int64_t step, const fs::path
     lines = gatherLines(dp, lines, records);
     if (dp.isRoot()) appendLines(candidatesLog, lines);
     result["sets"][name] = evaluationSummary(records, tasks.size(), s.config.turns);
+    // Per kind (C->CUDA, PyTorch->CUDA): the same summary over that kind's tasks (records i*T..i*T+T-1).
+    std::map<std::string, std::pair<std::vector<TurnRecord>, size_t>> byKind;
+    size_t T = size_t(s.config.turns);
+    for (size_t i = 0; i < tasks.size() && (i + 1) * T <= records.size(); ++i) {
+      auto &[kindRecords, count] = byKind[tasks[i].kind];
+      kindRecords.insert(kindRecords.end(), records.begin() + long(i * T), records.begin() + long((i + 1) * T));
+      ++count;
+    }
+    Json perKind = Json::object();
+    for (const auto &[kind, part] : byKind) perKind[kind] = evaluationSummary(part.first, part.second, s.config.turns);
+    result["sets"][name]["by_kind"] = perKind;
   }
   result["seconds"] = since(start);
   return result;
@@ -326,6 +354,13 @@ void printEvaluation(const Json &e) {
               << number(v["turn1"]["mean_speedup_correct"]) << "; best of " << v["turns"] << " correct "
               << percent(v["best_of_turns"]["correct"]) << ", fast_1 " << percent(v["best_of_turns"]["fast_1"])
               << ", mean speedup " << number(v["best_of_turns"]["mean_speedup_correct"]) << "\n";
+    if (v.contains("by_kind"))
+      for (auto k = v["by_kind"].begin(); k != v["by_kind"].end(); ++k)
+        std::cerr << kProgram << ":   " << k.key() << " (" << k.value()["tasks"] << " tasks): turn 1 correct "
+                  << percent(k.value()["turn1"]["correct"]) << ", fast_1 " << percent(k.value()["turn1"]["fast_1"])
+                  << ", mean speedup " << number(k.value()["turn1"]["mean_speedup_correct"]) << "; best of turns correct "
+                  << percent(k.value()["best_of_turns"]["correct"]) << ", mean speedup "
+                  << number(k.value()["best_of_turns"]["mean_speedup_correct"]) << "\n";
   }
 }
 
@@ -539,12 +574,12 @@ int runRlCommand(const std::vector<std::string> &argv) {
     ++step;
     auto stepStart = Clock::now();
     // The step's tasks: a function of (seed, step), so a resumed run draws the same ones.
+    // With several kinds they take turns (RlTaskDraw.h): every step has C and PyTorch tasks alike.
     std::mt19937_64 pick(mixSeed(c.seed, uint64_t(step)));
-    std::vector<size_t> order(s.trainTasks.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::shuffle(order.begin(), order.end(), pick);
+    std::vector<std::string> taskKinds;
+    for (const RolloutTask &t : s.trainTasks) taskKinds.push_back(t.kind);
     std::vector<RolloutTask> tasks;
-    for (size_t i = 0; i < order.size() && int64_t(tasks.size()) < c.tasksPerStep; ++i) tasks.push_back(s.trainTasks[order[i]]);
+    for (size_t i : drawStepTasks(taskKinds, splitList(c.kinds), c.tasksPerStep, pick)) tasks.push_back(s.trainTasks[i]);
 
     RolloutOptions ro;
     ro.groupSize = c.groupSize;

@@ -70,6 +70,9 @@ const std::vector<Key> &keys() {
       {"evaluator", &RlConfig::evaluator, 0, 0, "process|serve", "process: cudaperf-eval per candidate; serve: one persistent cudaperf-eval --serve"},
       {"eval_path", &RlConfig::evalPath, 0, 0, "", "cudaperf-eval; empty: beside cudaperf-train, then PATH"},
       {"analyzer_path", &RlConfig::analyzerPath, 0, 0, "", "cudaperf-analyze; empty: beside cudaperf-train, then PATH; none: no static terms"},
+      {"ranking_checkpoint", &RlConfig::rankingCheckpoint, 0, 0, "",
+       "ranking model whose score is the reward's learned term (in-process, on the policy's device); default: the shipped "
+       "data/ranking/checkpoints/mlp-static; none: no learned term. Needs the analysis (analyzer_path not none)"},
       {"eval_args", &RlConfig::evalArgs, 0, 0, "", "extra cudaperf-eval options, e.g. [\"--sets\", \"2\"]"},
       {"reward_jobs", &RlConfig::rewardJobs, 1, 1024, "", "candidates analyzed and evaluated at once"},
       {"eval_timeout", &RlConfig::evalTimeout, 1, 1e6, "", "seconds one candidate's evaluation may take (then a timeout reward)"},

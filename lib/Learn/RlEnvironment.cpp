@@ -7,6 +7,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <iomanip>
+#include <sstream>
 
 namespace cudaperf::learn {
 
@@ -160,7 +162,12 @@ CandidateOutcome RlEnvironment::evaluate(const std::string &taskDir, const std::
   // the candidate's doing does not repeat; one that repeats is the candidate's runtime_fault.
   for (int attempt = 0; attempt < 2; ++attempt) {
     try {
-      CandidateOutcome o = fromResult(pipeline_->run(request), taskDir, sha, true);
+      reward::CandidateResult result = pipeline_->run(request);
+      std::optional<RankingVerdict> verdict;
+      addRanking(result, taskDir, *source, verdict);
+      CandidateOutcome o = fromResult(std::move(result), taskDir, sha, true);
+      o.ranking = verdict;
+      if (verdict) o.feedback += "\n" + rankingFeedback(*verdict);
       o.seconds = seconds();
       std::lock_guard<std::mutex> lock(mutex_);
       ++counts_.evaluated;
@@ -193,6 +200,44 @@ CandidateOutcome RlEnvironment::evaluate(const std::string &taskDir, const std::
   ++counts_.evaluated;
   ++counts_.evaluatorFailures;
   return o;
+}
+
+// The pipeline's reward again with the ranking score as the learned term's input: the same documents
+// (the candidate's analysis, and for static-only the task baseline's, as the pipeline passes it), so
+// every other term is unchanged. Nothing when there is no ranker, no analysis or no verdict.
+void RlEnvironment::addRanking(reward::CandidateResult &result, const std::string &taskDir, const std::string &source,
+                               std::optional<RankingVerdict> &verdict) const {
+  if (!options_.ranker || !result.analysis || !result.reward.gate.empty()) return;
+  const features::AnalysisDocument &analysis = result.analysis->analysis();
+  RankingCandidate c{taskDir, "(policy answer)", source, &analysis};
+  std::optional<RankingVerdict> v;
+  try {
+    v = options_.ranker->rank({c}).front();
+  } catch (const std::exception &) {
+    return; // the learned term is then absent, as without a ranker
+  }
+  if (!v) return;
+  std::optional<features::AnalysisDocument> baseline;
+  bool compileOnly = support::member(result.resultJson, "compile_only") && result.resultJson["compile_only"].is_boolean() &&
+                     result.resultJson["compile_only"].get<bool>();
+  if (compileOnly) baseline = options_.ranker->baselineAnalysis(taskDir);
+  reward::CandidateResult ranked = reward::rewardFromDocuments(pipeline_->config(), result.resultJson, "cudaperf-eval output",
+                                                               analysis, baseline, v->score);
+  result.reward = std::move(ranked.reward);
+  verdict = v;
+}
+
+std::string rankingFeedback(const RankingVerdict &v) {
+  std::ostringstream s;
+  s << std::showpos << std::fixed << std::setprecision(2) << v.score << std::noshowpos
+    << (v.score > 0 ? ": the ranking model expects it faster than the task's baseline" : v.score < 0 ? ": the ranking model expects it slower than the task's baseline" : ": the ranking model expects it as fast as the task's baseline");
+  if (!v.topFeatures.empty()) {
+    s << " (it weighed most:";
+    for (size_t i = 0; i < v.topFeatures.size(); ++i)
+      s << (i ? ", " : " ") << v.topFeatures[i].first << " " << std::showpos << std::setprecision(2) << v.topFeatures[i].second << std::noshowpos;
+    s << ")";
+  }
+  return "Ranking model score " + s.str() + ".";
 }
 
 std::vector<reward::TurnReward> RlEnvironment::score(const std::vector<const CandidateOutcome *> &turns) const {

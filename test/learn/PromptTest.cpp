@@ -69,21 +69,3 @@ TEST(Prompt, BudgetDropsOldestCodeThenOldestTurns) {
   EXPECT_LT(tight.size(), 3u);
   EXPECT_THROW(fitPolicyPrompt(t, turns, alone - 1, chars), PromptError);
 }
-
-TEST(Prompt, ExtractsTheFencedCandidate) {
-  EXPECT_EQ(extractCandidateSource("Here:\n```cuda\n__global__ void k() {}\n```\nDone."), "__global__ void k() {}\n");
-  EXPECT_EQ(extractCandidateSource("```CUDA \r\nint x;\n```"), "int x;\n");
-  EXPECT_EQ(extractCandidateSource("```\nuntagged\n```"), "untagged\n");
-  // A python block first: skipped for the C++ one.
-  EXPECT_EQ(extractCandidateSource("```python\nprint(1)\n```\n```cpp\nint y;\n```"), "int y;\n");
-  // Generation stopped before the closing fence: the rest of the text.
-  EXPECT_EQ(extractCandidateSource("```cu\nint z;\nint w;"), "int z;\nint w;");
-  // A fence inside a line does not close the block.
-  EXPECT_EQ(extractCandidateSource("```cuda\nconst char *s = \"```\";\n```"), "const char *s = \"```\";\n");
-  EXPECT_EQ(extractCandidateSource("no code here"), std::nullopt);
-  EXPECT_EQ(extractCandidateSource("```python\nprint(1)\n```"), std::nullopt);
-  EXPECT_EQ(extractCandidateSource("```cuda"), std::nullopt);
-  // What the model is trained to answer comes back out whole.
-  std::string source = "#include <cuda_runtime.h>\nextern \"C\" void f(cudaStream_t s) {}\n";
-  EXPECT_EQ(extractCandidateSource(candidateAnswer(source) + "<|im_end|>"), source);
-}

@@ -4,10 +4,15 @@
 #include "cudaperf/Learn/RlAdvantages.h"
 #include "cudaperf/Learn/RlConfig.h"
 #include "cudaperf/Learn/RlEnvironment.h"
+#include "cudaperf/Learn/RlTaskDraw.h"
+#include "cudaperf/Learn/Prompt.h"
+#include "cudaperf/Reward/CodeExtraction.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 #include <filesystem>
 #include <unistd.h>
 
@@ -173,3 +178,65 @@ TEST(RlEnvironment, PersistentEvaluatorServiceRestartsAfterACrash) {
   CandidateOutcome after = env.submit(kTask, candidate("wrong_answer")).get(); // a new service
   EXPECT_EQ(after.gate, "wrong_answer");
 }
+
+// The trainer reads a completion's code with lib/Reward's rule (extractCodeBlock), as the reward does:
+// the cases the trainer's own copy of the rule was tested on, and the answer format it is trained to write.
+TEST(CandidateSource, TheRewardsRuleOnTheTrainersCases) {
+  auto code = [](std::string_view text) -> std::optional<std::string> {
+    if (auto block = reward::extractCodeBlock(text)) return block->code;
+    return std::nullopt;
+  };
+  EXPECT_EQ(code("Here:\n```cuda\n__global__ void k() {}\n```\nDone."), "__global__ void k() {}\n");
+  EXPECT_EQ(code("```CUDA \r\nint x;\n```"), "int x;\n");
+  EXPECT_EQ(code("```\nuntagged\n```"), "untagged\n");
+  EXPECT_EQ(code("```python\nprint(1)\n```\n```cpp\nint y;\n```"), "int y;\n"); // python skipped
+  EXPECT_EQ(code("```cu\nint z;\nint w;"), "int z;\nint w;"); // generation stopped before the fence
+  EXPECT_EQ(code("```cuda\nconst char *s = \"```\";\n```"), "const char *s = \"```\";\n"); // not at a line start
+  EXPECT_EQ(code("no code here"), std::nullopt);
+  EXPECT_EQ(code("```python\nprint(1)\n```"), std::nullopt);
+  EXPECT_EQ(code("```cuda"), std::nullopt);
+  std::string source = "#include <cuda_runtime.h>\nextern \"C\" void f(cudaStream_t s) {}\n";
+  EXPECT_EQ(code(candidateAnswer(source) + "<|im_end|>"), source);
+}
+
+// Issue 34 item 2: the step's tasks with both kinds; half of each, reproducible, one kind alone as configured.
+TEST(RlTaskDraw, MixedKindsTakeTurns) {
+  std::vector<std::string> kinds;
+  for (int i = 0; i < 10; ++i) kinds.push_back("c");
+  for (int i = 0; i < 3; ++i) kinds.push_back("pytorch");
+  auto countOf = [&](const std::vector<size_t> &drawn, const std::string &kind) {
+    return std::count_if(drawn.begin(), drawn.end(), [&](size_t i) { return kinds[i] == kind; });
+  };
+  std::mt19937_64 a(7), b(7);
+  std::vector<size_t> first = drawStepTasks(kinds, {"c", "pytorch"}, 4, a);
+  EXPECT_EQ(first, drawStepTasks(kinds, {"c", "pytorch"}, 4, b)); // a function of the stream's seed
+  ASSERT_EQ(first.size(), 4u);
+  EXPECT_EQ(countOf(first, "c"), 2);
+  EXPECT_EQ(countOf(first, "pytorch"), 2);
+  EXPECT_EQ(std::set<size_t>(first.begin(), first.end()).size(), 4u);
+  std::mt19937_64 odd(1);
+  std::vector<size_t> five = drawStepTasks(kinds, {"c", "pytorch"}, 5, odd);
+  EXPECT_EQ(countOf(five, "c"), 3); // the first kind of the turn takes the extra one
+  EXPECT_EQ(countOf(five, "pytorch"), 2);
+  // A kind that runs out leaves the rest to the others.
+  std::mt19937_64 many(3);
+  std::vector<size_t> eight = drawStepTasks(kinds, {"c", "pytorch"}, 8, many);
+  EXPECT_EQ(countOf(eight, "pytorch"), 3);
+  EXPECT_EQ(countOf(eight, "c"), 5);
+  // Every task at most once, however many are asked.
+  std::mt19937_64 all(5);
+  EXPECT_EQ(drawStepTasks(kinds, {"c", "pytorch"}, 100, all).size(), kinds.size());
+  // One kind configured: only its tasks.
+  std::mt19937_64 only(9);
+  std::vector<size_t> c = drawStepTasks(kinds, {"c"}, 6, only);
+  EXPECT_EQ(countOf(c, "c"), 6);
+  // Different streams draw different tasks (the step's seed matters).
+  std::set<std::vector<size_t>> seen;
+  for (uint64_t s = 0; s < 8; ++s) {
+    std::mt19937_64 r(s);
+    seen.insert(drawStepTasks(kinds, {"c", "pytorch"}, 4, r));
+  }
+  EXPECT_GT(seen.size(), 1u);
+}
+
+TEST(RlConfig, BothKindsByDefault) { EXPECT_EQ(RlConfig().kinds, "c,pytorch"); }

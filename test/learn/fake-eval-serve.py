@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 fake = os.path.join(here, "..", "reward", "fake-eval.py")
@@ -18,10 +19,15 @@ for line in sys.stdin:
         break
     if request.get("op") == "cancel":
         continue
-    source = open(request["candidate"], "rb").read()
+    # The service takes the source text, not a path (issue 35; docs/eval-serve.md).
+    source = request["source"].encode() if "source" in request else open(request["candidate"], "rb").read()
     if b"// fake: crash" in source:
         os._exit(139)
-    args = [sys.executable, fake, request["task_dir"], request["candidate"], "--jsonl"] + (["--compile-only"] if compile_only else [])
-    out = subprocess.run(args, capture_output=True, text=True).stdout.strip().splitlines()
+    with tempfile.TemporaryDirectory() as scratch:
+        candidate = os.path.join(scratch, request.get("name", "candidate.cu"))
+        with open(candidate, "wb") as f:
+            f.write(source)
+        args = [sys.executable, fake, request["task_dir"], candidate, "--jsonl"] + (["--compile-only"] if compile_only else [])
+        out = subprocess.run(args, capture_output=True, text=True).stdout.strip().splitlines()
     result = json.loads(out[-1])
     print(json.dumps({"type": "result", "id": request["id"], "outcome": result["outcome"], "result": result}), flush=True)

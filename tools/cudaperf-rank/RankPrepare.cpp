@@ -2,6 +2,7 @@
 
 #include "cudaperf/Features/Features.h"
 #include "cudaperf/Features/FeaturesError.h"
+#include "cudaperf/Learn/RankingCandidates.h"
 #include "cudaperf/Learn/SourceComments.h"
 #include "cudaperf/Reward/Pipeline.h"
 #include "cudaperf/Reward/RewardConfig.h"
@@ -160,29 +161,7 @@ public:
         doc["candidate"] = job.candidatePath;
       result = features::readEvalResult(doc, job.candidatePath);
     }
-    std::string text = readText(job.candidatePath), sha = support::sha256Hex(text);
-    features::FeatureSet set(doc, result, "all");
-    const auto &specs = features::configurationFeatureSpecs();
-    std::vector<RankExample> out;
-    for (const features::ConfigurationRecord &record : set.records()) {
-      RankExample e = job.meta;
-      e.configuration = record.analysis ? record.analysis->name : "";
-      e.sourcePath = fs::absolute(job.candidatePath).lexically_normal().string();
-      e.sourceSha256 = sha;
-      e.sourceText = text;
-      for (size_t i = 0; i < specs.size(); ++i)
-        e.features[specs[i].name] = record.features.values[i].value_or(std::nan(""));
-      if (result) {
-        e.outcome = result->outcome;
-        e.correct = e.features["correct"] == 1.0;
-        e.medianMs = e.features["median_ms"];
-        e.spread = e.features["spread"];
-      }
-      e.rooflineUs = e.features["total_roofline_time_us"];
-      e.staticScore = staticScore(doc, baseline, sha, job.candidatePath, e.configuration);
-      out.push_back(std::move(e));
-    }
-    return out;
+    return learn::rankExamplesFromAnalysis(doc, baseline, result, job.meta, job.candidatePath, readText(job.candidatePath));
   }
 
   size_t analysed() const { return analysed_; }
@@ -198,30 +177,6 @@ private:
       return analysis(taskDir, baseline.string(), cached);
     } catch (const LearnError &) {
       return std::nullopt; // the predicted-speedup term is then missing; the structural terms stand
-    }
-  }
-
-  // The reward's static-only total with this configuration's weight alone (docs/reward.md): what
-  // cudaperf-reward --static-only would give the candidate if the task had only this configuration.
-  double staticScore(const features::AnalysisDocument &doc, const std::optional<features::AnalysisDocument> &baseline,
-                     const std::string &sha, const std::string &candidate, const std::string &configuration) {
-    reward::RewardConfig config;
-    config.speedup.defaultConfigurationWeight = 0;
-    config.speedup.configurationWeights = {{configuration, 1.0}};
-    Json compileOnly = {{"schema", "cudaperf-eval-result/1"},
-                        {"task", doc.task ? doc.task->name : ""},
-                        {"candidate", candidate},
-                        {"candidate_sha256", sha},
-                        {"compile", {{"ok", true}, {"arch", doc.arch}}},
-                        {"outcome", "ok"},
-                        {"detail", "compiled (--compile-only: not run)"},
-                        {"speedup", nullptr},
-                        {"compile_only", true}};
-    try {
-      reward::CandidateResult r = reward::rewardFromDocuments(config, compileOnly, "static view", doc, baseline, std::nullopt);
-      return r.reward.total.value_or(std::nan(""));
-    } catch (const std::exception &) {
-      return std::nan("");
     }
   }
 

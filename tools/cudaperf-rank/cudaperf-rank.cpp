@@ -5,6 +5,7 @@
 #include "RankPrepare.h"
 
 #include "cudaperf/Learn/RankingModel.h"
+#include "cudaperf/Learn/RankingScorer.h"
 #include "cudaperf/Learn/SvgPlot.h"
 #include "cudaperf/Learn/ToolMain.h"
 #include "cudaperf/Learn/Transformer.h" // parseDevice
@@ -479,7 +480,8 @@ int runScore(const std::vector<std::string> &argv) {
                        "Orders candidates without running them: each is analysed at every configuration of the task "
                        "(cudaperf-analyze --task, lib/Features), scored by the model, and printed best first with the "
                        "features that weighed most (gradient x input of the standardized feature).");
-  p.option("--checkpoint", "DIR", "a trained model (cudaperf-rank train)", checkpoint);
+  p.option("--checkpoint", "DIR", "a trained model (cudaperf-rank train; default: the shipped "
+           "data/ranking/checkpoints/mlp-static)", checkpoint);
   p.option("--config", "NAME", "one configuration (default all)", configuration);
   p.option("--top", "N", "features shown per candidate (default 3)", integerInto(top, 0, 1000));
   p.option("--format", "FMT", "text (default) or json (schema cudaperf-rank-scores/1)", format);
@@ -490,7 +492,7 @@ int runScore(const std::vector<std::string> &argv) {
   support::ParsedArgs parsed = p.parse(argv);
   if (parsed.helpRequested) return std::cout << p.help(), kExitOk;
   if (parsed.positional.size() < 2) throw support::SupportError("give the task folder and at least one candidate");
-  if (checkpoint.empty()) throw support::SupportError("--checkpoint is required");
+  if (checkpoint.empty()) checkpoint = defaultRankCheckpoint();
   if (format != "text" && format != "json") throw support::SupportError("--format: expected text or json, got '" + format + "'");
   torch::set_num_threads(1);
   RankModel model = RankModel::load(checkpoint, parseDevice(device));
@@ -504,24 +506,21 @@ int runScore(const std::vector<std::string> &argv) {
     if (kept.empty()) throw LearnError(taskDir + ": the task has no configuration '" + configuration + "'");
     examples = std::move(kept);
   }
-  std::vector<double> scores = model.scores(examples);
-  auto attributions = model.attributions(examples, size_t(top));
   // Scores are differences within a task and configuration; against the task's impls/baseline.cu they
-  // become one number per candidate (the reward's --ranking-score): the mean over configurations.
-  std::map<std::string, double> baselineScore;
+  // become one number per candidate (the reward's --ranking-score): the mean over configurations. The
+  // baseline among the candidates (by content) keeps its own scores, so its difference is exactly 0.
+  std::string baseSha;
+  std::vector<RankExample> base;
   fs::path baseline = fs::path(taskDir) / "impls" / "baseline.cu";
   if (fs::exists(baseline)) {
-    // Among the candidates already (by content): its own scores, so its difference is exactly 0.
     std::ifstream in(baseline, std::ios::binary);
-    std::string baseSha = support::sha256Hex(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
-    for (size_t i = 0; i < examples.size(); ++i)
-      if (examples[i].sourceSha256 == baseSha) baselineScore[examples[i].configuration] = scores[i];
-    if (baselineScore.empty()) {
-      std::vector<RankExample> base = rank::prepareCandidates(taskDir, {baseline.string()}, prepareOptions(analyzer, cache, jobs));
-      std::vector<double> s = model.scores(base);
-      for (size_t i = 0; i < base.size(); ++i) baselineScore[base[i].configuration] = s[i];
-    }
+    baseSha = support::sha256Hex(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+    bool among = std::any_of(examples.begin(), examples.end(), [&](const RankExample &e) { return e.sourceSha256 == baseSha; });
+    if (!among) base = rank::prepareCandidates(taskDir, {baseline.string()}, prepareOptions(analyzer, cache, jobs));
   }
+  RankScoring scoring = scoreAgainstBaseline(model, examples, baseSha, base, size_t(top));
+  const std::vector<double> &scores = scoring.scores;
+  const auto &attributions = scoring.attributions;
   std::map<std::string, std::vector<size_t>> byConfig;
   std::vector<std::string> order;
   for (size_t i = 0; i < examples.size(); ++i) {
@@ -553,23 +552,14 @@ int runScore(const std::vector<std::string> &argv) {
     configs.push_back({{"name", c}, {"ranking", ranking}});
   }
   Json versusBaseline = Json::array();
-  if (!baselineScore.empty()) {
-    std::map<std::string, std::pair<double, int>> sum; // candidate -> (Σ score − baseline's, configurations)
-    std::vector<std::string> names;
-    for (size_t i = 0; i < examples.size(); ++i) {
-      auto b = baselineScore.find(examples[i].configuration);
-      if (b == baselineScore.end()) continue;
-      auto [it, fresh] = sum.emplace(examples[i].implementation, std::make_pair(0.0, 0));
-      if (fresh) names.push_back(examples[i].implementation);
-      it->second.first += scores[i] - b->second;
-      it->second.second += 1;
-    }
+  if (!scoring.versusBaseline.empty())
     text << "versus impls/baseline.cu (mean score difference over configurations; the reward's --ranking-score):\n";
-    for (const std::string &n : names) {
-      double mean = sum[n].first / sum[n].second;
-      versusBaseline.push_back({{"candidate", n}, {"mean_score_vs_baseline", mean}, {"configurations", sum[n].second}});
-      text << "  " << std::setprecision(3) << std::showpos << mean << std::noshowpos << "  " << n << "\n";
-    }
+  for (const RankScoring::Versus &v : scoring.versusBaseline) {
+    Json features = Json::array();
+    for (const auto &[feature, contribution] : v.topFeatures) features.push_back({{"feature", feature}, {"contribution", contribution}});
+    versusBaseline.push_back({{"candidate", v.candidate}, {"mean_score_vs_baseline", v.meanScore},
+                              {"configurations", v.configurations}, {"top_features", features}});
+    text << "  " << std::setprecision(3) << std::showpos << v.meanScore << std::noshowpos << "  " << v.candidate << "\n";
   }
   if (format == "json")
     std::cout << support::writeJson(Json{{"schema", kScoresSchema}, {"task", taskDir}, {"checkpoint", checkpoint},

@@ -20,6 +20,7 @@
 #include "cudaperf/Learn/Tokenizer.h"
 #include "cudaperf/Learn/Training.h"
 #include "cudaperf/Learn/Transformer.h"
+#include "cudaperf/Reward/CodeExtraction.h"
 #include "cudaperf/Support/ArgParser.h"
 
 #include "cudaperf/Support/Json.h"
@@ -822,7 +823,8 @@ int runSample(const std::vector<std::string> &argv) {
       const GeneratedSequence &g = result[r - begin];
       const PolicyTask &task = tasks[rows[r].task];
       std::string text = tokenizer.decode(g.tokens, true);
-      std::optional<std::string> source = extractCandidateSource(text);
+      std::optional<std::string> source;
+      if (auto block = reward::extractCodeBlock(text)) source = std::move(block->code);
       generatedTokens += int64_t(g.tokens.size());
       ordered_json line = {{"task", task.task.name}, {"task_dir", task.task.dir}, {"sample", rows[r].sample},
                            {"seed", o.seeds[r - begin]}, {"tokens", g.tokens.size()}, {"finish_reason", g.finishReason},

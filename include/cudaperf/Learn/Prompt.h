@@ -59,9 +59,4 @@ std::vector<PolicyTurn> fitPolicyPrompt(const PolicyTask &task, std::vector<Poli
                                         const std::function<size_t(const std::string &)> &countTokens,
                                         const PromptOptions &options = {});
 
-// The candidate source of a completion: the first fenced block tagged cuda, cu, c++, cpp or c (or
-// untagged), up to its closing fence or, when generation stopped first, the end of the text.
-// nullopt when the completion has no fenced block.
-std::optional<std::string> extractCandidateSource(std::string_view completion);
-
 } // namespace cudaperf::learn

@@ -84,6 +84,7 @@ RlUpdateStats rlUpdate(CausalLmImpl &policy, Trainer &trainer, std::vector<RlSam
 struct RolloutTask {
   std::string name, family;
   PolicyTask task;
+  std::string kind; // "c" or "pytorch" (the manifest's)
 };
 
 struct RolloutOptions {

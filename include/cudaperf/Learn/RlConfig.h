@@ -57,12 +57,13 @@ struct RlConfig {
   std::string evaluator = "process";     // "process" (cudaperf-eval per candidate) or "serve" (cudaperf-eval --serve)
   std::string evalPath;                  // default: beside cudaperf-train, then PATH
   std::string analyzerPath;              // default: beside cudaperf-train, then PATH; "none": no analysis
+  std::string rankingCheckpoint = "default"; // the ranking model of the learned term; "default": the shipped one; "none": off
   std::vector<std::string> evalArgs;     // passed to cudaperf-eval (e.g. "--sets", "2")
   int64_t rewardJobs = 4;                // candidates analyzed/evaluated at once
   double evalTimeout = 300;              // seconds per candidate evaluation
   // Data and evaluation.
   std::string trainSplit = "train";
-  std::string kinds = "c";               // task kinds: c, pytorch
+  std::string kinds = "c,pytorch";       // task kinds: c, pytorch (a step takes them in turn: RlTaskDraw.h)
   std::string evalSplit = "test";
   int64_t evalTasks = 16;                // held-out tasks of the training families
   int64_t evalHeldOutFamilyTasks = 8;    // tasks of families never trained on

@@ -25,6 +25,34 @@
 
 namespace cudaperf::learn {
 
+// The ranking model's verdict on a candidate (docs/training.md, "The ranking model in the reward"): its
+// mean score difference to the task's impls/baseline.cu over the configurations (the reward's learned
+// term input, as `cudaperf-rank score` prints it) and the features that weighed most.
+struct RankingVerdict {
+  double score = 0;
+  int configurations = 0;
+  std::string model;                                        // the checkpoint's kind and folder
+  std::vector<std::pair<std::string, double>> topFeatures;  // feature, mean contribution over configurations
+};
+
+// A candidate the ranker scores: its task, its file and the analysis the reward pipeline made of it.
+struct RankingCandidate {
+  std::string taskDir, sourcePath, sourceText;
+  const features::AnalysisDocument *analysis = nullptr;
+};
+
+// Scores candidates with a ranking model (lib/Learn/RankingScorer.h implements it with LibTorch; the
+// environment stays torch-free). nullopt for a candidate it cannot rank (e.g. the task's baseline has
+// no analysis). Thread-safe.
+class CandidateRanker {
+public:
+  virtual ~CandidateRanker() = default;
+  virtual std::vector<std::optional<RankingVerdict>> rank(const std::vector<RankingCandidate> &batch) = 0;
+  // The task baseline's analysis it compares with (cached; nullopt when it has none).
+  virtual std::optional<features::AnalysisDocument> baselineAnalysis(const std::string &taskDir) = 0;
+  virtual std::string describe() const = 0;
+};
+
 struct EnvironmentOptions {
   std::string rewardConfigPath;        // empty: the built-in reward config
   std::string rewardMode = "unified";  // "unified" or "outcome" (correctness + speed terms only)
@@ -36,6 +64,9 @@ struct EnvironmentOptions {
   int jobs = 4;
   double evalTimeout = 300;
   std::string workDir;                 // candidates' files; empty: a temporary folder
+  // The ranking model's score becomes the reward's learned term (null: no learned term). It needs the
+  // candidate's analysis (analyzer_path not none).
+  std::shared_ptr<CandidateRanker> ranker;
 };
 
 // What one candidate earned.
@@ -48,6 +79,7 @@ struct CandidateOutcome {
   std::optional<double> total;      // the unified reward's total
   bool correct = false;             // passed every gate (static-only: compiled)
   std::optional<double> speedup;    // measured speedup over the task's reference (null unless measured)
+  std::optional<RankingVerdict> ranking; // the ranking model's score (the learned term's input)
   std::string feedback;             // for the next turn's prompt
   bool cached = false;              // an identical earlier candidate's result
   std::string evaluatorError;       // the evaluator failed on it (twice): its runtime_fault reward then
@@ -82,6 +114,8 @@ private:
   CandidateOutcome evaluate(const std::string &taskDir, const std::optional<std::string> &source);
   CandidateOutcome fromResult(reward::CandidateResult result, const std::string &taskDir, const std::string &sha,
                               bool extracted) const;
+  void addRanking(reward::CandidateResult &result, const std::string &taskDir, const std::string &source,
+                  std::optional<RankingVerdict> &verdict) const;
   void workerLoop();
 
   EnvironmentOptions options_;
@@ -99,5 +133,8 @@ private:
 
 // The service client (cudaperf-eval --serve) behind lib/Reward's Evaluator interface.
 std::unique_ptr<reward::Evaluator> makeEnvironmentEvaluator(const EnvironmentOptions &options);
+
+// The verdict as feedback for the next turn: one line.
+std::string rankingFeedback(const RankingVerdict &verdict);
 
 } // namespace cudaperf::learn
