@@ -393,6 +393,27 @@ private:
   std::shared_ptr<const std::string> Text;
 };
 
+/// Why a file that exists is not read: clang prints this message where it names the file.
+class NotRegularFileCategory : public std::error_category {
+public:
+  const char *name() const noexcept override { return "cudaperf-source"; }
+  std::string message(int) const override {
+    return "not a regular file (a FIFO, device or socket is never read as a source or header)";
+  }
+};
+
+std::error_code notRegularFile() {
+  static const NotRegularFileCategory Category;
+  return {1, Category};
+}
+
+/// Files that exist but are neither regular files nor directories (FIFOs, /dev/zero, sockets): opening
+/// a FIFO waits for a writer and a device never ends, so they are refused before anything opens them
+/// (issue 35).
+bool isSpecialFile(const llvm::vfs::Status &S) {
+  return S.exists() && !S.isRegularFile() && !S.isDirectory();
+}
+
 class NvccSourceFileSystem : public llvm::vfs::ProxyFileSystem {
 public:
   NvccSourceFileSystem(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> Base,
@@ -401,6 +422,8 @@ public:
 
   llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine &Path) override {
     auto S = ProxyFileSystem::status(Path);
+    if (S && isSpecialFile(*S))
+      return notRegularFile();
     if (!S || !S->isRegularFile())
       return S;
     if (auto Text = rewritten(Path.str()))
@@ -409,6 +432,8 @@ public:
   }
 
   llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine &Path) override {
+    if (auto Before = ProxyFileSystem::status(Path); Before && isSpecialFile(*Before))
+      return notRegularFile();
     auto F = ProxyFileSystem::openFileForRead(Path);
     if (!F)
       return F;

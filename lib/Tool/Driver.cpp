@@ -21,8 +21,15 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
+
+#include <csignal>
+#include <pthread.h>
+#include <string.h>
+#include <thread>
+#include <unistd.h>
 
 namespace cl = llvm::cl;
 
@@ -113,22 +120,6 @@ struct Options {
 
 } // namespace
 
-/// Rejects inputs clang would choke on with unhelpful output: missing, directories, unreadable,
-/// binary data. Returns an error message or "".
-std::string checkInputFile(const std::string &File) {
-  if (!llvm::sys::fs::exists(File))
-    return "no such file: '" + File + "'";
-  if (llvm::sys::fs::is_directory(File))
-    return "'" + File + "' is a directory, not a source file";
-  auto Buf = llvm::MemoryBuffer::getFile(File, /*IsText=*/false);
-  if (!Buf)
-    return "cannot read '" + File + "': " + Buf.getError().message();
-  llvm::StringRef Head = (*Buf)->getBuffer().take_front(8192);
-  if (Head.find('\0') != llvm::StringRef::npos)
-    return "'" + File + "' contains binary data; expected CUDA or C++ source";
-  return "";
-}
-
 bool writeSarifFile(const std::string &Path, const std::vector<FileReport> &Reports,
                     const CheckFilter &Filter, const ReportOptions &RO) {
   std::vector<const CheckInfo *> Rules;
@@ -190,7 +181,31 @@ bool runChecksIsolated(FileReport &R, const CheckFilter &Filter) {
 /// Files larger than this get the register compile only on demand, not prefetched.
 constexpr uint64_t PrefetchMaxBytes = 2 << 20;
 
+/// SIGINT, SIGTERM and SIGHUP are blocked in every thread (before any is started, so all inherit
+/// the mask) and taken by one thread with sigwait: whatever handler a library installs (NVRTC's
+/// process, clang's crash recovery), the analyzer stops at once with a message and exit code 1,
+/// after LLVM's interrupt handlers removed its temporary files, instead of unwinding a parse that
+/// may be blocked or deep in clang ("terminate called", a false fault report).
+void stopOnInterruptSignals() {
+  sigset_t Set;
+  sigemptyset(&Set);
+  for (int S : {SIGINT, SIGTERM, SIGHUP})
+    sigaddset(&Set, S);
+  if (pthread_sigmask(SIG_BLOCK, &Set, nullptr) != 0)
+    return;
+  std::thread([Set] {
+    int Sig = 0;
+    while (sigwait(&Set, &Sig) != 0) {
+    }
+    llvm::sys::RunInterruptHandlers();
+    std::string Message = std::string("cudaperf-analyze: stopped by SIG") + sigabbrev_np(Sig) + "; nothing was reported\n";
+    (void)!write(STDERR_FILENO, Message.data(), Message.size());
+    _exit(ExitInputError);
+  }).detach();
+}
+
 int runAnalyzeTool(int Argc, const char **Argv) {
+  stopOnInterruptSignals();
   // Lets clang's parser notice deep recursion (template instantiation, nested expressions) and
   // continue on a larger stack instead of overflowing this one.
   clang::noteBottomOfStack();
@@ -351,7 +366,7 @@ int runAnalyzeTool(int Argc, const char **Argv) {
       ~CancelPrefetchAtEnd() { cancelResourcePrefetches(); }
     } CancelPrefetch;
     uint64_t Size = 0;
-    if (!llvm::sys::fs::file_size(File, Size) && Size <= PrefetchMaxBytes)
+    if (!llvm::sys::fs::file_size(File, Size) && Size <= PrefetchMaxBytes && !includesSpecialFile(File))
       if (std::optional<ResourceRequest> Req = fileResourceRequest(FileAO))
         prefetchResources(*Req);
     std::optional<ParsedFile> PF = parseFileIsolated(

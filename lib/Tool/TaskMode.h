@@ -28,8 +28,16 @@ int runTaskMode(const TaskModeOptions &TO, const clang::tooling::CompilationData
                 FrontendOptions FO, const AnalyzerOptions &AO, const ReportOptions &RO,
                 const CheckFilter &Filter);
 
-/// Rejects inputs clang would choke on (missing, directories, binary data): a message, or "".
+/// Sources larger than this are refused (a kernel file of ours is well under 1 MiB).
+constexpr size_t kMaxSourceBytes = size_t(64) << 20;
+/// Rejects inputs clang would choke on or that would block it: missing, directories, anything but a
+/// regular file (FIFO, device, socket), larger than kMaxSourceBytes, binary data. Returns an error
+/// message or "" (InputFile.cpp).
 std::string checkInputFile(const std::string &File);
+/// Whether one of \p File's #include lines names an existing file that is not a regular file: NVIDIA's
+/// in-process compiler (the register prefetch) would block on it where clang reports it; such a file
+/// gets no prefetch.
+bool includesSpecialFile(const std::string &File);
 
 /// Writes SARIF for \p Reports to \p Path; false (with a message on stderr) when it cannot.
 bool writeSarifFile(const std::string &Path, const std::vector<FileReport> &Reports,
