@@ -6,6 +6,24 @@ set -u
 RANK=$1
 SRC=$2
 ANALYZER=$(dirname "$RANK")/cudaperf-analyze
+# The shipped model by default (no --checkpoint), on stored analyses (test/learn/fake-analyze.py), so this
+# part runs without the analyzer: the tiled transpose ahead of the baseline, the baseline's difference 0, and
+# the same difference whether the baseline is among the candidates or scored apart.
+T=$SRC/data/tasks/transpose
+"$RANK" score "$T" "$T/impls/baseline.cu" "$T/impls/tiled.cu" --analyzer "$SRC/test/learn/fake-analyze.py" --format json \
+  > /tmp/rank-default-$$.json 2>/dev/null && "$RANK" score "$T" "$T/impls/tiled.cu" --analyzer "$SRC/test/learn/fake-analyze.py" \
+  --format json > /tmp/rank-alone-$$.json 2>/dev/null && python3 - /tmp/rank-default-$$.json /tmp/rank-alone-$$.json <<'EOF2'
+import json, sys
+both, alone = (json.load(open(f)) for f in sys.argv[1:3])
+assert both["checkpoint"].endswith("data/ranking/checkpoints/mlp-static"), both["checkpoint"]
+vs = {v["candidate"].split("/")[-1]: v for v in both["versus_baseline"]}
+assert vs["baseline.cu"]["mean_score_vs_baseline"] == 0, vs
+assert vs["tiled.cu"]["mean_score_vs_baseline"] > 1 and vs["tiled.cu"]["top_features"], vs
+a = alone["versus_baseline"][0]["mean_score_vs_baseline"]
+assert abs(a - vs["tiled.cu"]["mean_score_vs_baseline"]) < 1e-5, (a, vs)
+EOF2
+[ $? -eq 0 ] && echo "ok   score: shipped model by default" || { echo "FAIL score: shipped model by default"; exit 1; }
+rm -f /tmp/rank-default-$$.json /tmp/rank-alone-$$.json
 [ -x "$ANALYZER" ] || { echo "SKIP: no cudaperf-analyze beside $RANK"; exit 77; }
 CKPT=$SRC/data/ranking/checkpoints
 TMP=$(mktemp -d)
