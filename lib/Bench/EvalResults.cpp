@@ -126,12 +126,13 @@ EvalResult parseEvalResult(const Json &doc, const std::string &where) {
 }
 
 std::vector<EvalResult> readEvalResults(const std::string &path) {
-  std::ifstream in(path);
-  if (!in)
-    resultError(path + ": cannot be read");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
+  // Only a regular file, read with a size limit: a FIFO or /dev/zero is an error at once (issue 35).
+  std::string text;
+  try {
+    text = support::readRegularFile(path);
+  } catch (const support::SupportError &e) {
+    resultError(e.what());
+  }
   std::vector<EvalResult> results;
   // One pretty-printed document (cudaperf-eval with a single candidate) or JSON Lines.
   size_t first = text.find_first_not_of(" \t\r\n");

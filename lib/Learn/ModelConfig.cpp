@@ -147,11 +147,13 @@ ModelConfig ModelConfig::fromJson(const std::string &text, const std::string &so
 }
 
 ModelConfig ModelConfig::fromFile(const std::string &path) {
-  std::ifstream in(path);
-  if (!in) throw ModelConfigError(path + ": cannot open");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return fromJson(ss.str(), path);
+  std::string text;
+  try {
+    text = support::readRegularFile(path, size_t(16) << 20); // a FIFO or /dev/zero is an error at once
+  } catch (const support::SupportError &e) {
+    throw ModelConfigError(e.what());
+  }
+  return fromJson(text, path);
 }
 
 void ModelConfig::validate(const std::string &source) const {
@@ -161,14 +163,21 @@ void ModelConfig::validate(const std::string &source) const {
   auto positive = [&](const char *field, int64_t v) {
     if (v <= 0) fail(field, "must be positive, got " + std::to_string(v));
   };
-  positive("vocab_size", vocabSize);
-  positive("hidden_size", hiddenSize);
-  positive("intermediate_size", intermediateSize);
-  positive("num_hidden_layers", numLayers);
-  positive("num_attention_heads", numHeads);
-  positive("num_key_value_heads", numKvHeads);
-  positive("head_dim", headDim);
-  positive("max_position_embeddings", maxPositions);
+  // Upper bounds far above any model of this family (Llama 3 405B: 126 layers, hidden 16384, vocab
+  // 128256), so that a config.json with `num_hidden_layers: 1000000000000` is an error before a
+  // model is built and allocated (issue 35), and the parameter arithmetic cannot overflow.
+  auto within = [&](const char *field, int64_t v, int64_t most) {
+    positive(field, v);
+    if (v > most) fail(field, std::to_string(v) + " is larger than the limit of " + std::to_string(most));
+  };
+  within("vocab_size", vocabSize, int64_t(1) << 24);
+  within("hidden_size", hiddenSize, int64_t(1) << 16);
+  within("intermediate_size", intermediateSize, int64_t(1) << 18);
+  within("num_hidden_layers", numLayers, 1024);
+  within("num_attention_heads", numHeads, 1024);
+  within("num_key_value_heads", numKvHeads, 1024);
+  within("head_dim", headDim, 4096);
+  within("max_position_embeddings", maxPositions, int64_t(1) << 24);
   if (numHeads % numKvHeads != 0)
     fail("num_key_value_heads", std::to_string(numKvHeads) + " does not divide num_attention_heads " +
                                     std::to_string(numHeads));

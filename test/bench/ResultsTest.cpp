@@ -7,6 +7,7 @@
 #include "cudaperf/Bench/Scoring.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 using namespace cudaperf::bench;
 using cudaperf::support::Json;
@@ -95,6 +96,22 @@ TEST(EvalResults, JsonLinesAndPrettyFiles) {
   }
   EXPECT_THROW(readEvalResults(d.write("empty.jsonl", "\n")), BenchError);
   EXPECT_THROW(readEvalResults(d / "none.jsonl"), BenchError);
+}
+
+// Issue 35: `cudaperf-bench --results /dev/zero` (or a FIFO) is an error at once, not a read of
+// gigabytes or a wait for a writer.
+TEST(EvalResults, DevicesAndFifosAreRefusedAtOnce) {
+  TempDir d;
+  std::string fifo = d / "results.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string &path : {std::string("/dev/zero"), fifo}) {
+    try {
+      readEvalResults(path);
+      ADD_FAILURE() << path << " must be refused";
+    } catch (const BenchError &e) {
+      EXPECT_NE(std::string(e.what()).find("is not a regular file"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(TorchTimings, ReadsCompileTimingsAndErrors) {

@@ -128,3 +128,24 @@ TEST(SvgPlot, DrawsEverySeriesAndSkipsNonFinite) {
   EXPECT_NE(svg.find("val &lt;b&gt;"), std::string::npos);
   EXPECT_EQ(svg.find("nan"), std::string::npos);
 }
+
+// Issue 35: `num_hidden_layers: 1000000000000` (and other sizes past any model of the family) is an
+// error naming the field before a model is built; config.json as /dev/zero is an error at once.
+TEST(ModelConfig, HugeSizesAndDevicesAreRefusedBeforeAllocating) {
+  std::string text = kQwen25Half;
+  std::string huge = text;
+  huge.replace(huge.find("\"num_hidden_layers\":24"), 22, "\"num_hidden_layers\":1000000000000");
+  EXPECT_NE(errorOf(huge).find("num_hidden_layers: 1000000000000 is larger than the limit of 1024"),
+            std::string::npos)
+      << errorOf(huge);
+  std::string wide = text;
+  wide.replace(wide.find("\"vocab_size\":151936"), 19, "\"vocab_size\":99999999999");
+  EXPECT_NE(errorOf(wide).find("vocab_size"), std::string::npos) << errorOf(wide);
+  EXPECT_EQ(errorOf(text), "");
+  try {
+    ModelConfig::fromFile("/dev/zero");
+    ADD_FAILURE() << "/dev/zero must be refused";
+  } catch (const ModelConfigError &e) {
+    EXPECT_NE(std::string(e.what()).find("is not a regular file"), std::string::npos) << e.what();
+  }
+}
