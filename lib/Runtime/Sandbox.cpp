@@ -114,6 +114,8 @@ bool applyLandlock(const SandboxPolicy &policy, int abi, SandboxStatus &status) 
     ok = ok && addPathRule(ruleset, p, kFsReadFile | kFsWriteFile | kFsTruncate, handled, status.error);
   if (!policy.scratchDir.empty())
     ok = ok && addPathRule(ruleset, policy.scratchDir, handled, handled, status.error);
+  for (const std::string &p : policy.writeDirs)
+    ok = ok && addPathRule(ruleset, p, handled, handled, status.error);
   if (ok && syscall(__NR_landlock_restrict_self, ruleset, 0) != 0) {
     status.error = std::string("landlock_restrict_self: ") + strerror(errno);
     ok = false;
@@ -298,8 +300,16 @@ bool dropCapabilities() {
   return syscall(__NR_capset, &header, data) == 0;
 }
 
+// Lowered, never raised: the parent's limit (the evaluator's output cap on the file size, say) may
+// be lower, and raising a hard limit needs CAP_SYS_RESOURCE.
 bool setLimit(int resource, uint64_t value) {
-  rlimit r{rlim_t(value), rlim_t(value)};
+  rlimit cur{};
+  if (getrlimit(resource, &cur) != 0)
+    return false;
+  rlim_t v = rlim_t(value);
+  if (cur.rlim_max != RLIM_INFINITY && cur.rlim_max < v)
+    v = cur.rlim_max;
+  rlimit r{v, v};
   return setrlimit(resource, &r) == 0;
 }
 
@@ -374,6 +384,12 @@ SandboxStatus applySandbox(const SandboxPolicy &policy) {
     }
   }
   return s;
+}
+
+bool addFileRulesLayer(const SandboxPolicy &policy, SandboxStatus &status) {
+  if (status.landlockAbi == 0 || !status.landlockFiles)
+    return false;
+  return applyLandlock(policy, status.landlockAbi, status);
 }
 
 bool forbidNewExecutableMappings(SandboxStatus &status) {

@@ -222,7 +222,8 @@ else:
             break
         name = os.path.basename(cand)
         rid = f"r{n}"
-        ok = send(p, {"id": rid, "task_dir": task, "candidate": cand})
+        # Source text, as a trainer sends it (--serve takes no file path without --candidate-root).
+        ok = send(p, {"id": rid, "task_dir": task, "source": open(cand).read(), "name": name})
         msg, buf = read_message(p, buf, lambda m: m.get("id") == rid and m.get("type") in ("result", "error"), 150) if ok else (None, buf)
         if msg and msg.get("type") == "result":
             results.write(json.dumps(msg["result"]) + "\n")

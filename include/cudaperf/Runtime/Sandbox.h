@@ -21,6 +21,7 @@ struct SandboxPolicy {
   std::vector<std::string> readPaths;    // directories (and everything below) or files that may be read
                                          // and mapped; a missing path is skipped
   std::vector<std::string> writeFiles;   // files (devices: /dev/nvidia*, /dev/null) opened for writing
+  std::vector<std::string> writeDirs;    // more directories with every right (as scratchDir)
   bool landlock = true;
   bool seccomp = true;
   bool forbidExecMappings = true;        // mprotect(PROT_EXEC), anonymous executable mmap and memfd fail (EPERM)
@@ -56,6 +57,10 @@ SandboxStatus probeSandbox();
 // creates afterwards; call it while single-threaded or before other threads start work that must
 // be confined). Irreversible.
 SandboxStatus applySandbox(const SandboxPolicy &policy);
+
+// Another Landlock layer on top of the first (layers only ever narrow what is allowed): for what a
+// set-up step needed and the code after it must not have. False where no first layer is in force.
+bool addFileRulesLayer(const SandboxPolicy &policy, SandboxStatus &status);
 
 // The seccomp rule against new executable memory, on its own: a process that must first set up
 // what maps code (a CUDA context) applies applySandbox without it, then this. False (and

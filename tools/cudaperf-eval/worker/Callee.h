@@ -105,6 +105,9 @@ public:
   const runtime::SandboxStatus &sandbox() const { return sandbox_; }
   const support::Json &sandboxJson() const { return sandboxJson_; }
   int pid() const { return pid_; }
+  // The runner is gone (its sandbox killed it, say): the outcome that says so.
+  bool lost() const { return lostSet_; }
+  runtime::Outcome lostOutcome() const { return lost_; }
 
   int bind(const DeviceArgs &dev, std::string &error) override;
   void unbind(int slot) override;

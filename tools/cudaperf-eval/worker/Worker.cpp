@@ -8,6 +8,7 @@
 #include "cudaperf/Runtime/Build.h"
 #include "cudaperf/Runtime/Inputs.h"
 #include "cudaperf/Runtime/TimingStats.h"
+#include "cudaperf/Runtime/WallClock.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -670,37 +671,40 @@ Verdict Worker::wallClockCheck(const std::string &impl, Callee &callee, size_t c
     noops.push_back(n.wallMs);
   }
   std::sort(noops.begin(), noops.end());
-  if (cudaError_t e = flusher_.flush(stream_))
-    return fromCudaError(e, false, cfg, "flushing L2");
-  if (cudaError_t e = cudaStreamSynchronize(stream_))
-    return fromCudaError(e, false, cfg, "flushing L2");
-  CallResult r = callee.batch(slots);
-  if (!r.ok())
-    return fromCall(r, cfg, "wall-clock check");
-  for (int i = k - 1; i >= 0; --i)
-    if (Verdict cv = checkTimedCall(impl, c, *views[size_t(i)], seeds[size_t(i)], "wall-clock-batch");
-        cv.outcome != Outcome::Ok)
-      return cv;
+  // Three batches, the fastest counting (a host thread descheduled once must not look like a
+  // forged figure); inputs are fresh for the first, and only its answers are checked: the later
+  // ones recompute the same answers, which is all the clock needs.
+  double best = -1;
+  for (int round = 0; round < 3; ++round) {
+    if (cudaError_t e = flusher_.flush(stream_))
+      return fromCudaError(e, false, cfg, "flushing L2");
+    if (cudaError_t e = cudaStreamSynchronize(stream_))
+      return fromCudaError(e, false, cfg, "flushing L2");
+    CallResult r = callee.batch(slots);
+    if (!r.ok())
+      return fromCall(r, cfg, "wall-clock check");
+    if (round == 0)
+      for (int i = k - 1; i >= 0; --i)
+        if (Verdict cv = checkTimedCall(impl, c, *views[size_t(i)], seeds[size_t(i)], "wall-clock-batch");
+            cv.outcome != Outcome::Ok)
+          return cv;
+    best = best < 0 ? r.wallMs : std::min(best, r.wallMs);
+  }
   for (size_t i = 0; i < sets.size(); ++i)
     callee.unbind(slots[i]);
-  double perCall = std::max(0.0, r.wallMs - noops[1]) / k;
+  double perCall = std::max(0.0, best - noops[1]) / k;
+  int launches = c < candidateAuditLaunches_.size() ? candidateAuditLaunches_[c] : 1;
   Json w = Json::object();
   w["calls"] = k;
-  w["batch_wall_ms"] = r.wallMs;
+  w["batch_wall_ms"] = best;
   w["noop_wall_ms"] = noops[1];
   w["wall_ms_per_call"] = perCall;
   w["event_median_ms"] = eventMedianMs;
-  w["tolerance"] = opt_->wallTolerance;
+  w["launches"] = launches;
   check["wall_clock"] = w;
-  constexpr double kAllowanceMs = 0.002;
-  if (eventMedianMs * (1 + opt_->wallTolerance) + kAllowanceMs < perCall) {
-    char buf[400];
-    snprintf(buf, sizeof buf,
-             "the candidate's timed calls claimed %.4f ms each (median of its CUDA events), but %d calls in a row took "
-             "%.4f ms each on the evaluator's own clock (config %s): a timer it changed or an answer it forged",
-             eventMedianMs, k, perCall, cfg.c_str());
+  if (std::string why = runtime::wallClockViolation(eventMedianMs, perCall, launches); !why.empty()) {
     v.outcome = Outcome::TimingViolation;
-    v.detail = buf;
+    v.detail = why + " (config " + cfg + ", " + std::to_string(k) + " calls in a row)";
   }
   return v;
 }
@@ -827,8 +831,10 @@ RunnerCallee *Worker::candidateRunner(const std::string &soPath, Verdict &v) {
                "); cudaperf-eval --allow-weak-sandbox runs candidates with what there is, and says so in every result");
   phase("candidate", "", "load");
   if (std::string e = runner_->load(soPath); !e.empty()) {
-    v.outcome = Outcome::CompileError;
-    v.detail = e;
+    // A load that failed is the candidate's build; a runner that died loading it (its static
+    // constructors ran there) is what the runner's end says.
+    v.outcome = runner_->lost() ? runner_->lostOutcome() : Outcome::CompileError;
+    v.detail = runner_->lost() ? e + " (while its shared object was loaded: static constructors)" : e;
     return nullptr;
   }
   return runner_.get();

@@ -37,9 +37,7 @@ struct WorkerOptions {
   // Of the timed calls, the share whose outputs are checked against the baseline run on the same
   // fresh inputs (at least kMinCheckedTimedCalls per configuration).
   double checkedShare = 0.1;
-  // The wall-clock check: the runner's event median may be at most this much under the worker's
-  // own clock per call of a batch (relative), plus a small absolute allowance.
-  double wallTolerance = 0.25;
+  // The wall-clock check's rule is runtime::wallClockViolation (WallClock.h).
   std::string eventsPath;
   std::string taskDir;
   std::string deviceData;     // the holder's manifest (runtime::DeviceData)
