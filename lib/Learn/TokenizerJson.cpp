@@ -340,7 +340,7 @@ std::shared_ptr<Tokenizer::Impl> parseTokenizerJson(const std::string &document)
       return true;
     };
     root = Json::parse(document, depthLimit);
-  } catch (const Json::parse_error &e) {
+  } catch (const Json::exception &e) { // parse_error, and out_of_range for a number such as 2E757 (fuzz-TokenizerJson)
     throw TokenizerError(std::string("tokenizer.json is not valid JSON: ") + e.what());
   }
   if (!root.is_object())

@@ -311,3 +311,16 @@ TEST(Tokenizer, UnsupportedOrMalformedFieldsAreRefusedByName) {
 
 } // namespace
 } // namespace cudaperf::learn
+
+// Issue 35, found by fuzz-TokenizerJson: a number too large for a double (2E757) was an uncaught
+// nlohmann out_of_range (std::terminate); it is a TokenizerError like any other invalid JSON.
+TEST(Tokenizer, OverflowingNumberIsInvalidJson) {
+  using cudaperf::learn::Tokenizer;
+  using cudaperf::learn::TokenizerError;
+  try {
+    Tokenizer::fromJson(R"({"version": "1.0", "x": 2E757})");
+    ADD_FAILURE() << "an overflowing number must be refused";
+  } catch (const TokenizerError &e) {
+    EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos) << e.what();
+  }
+}
