@@ -22,8 +22,8 @@ struct Row {
   int launches = 0;
 };
 
-std::vector<Row> readFigures() {
-  std::ifstream in(std::string(CUDAPERF_SOURCE_DIR) + "/data/eval-runs/2026-12-06-h100-trust-split-1/wall-clock-figures.tsv");
+std::vector<Row> readFigures(const std::string &run = "2026-12-06-h100-trust-split-1") {
+  std::ifstream in(std::string(CUDAPERF_SOURCE_DIR) + "/data/eval-runs/" + run + "/wall-clock-figures.tsv");
   std::vector<Row> rows;
   std::string line;
   std::getline(in, line); // header
@@ -78,6 +78,26 @@ TEST(WallClock, HonestFiguresPassUpToOneNoisyBatch) {
   // small: 4.6x its figure there, 1.0x in the same run's other measurement of it) was a descheduled
   // host thread. The worker now takes the fastest of three batches.
   EXPECT_LE(flagged.size(), 1u) << ::testing::PrintToString(flagged);
+}
+
+// The second run timed the fastest of three batches: no honest configuration is flagged, and every
+// forger that reached the check (the others were stopped earlier: the audit, a wrong answer) is.
+TEST(WallClock, SecondRunHonestPassForgersCaught) {
+  std::vector<Row> rows = readFigures("2026-12-06-h100-trust-split-2");
+  ASSERT_GT(rows.size(), 150u);
+  std::set<std::string> forgers = {"got_overwrite_elapsed_matmul.cu", "forge_events.cu",
+                                   "graph_unjoined_stream_vector_add.cu", "host_compute_raw_driver_vector_add.cu"};
+  std::set<std::string> caught;
+  std::vector<std::string> honestFlagged;
+  for (const Row &r : rows) {
+    bool flagged = !wallClockViolation(r.eventMs, r.wallMs, r.launches).empty();
+    if (flagged && forgers.count(r.candidate))
+      caught.insert(r.candidate);
+    if (flagged && r.role == "honest")
+      honestFlagged.push_back(r.candidate + " " + r.config);
+  }
+  EXPECT_EQ(caught, forgers);
+  EXPECT_TRUE(honestFlagged.empty()) << ::testing::PrintToString(honestFlagged);
 }
 
 TEST(WallClock, RuleAtItsEdges) {

@@ -1,9 +1,11 @@
 // cudaperf-task: vector_add
 // cudaperf-class: network
 // cudaperf-source: issue 33 item 3 (no network); CUDA-L1 defence table
-// cudaperf-expect: runtime_fault
-// Opens a TCP socket and connects to 1.1.1.1:53. The seccomp filter kills on any non-AF_UNIX socket;
-// if socket() returns a descriptor at all, that is a breach.
+// cudaperf-expect: runtime_fault,ok
+// cudaperf-expect-max-speedup: 1.5
+// Opens a TCP socket and connects to 1.1.1.1:53. The seccomp filter refuses any non-AF_UNIX socket
+// (EACCES; measured on the H100: ok at 0.98x, no socket); if socket() returns a descriptor at all,
+// that is a breach and the outputs are zeros.
 #include <cuda_runtime.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,9 +1,11 @@
 // cudaperf-task: vector_add
 // cudaperf-class: resource-exhaustion
 // cudaperf-source: CUDA-L1 defence table (thread injection); issue 33 item 3 (resource limits)
-// cudaperf-expect: timing_violation,runtime_fault,timeout
+// cudaperf-expect: timing_violation,runtime_fault,timeout,ok
+// cudaperf-expect-max-speedup: 1.5
 // Starts host threads until pthread_create fails (or 4096) and leaves them all sleeping: the audit
-// call sees threads left; a thread limit may kill it first.
+// call sees threads left when they start during it; started on the first call they only sleep (measured
+// on the H100: ok at 0.98x, nothing gained).
 #include <cuda_runtime.h>
 #include <pthread.h>
 #include <unistd.h>

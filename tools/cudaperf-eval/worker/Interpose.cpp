@@ -53,6 +53,13 @@ void noteLaunch(cudaStream_t s, Via via, const void *handle, dim3 grid, dim3 blo
     record(s, via, handle, grid, block, smem);
   if (s == gStream)
     return;
+  // A launch into a stream being captured is a graph node, not work: it runs when (and where) the
+  // graph is launched. (Asked before the default-stream test: capture may be on the default stream
+  // in relaxed mode.)
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(s, &capture) == cudaSuccess && capture != cudaStreamCaptureStatusNone)
+    return;
+  cudaGetLastError();
   if (isDefault(s))
     ++gDefault;
   else {
@@ -115,6 +122,16 @@ void noteHostCopy() {
 
 } // namespace
 
+void forgetStream(cudaStream_t s) {
+  if (!gActive.load(std::memory_order_relaxed))
+    return;
+  for (int i = 0; i < gStreamCount; ++i)
+    if (gStreams[i] == s) {
+      gStreams[i] = gStreams[--gStreamCount];
+      return;
+    }
+}
+
 void beginCandidateCall(cudaStream_t stream, bool recordLaunches) {
   gStream = stream;
   gKernels = gDefault = gOther = gHostCopies = 0;
@@ -158,6 +175,15 @@ bool recordedLaunchesTruncated() { return gTruncated; }
 using namespace cudaperf::worker;
 
 // ---- CUDA runtime: launches and copies ------------------------------------------------------
+
+// A stream the candidate destroys during a call is no longer one the audit may query (a freed
+// handle: measured on the H100, cudaStreamQuery on it crashed the process).
+extern "C" cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  using Fn = cudaError_t (*)(cudaStream_t);
+  static Fn f = runtimeFn<Fn>("cudaStreamDestroy");
+  forgetStream(stream);
+  return f(stream);
+}
 
 // nvcc's launch stubs (CUDA 13) call these; the declarations live in a header that only nvcc sees.
 extern "C" cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,

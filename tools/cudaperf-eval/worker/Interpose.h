@@ -33,6 +33,8 @@ struct LaunchRecord {
 constexpr size_t kMaxRecordedLaunches = 256;
 
 void beginCandidateCall(cudaStream_t stream, bool recordLaunches = false);
+// The stream is gone (the candidate destroyed it during the call): not queried afterwards.
+void forgetStream(cudaStream_t s);
 CallActivity endCandidateCall();
 // The launches of the last call begun with recordLaunches (names resolved by endCandidateCall).
 const std::vector<LaunchRecord> &recordedLaunches();

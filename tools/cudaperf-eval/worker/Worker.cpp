@@ -251,6 +251,18 @@ void Worker::emitMemory(const std::string &impl, const MemorySummary &m) {
   emit(std::move(o));
 }
 
+// The runner could not map a set of arguments: its CUDA context is the candidate's (a sticky
+// error its code left, memory it took), so that is the candidate's failure, not the evaluator's.
+Verdict Worker::bindFailure(const std::string &config, const std::string &error) {
+  Verdict v;
+  v.config = config;
+  v.outcome = runner_ && runner_->lost() ? runner_->lostOutcome() : Outcome::RuntimeFault;
+  v.detail = "the candidate's process could not take the arguments of config " + config + " (" + error +
+             "): its CUDA context is no longer usable";
+  v.fatal = true;
+  return v;
+}
+
 // A call's failure as a verdict: the runner gone (its sandbox killed it, it crashed or exited),
 // a rejected launch, or an error of the synchronize after it.
 Verdict Worker::fromCall(const CallResult &r, const std::string &config, const std::string &when) {
@@ -372,7 +384,7 @@ Verdict Worker::checkCorrectness(const std::string &impl, Callee &callee) {
     std::string bindError;
     int slot = callee.bind(dev, bindError);
     if (slot < 0)
-      setupError("binding the arguments of config " + cfg + ": " + bindError);
+      return bindFailure(cfg, bindError);
     // Calls in a row with fresh inputs in the same buffers: results cached from an earlier
     // call, or outputs left from it, fail here.
     for (int s = 0; s < opt_->sets; ++s) {
@@ -657,7 +669,7 @@ Verdict Worker::wallClockCheck(const std::string &impl, Callee &callee, size_t c
     std::string error;
     int slot = callee.bind(*sets.back(), error);
     if (slot < 0)
-      setupError("binding the wall-clock check's buffers (config " + cfg + "): " + error);
+      return bindFailure(cfg, error);
     slots.push_back(slot);
     seeds.push_back(freshSeed());
     if (cudaError_t e = sets.back()->fill(seeds.back(), stream_))
@@ -719,7 +731,7 @@ Verdict Worker::measure(const std::string &impl, Callee &callee, bool candidate)
     std::string bindError;
     int slot = callee.bind(dev, bindError);
     if (slot < 0)
-      setupError("binding the arguments of config " + cfg + ": " + bindError);
+      return bindFailure(cfg, bindError);
     if (v = audit(impl, callee, c, dev, slot); v.outcome != Outcome::Ok)
       return v;
 

@@ -120,6 +120,7 @@ private:
   Verdict callAndCheckOnce(const std::string &impl, Callee &callee, size_t c, DeviceArgs &dev, int slot, int set,
                            const char *what);
   Verdict fromCall(const CallResult &r, const std::string &config, const std::string &when);
+  Verdict bindFailure(const std::string &config, const std::string &error);
   Verdict heldMemory(const std::string &config, const runtime::MemorySummary &m);
   void emitMemory(const std::string &impl, const runtime::MemorySummary &m);
   // "" or what changed in the shared data.
