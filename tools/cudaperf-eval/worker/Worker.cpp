@@ -43,6 +43,18 @@ bool isStickyError(cudaError_t e) {
 
 std::string mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
+// A failed comparison's worst element, in a "check" event.
+void addMismatch(Json &o, const Mismatch &m) {
+  if (m.pass)
+    return;
+  o["argument"] = m.argument;
+  o["index"] = m.index;
+  o["got"] = m.got;
+  o["expected"] = m.expected;
+  o["bad_elements"] = m.badElements;
+  o["nan_elements"] = m.nanElements;
+}
+
 } // namespace
 
 Isolation parseIsolation(const std::string &s) {
@@ -342,14 +354,7 @@ Verdict Worker::callAndCheckOnce(const std::string &impl, Callee &callee, size_t
   o["seed"] = set.meta->seed;
   o["step"] = what;
   o["pass"] = m.pass && changed.empty();
-  if (!m.pass) {
-    o["argument"] = m.argument;
-    o["index"] = m.index;
-    o["got"] = m.got;
-    o["expected"] = m.expected;
-    o["bad_elements"] = m.badElements;
-    o["nan_elements"] = m.nanElements;
-  }
+  addMismatch(o, m);
   if (!changed.empty())
     o["input_modified"] = changed;
   emit(std::move(o));
@@ -497,14 +502,7 @@ Verdict Worker::checkTimedCall(const std::string &impl, size_t c, const DeviceAr
   o["seed"] = seed;
   o["step"] = what;
   o["pass"] = guard.empty() && changed.empty() && m.pass;
-  if (!m.pass) {
-    o["argument"] = m.argument;
-    o["index"] = m.index;
-    o["got"] = m.got;
-    o["expected"] = m.expected;
-    o["bad_elements"] = m.badElements;
-    o["nan_elements"] = m.nanElements;
-  }
+  addMismatch(o, m);
   emit(std::move(o));
   if (!guard.empty()) {
     v.outcome = Outcome::RuntimeFault;
