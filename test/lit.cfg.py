@@ -11,7 +11,7 @@ import lit.formats
 config.name = "cudaperf"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".cu", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "unit", "runtime", "learn"]  # learn: GoogleTest and fixture texts, no lit tests
+config.excludes = ["Inputs", "CMakeLists.txt", "unit", "runtime", "learn", "static-only"]  # learn: GoogleTest and fixture texts, no lit tests; static-only: reward candidates (static_only_test.py)
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.cudaperf_obj_root, "test")
 

@@ -99,7 +99,7 @@ TEST(ServeTool, RequestsErrorsAndShutdown) {
   s.send(R"({"id": 7, "task_dir": ")" + src("data/tasks/vector_add") + R"(", "source": "int main( {"})");
   s.send(R"({"op": "cancel", "id": "nobody"})");
   s.send(R"({"op": "ping", "id": "p"})");
-  s.send(R"({"id": 8, "task_dir": "/nonexistent", "candidate": "/nonexistent.cu"})");
+  s.send(R"({"id": 8, "task_dir": "/nonexistent", "source": "int x;", "name": "x.cu"})");
   s.send(R"({"op": "shutdown"})");
 
   std::map<std::string, Json> results;
