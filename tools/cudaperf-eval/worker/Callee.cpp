@@ -126,14 +126,6 @@ CallResult InProcessCallee::timed(int slot) {
   return r;
 }
 
-CallResult InProcessCallee::noop() {
-  CallResult r;
-  auto t0 = Clock::now();
-  r.error = timedCall(nullptr, nullptr, stream_, flusher_, r.eventMs);
-  r.wallMs = msSince(t0);
-  return r;
-}
-
 CallResult InProcessCallee::audit(int slot, AuditReport &report) {
   CallResult r;
   r.error = auditCall(fn_, slots_.at(slot).pointers.data(), stream_, report.audit);
@@ -366,7 +358,6 @@ void RunnerCallee::unbind(int slot) { request(Json{{"op", "unbind"}, {"slot", sl
 
 CallResult RunnerCallee::check(int slot) { return request(Json{{"op", "check"}, {"slot", slot}}); }
 CallResult RunnerCallee::timed(int slot) { return request(Json{{"op", "timed"}, {"slot", slot}}); }
-CallResult RunnerCallee::noop() { return request(Json{{"op", "noop"}}); }
 
 CallResult RunnerCallee::audit(int slot, AuditReport &report) {
   Json answer;

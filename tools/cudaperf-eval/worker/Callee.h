@@ -26,7 +26,7 @@ namespace cudaperf::worker {
 struct CallResult {
   cudaError_t launchError = cudaSuccess; // cudaGetLastError right after the entry returned
   cudaError_t error = cudaSuccess;       // the synchronize after it, or a failed request
-  double eventMs = 0;                    // timed and noop calls: the events' span, as the callee reports it
+  double eventMs = 0;                    // timed calls: the events' span, as the callee reports it
   double wallMs = 0;                     // the worker's own clock around the whole request
   uint64_t outOfMemory = 0;              // out-of-memory answers the entry's allocations got
   runtime::MemorySummary memory;         // what the implementation holds after the call
@@ -52,9 +52,8 @@ public:
   // One call, then a device-wide synchronize.
   virtual CallResult check(int slot) = 0;
   // L2 written over (which also keeps the queue ahead of the call), events around one call,
-  // waited for. noop: the same without the call (the cost of the request itself).
+  // waited for.
   virtual CallResult timed(int slot) = 0;
-  virtual CallResult noop() = 0;
   // The audit call (Measure.h).
   virtual CallResult audit(int slot, AuditReport &report) = 0;
   // One call on each slot in a row, no flush between, then a device-wide synchronize (the
@@ -71,7 +70,6 @@ public:
   void unbind(int slot) override { slots_.erase(slot); }
   CallResult check(int slot) override;
   CallResult timed(int slot) override;
-  CallResult noop() override;
   CallResult audit(int slot, AuditReport &report) override;
   CallResult batch(const std::vector<int> &slots) override;
   runtime::MemorySummary memory() override;
@@ -113,7 +111,6 @@ public:
   void unbind(int slot) override;
   CallResult check(int slot) override;
   CallResult timed(int slot) override;
-  CallResult noop() override;
   CallResult audit(int slot, AuditReport &report) override;
   CallResult batch(const std::vector<int> &slots) override;
   runtime::MemorySummary memory() override;

@@ -73,68 +73,6 @@ int countThreads() {
   return n;
 }
 
-cudaError_t timeEntry(EntryFn fn, void *const *args, cudaStream_t stream, L2Flusher &flusher,
-                      const TimingOptions &options, TimingStats &stats) {
-  for (int i = 0; i < options.warmup; ++i) {
-    if (cudaError_t e = flusher.flush(stream))
-      return e;
-    callEntry(fn, args, stream);
-  }
-  if (cudaError_t e = cudaStreamSynchronize(stream))
-    return e;
-  if (cudaError_t e = cudaGetLastError())
-    return e;
-
-  constexpr int kBatch = 10;
-  cudaEvent_t start[kBatch], stop[kBatch];
-  for (int i = 0; i < kBatch; ++i) {
-    cudaEventCreate(&start[i]);
-    cudaEventCreate(&stop[i]);
-  }
-  std::vector<double> samples;
-  double lastMedian = -1;
-  auto began = Clock::now();
-  cudaError_t err = cudaSuccess;
-  while (int(samples.size()) < options.maxRuns) {
-    int n = std::min(kBatch, options.maxRuns - int(samples.size()));
-    for (int i = 0; i < n; ++i) {
-      flusher.flush(stream);
-      cudaEventRecord(start[i], stream);
-      callEntry(fn, args, stream);
-      cudaEventRecord(stop[i], stream);
-    }
-    if ((err = cudaEventSynchronize(stop[n - 1])) || (err = cudaGetLastError()))
-      break;
-    for (int i = 0; i < n; ++i) {
-      float ms = 0;
-      cudaEventElapsedTime(&ms, start[i], stop[i]);
-      samples.push_back(ms);
-    }
-    if (int(samples.size()) < options.minRuns)
-      continue;
-    std::vector<double> sorted = samples;
-    std::sort(sorted.begin(), sorted.end());
-    double median = percentile(sorted, 0.5);
-    if (lastMedian > 0 && std::fabs(median - lastMedian) <= 0.005 * lastMedian) {
-      stats.stable = true;
-      break;
-    }
-    lastMedian = median;
-    if (msSince(began) >= options.budgetMs)
-      break;
-  }
-  for (int i = 0; i < kBatch; ++i) {
-    cudaEventDestroy(start[i]);
-    cudaEventDestroy(stop[i]);
-  }
-  if (err)
-    return err;
-  bool stable = stats.stable;
-  stats = runtime::summarizeTimes(samples);
-  stats.stable = stable;
-  return cudaSuccess;
-}
-
 cudaError_t timedCall(EntryFn fn, void *const *args, cudaStream_t stream, L2Flusher &flusher, double &ms) {
   // Created once per thread: the events are the worker's (or the runner's) own.
   static thread_local cudaEvent_t start = nullptr, stop = nullptr;
@@ -144,8 +82,7 @@ cudaError_t timedCall(EntryFn fn, void *const *args, cudaStream_t stream, L2Flus
   if (cudaError_t e = flusher.flush(stream))
     return e;
   cudaEventRecord(start, stream);
-  if (fn)
-    callEntry(fn, args, stream);
+  callEntry(fn, args, stream);
   cudaEventRecord(stop, stream);
   if (cudaError_t e = cudaEventSynchronize(stop))
     return e;

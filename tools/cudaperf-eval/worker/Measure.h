@@ -48,15 +48,10 @@ struct TimingOptions {
 };
 
 
-// Warm-up, then batches of (flush L2, event, call, event) until minRuns and then until the
-// median settles, the budget is spent or maxRuns is reached.
-cudaError_t timeEntry(EntryFn fn, void *const *args, cudaStream_t stream, L2Flusher &flusher,
-                      const TimingOptions &options, TimingStats &stats);
-
 // One timed call as every timed call is made since the trust split (docs/eval-result.md,
 // "Timing"): L2 written over on the stream (a cold L2, and work queued ahead so the events see
-// the call's kernels back to back, not the host's launch latency), an event, the call (none when
-// fn is null: the cost of the request itself), an event, waited for. `ms` is the events' span.
+// the call's kernels back to back, not the host's launch latency), an event, the call, an event,
+// waited for. `ms` is the events' span.
 cudaError_t timedCall(EntryFn fn, void *const *args, cudaStream_t stream, L2Flusher &flusher, double &ms);
 
 struct AuditResult {

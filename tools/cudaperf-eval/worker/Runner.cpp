@@ -144,12 +144,6 @@ Json Runner::bind(const Json &req) {
 
 Json Runner::call(const Json &req, const std::string &op) {
   Json out = Json::object();
-  if (op == "noop") {
-    double ms = 0;
-    out["error"] = int(timedCall(nullptr, nullptr, stream_, flusher_, ms));
-    out["ms"] = ms;
-    return out;
-  }
   if (op == "batch") {
     std::vector<void *const *> calls;
     for (const Json &slot : req.at("slots")) {
@@ -247,7 +241,7 @@ Json Runner::handle(const Json &req) {
     return Json{{"memory", memorySummaryJson(candidateMemory())}};
   if (op == "quit")
     quit(0);
-  if (op == "check" || op == "timed" || op == "noop" || op == "audit" || op == "batch")
+  if (op == "check" || op == "timed" || op == "audit" || op == "batch")
     return call(req, op);
   return Json{{"error", int(cudaErrorNotSupported)}};
 }

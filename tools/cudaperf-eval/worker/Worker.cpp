@@ -738,17 +738,10 @@ Verdict Worker::measure(const std::string &impl, Callee &callee, bool candidate)
     Json check = Json::object();
     if (v = timeCalls(impl, callee, c, dev, slot, candidate, st, check); v.outcome != Outcome::Ok)
       return v;
+    // The wall-clock check's figures go into the timing event whatever it decides.
+    Verdict wall;
     if (candidate && runner_ && &callee == runner_.get())
-      if (v = wallClockCheck(impl, callee, c, dev, slot, st.medianMs, check); v.outcome != Outcome::Ok) {
-        Json t = timingJson(st);
-        t["event"] = "timing";
-        t["impl"] = impl;
-        t["config"] = cfg;
-        t["stable"] = st.stable;
-        t["integrity"] = check;
-        emit(std::move(t));
-        return v;
-      }
+      wall = wallClockCheck(impl, callee, c, dev, slot, st.medianMs, check);
     Json t = timingJson(st);
     t["event"] = "timing";
     t["impl"] = impl;
@@ -756,6 +749,8 @@ Verdict Worker::measure(const std::string &impl, Callee &callee, bool candidate)
     t["stable"] = st.stable;
     t["integrity"] = check;
     emit(std::move(t));
+    if (wall.outcome != Outcome::Ok)
+      return wall;
 
     // Once more after the timed calls, with outputs poisoned again: what was timed must still
     // compute the answer.
