@@ -94,7 +94,9 @@ OccupancyResult computeOccupancy(const ArchSpec &A, const KernelResources &K, co
   int RegsPerWarp = roundUp(K.RegistersPerThread * A.warpSize, A.registerAllocUnit);
   R.RegistersPerBlock = RegsPerWarp * R.WarpsPerBlock;
   int RegsCheckedPerBlock = RegsPerWarp * roundUp(R.WarpsPerBlock, A.subPartitions);
-  if (K.RegistersPerThread > A.maxRegistersPerThread || R.RegistersPerBlock > A.registersPerBlock ||
+  // The calculator's per-thread limit (256), not ptxas's 255: the two differ only for an input
+  // no compiled kernel has, and cudaOccMaxActiveBlocksPerMultiprocessor is the reference.
+  if (K.RegistersPerThread > A.occupancyMaxRegistersPerThread || R.RegistersPerBlock > A.registersPerBlock ||
       RegsCheckedPerBlock > A.registersPerBlock) {
     R.BlocksByRegisters = 0;
     if (R.Problem.empty())

@@ -43,6 +43,7 @@ GpuArch row(int major, int minor, const char *family, int threadsPerSM, int bloc
   a.registersPerSM = 64 * KiB;    // [PG]: 64K 32-bit registers per SM for every 7.0+ row
   a.registersPerBlock = 64 * KiB; // [PG]
   a.maxRegistersPerThread = 255;  // [PG]
+  a.occupancyMaxRegistersPerThread = 256; // [OCC] cudaOccRegAllocationMaxPerThread (7.0 on)
   a.registerAllocUnit = 256;      // [OCC] cudaOccRegAllocationGranularity
   a.subPartitions = 4;            // [OCC] cudaOccSubPartitionsPerMultiprocessor
   a.sharedMemPerSM = smemPerSMKiB * KiB;
@@ -88,6 +89,10 @@ std::vector<GpuArch> buildArchTable() {
       row(10, 0, "Blackwell B200", 2048, 32, 228, 227, 1024, 128, hopper, 2,
           "[PG] 10.0: 64 warps, 32 blocks, 228 KB shared/SM, 227 KB opt-in, 1 KB reserved; [OCC] "
           "carveout steps as 9.0, 128 B unit, barrier limit 2 per block slot"),
+      row(10, 3, "Blackwell Ultra B300", 2048, 32, 228, 227, 1024, 128, hopper, 2,
+          "[PG] 10.3: 64 warps, 32 blocks, 228 KB shared/SM, 227 KB opt-in, 1 KB reserved; [OCC] "
+          "carveout steps as 10.0 (minors 0, 1, 3), 32 resident blocks and 2 barriers per block "
+          "slot (the default of major 10), 128 B unit"),
       row(12, 0, "Blackwell GB20x", 1536, 24, 100, 99, 1024, 128, ga10x, 1,
           "[PG] 12.0: 48 warps, 100 KB shared/SM, 99 KB opt-in, 1 KB reserved; [OCC] 24 resident "
           "blocks, carveout 0..100 KB as 8.6, 128 B unit, barrier limit 1 per block slot"),
@@ -153,8 +158,33 @@ std::vector<GpuDevice> buildDeviceTable() {
              "of FP32 (no FP64 tensor cores)",
              "")},
       {"RTX-4090", 8, 9, 128, "NVIDIA Ada GPU Architecture whitepaper: RTX 4090 128 SMs", std::nullopt},
-      {"B200", 10, 0, 148, "NVIDIA Blackwell architecture technical brief: B200 148 SMs", std::nullopt},
+      {"B200", 10, 0, 148, "NVIDIA Blackwell architecture technical brief: B200 148 SMs",
+       peaks(8 * T, std::nullopt, {150 * T, 150 * T, 75 * T, 37 * T},
+             {2250 * T, 2250 * T, 1125 * T, 37 * T, 4500 * T},
+             "NVIDIA HGX B200 datasheet, per GPU (the 8-GPU board's figures / 8): HBM3e 8 TB/s, FP32 "
+             "75, FP64 and FP64 Tensor 37, TF32/FP16/BF16/INT8 Tensor 2.25/4.5/4.5/9 P with "
+             "sparsity (dense: half); non-tensor FP16/BF16 at twice FP32 as on Hopper",
+             "")},
+      {"GB200", 10, 0, 148, "NVIDIA Blackwell architecture technical brief: the B200 of GB200 148 SMs",
+       std::nullopt},
+      {"B300", 10, 3, 160,
+       "NVIDIA technical blog 'Inside NVIDIA Blackwell Ultra' (2025): B300 (Blackwell Ultra) 160 SMs",
+       peaks(8 * T, std::nullopt, {150 * T, 150 * T, 75 * T, 1.25 * T},
+             {2250 * T, 2250 * T, 1125 * T, 1.25 * T, 4500 * T},
+             "NVIDIA HGX B300 datasheet, per GPU (the 8-GPU board's figures / 8): HBM3e 8 TB/s, FP32 "
+             "75, FP64 and FP64 Tensor 1.25, TF32/FP16/BF16/INT8 Tensor as B200 (dense: half the "
+             "sparse figures)",
+             "")},
       {"RTX-5090", 12, 0, 170, "NVIDIA RTX Blackwell GPU Architecture whitepaper: RTX 5090 170 SMs",
+       peaks(1.792 * T, std::nullopt, {104.8 * T, 104.8 * T, 104.8 * T, 1.64 * T},
+             {209.5 * T, 209.5 * T, 104.8 * T, 0, 838 * T},
+             "NVIDIA RTX Blackwell GPU Architecture whitepaper, RTX 5090: GDDR7 1,792 GB/s, FP32 "
+             "104.8, FP16/BF16 Tensor with FP32 accumulate 209.5 dense (419 sparse; 838 sparse with "
+             "FP16 accumulate), TF32 Tensor 104.8, INT8 Tensor 838 dense; FP16 non-tensor at the FP32 "
+             "rate and FP64 at 1/64 of FP32 (no FP64 tensor cores) as on Ada",
+             "")},
+      {"RTX-PRO-6000", 12, 0, 188,
+       "NVIDIA RTX PRO 6000 Blackwell datasheet: 24,064 CUDA cores / 128 per SM = 188 SMs",
        std::nullopt},
   };
 }

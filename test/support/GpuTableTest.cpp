@@ -84,7 +84,7 @@ TEST(GpuTable, RooflineRowsHaveSourcesAndDefaults) {
     EXPECT_GT(d.roofline->dramBytesPerSecond, 0) << d.name;
     EXPECT_GT(d.roofline->peak[2], 0) << d.name;
   }
-  EXPECT_EQ(withPeaks, 4);
+  EXPECT_EQ(withPeaks, 7);
   EXPECT_STREQ(gpuDevices().front().name, "H200");
   EXPECT_STREQ(defaultRooflineDevice(9, 0)->name, "H200");
   EXPECT_STREQ(defaultRooflineDevice(8, 0)->name, "A100");

@@ -25,7 +25,10 @@ struct GpuArch {
   int maxBlocksPerSM = 0;       // resident blocks
   int registersPerSM = 0;
   int registersPerBlock = 0;
-  int maxRegistersPerThread = 255;
+  int maxRegistersPerThread = 255;   // what ptxas assigns at most
+  // The per-thread limit of the occupancy calculator (cuda_occupancy.h's
+  // cudaOccRegAllocationMaxPerThread: 256 from 7.0 on), one above what ptxas assigns.
+  int occupancyMaxRegistersPerThread = 256;
   int registerAllocUnit = 256;  // registers are given to a warp in units of this many
   int subPartitions = 4;        // a warp's registers come from one of these quarters of the file
   int sharedMemPerSM = 0;       // the largest carveout, bytes
