@@ -360,9 +360,15 @@ RankModel RankModel::load(const std::string &dir, const torch::Device &device) {
     c.kind = parseRankModelKind(root.require("kind").string());
     c.hidden = int(root.require("hidden").integer(1, 1 << 16));
     c.seed = uint64_t(root.require("seed").integer(0));
-    for (const support::JsonField &in : root.require("inputs").elements())
+    for (const support::JsonField &in : root.require("inputs").elements()) {
       c.inputs.push_back({in.require("name").string(), in.require("log").boolean(), in.require("mean").number(),
                           in.require("scale").number()});
+      // Inputs are divided by the scale: zero, negative or non-finite would make every score NaN/inf.
+      if (!std::isfinite(c.inputs.back().mean))
+        in.require("mean").fail("not a finite number (a corrupt checkpoint)");
+      if (!std::isfinite(c.inputs.back().scale) || !(c.inputs.back().scale > 0))
+        in.require("scale").fail("expected a finite number > 0 (a corrupt checkpoint)");
+    }
     if (c.kind == RankModelKind::Tokens) {
       support::JsonField s = root.require("source_encoder");
       c.vocabSize = int(s.require("vocab_size").integer(1, 1 << 24));
@@ -393,6 +399,9 @@ RankModel RankModel::load(const std::string &dir, const torch::Device &device) {
       throw LearnError(dir + "/model.safetensors: tensor " + item.key() + " is " + dtypeName(view->dtype) + " " +
                        shapeText(view->shape) + ", the config asks for F32 " + shapeText(item.value().sizes().vec()));
     item.value().copy_(tensorFromView(*view));
+    if (!torch::isfinite(item.value()).all().item<bool>())
+      throw LearnError(dir + "/model.safetensors: tensor " + item.key() +
+                       " holds NaN or infinite values (a corrupt checkpoint)");
     ++used;
   }
   if (used != file.tensors().size())

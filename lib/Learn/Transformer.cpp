@@ -480,8 +480,10 @@ static std::string describe(const ModelConfig &c, torch::Dtype dtype, const torc
   return s.str();
 }
 
-void loadWeights(CausalLmImpl &model, const std::string &dir) {
-  SafetensorsCheckpoint ckpt = SafetensorsCheckpoint::openFolder(dir);
+// Every tensor of `model` against the checkpoint's (names, shapes, dtypes; no data read); throws
+// ModelError naming the tensors that do not fit. `model` may live on the meta device.
+static void checkCheckpointFits(CausalLmImpl &model, const SafetensorsCheckpoint &ckpt, const std::string &dir,
+                                bool copy) {
   std::vector<std::string> problems;
   std::set<std::string> used;
   torch::NoGradGuard noGrad;
@@ -502,7 +504,7 @@ void loadWeights(CausalLmImpl &model, const std::string &dir) {
       problems.push_back(name + ": dtype " + dtypeName(view->dtype) + " is not a floating-point weight");
       continue;
     }
-    param.copy_(tensorFromView(*view));
+    if (copy) param.copy_(tensorFromView(*view));
   }
   for (const std::string &name : ckpt.names()) {
     if (used.count(name)) continue;
@@ -524,9 +526,19 @@ void loadWeights(CausalLmImpl &model, const std::string &dir) {
   }
 }
 
+void loadWeights(CausalLmImpl &model, const std::string &dir) {
+  checkCheckpointFits(model, SafetensorsCheckpoint::openFolder(dir), dir, true);
+}
+
 CausalLm loadPretrained(const std::string &dir, const LoadOptions &options) {
   ModelConfig config = ModelConfig::fromFolder(dir);
   torch::Dtype dtype = options.dtype ? *options.dtype : (options.device.is_cuda() ? torch::kBFloat16 : torch::kFloat32);
+  {
+    // The config against the checkpoint's tensors first, on the meta device (nothing allocated): a
+    // config.json that does not describe these weights is refused before gigabytes are reserved.
+    CausalLm shape(config, torch::TensorOptions().dtype(dtype).device(torch::kMeta));
+    checkCheckpointFits(*shape, SafetensorsCheckpoint::openFolder(dir), dir, false);
+  }
   if (!options.quiet) std::cerr << "cudaperf: loading " << dir << ": " << describe(config, dtype, options.device) << "\n";
   CausalLm model(config, torch::TensorOptions().dtype(dtype).device(options.device));
   loadWeights(*model, dir);
