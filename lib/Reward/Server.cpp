@@ -9,16 +9,21 @@
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
+#include <cstring>
 #include <deque>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <netdb.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sstream>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <thread>
+#include <unistd.h>
 
 namespace cudaperf::reward {
 
@@ -270,6 +275,143 @@ private:
   std::vector<std::thread> threads_;
 };
 
+// A connection's socket with deadlines over whole phases, not only per read: httplib's read timeout
+// restarts with every byte, so a client sending one header byte a second held a thread until its
+// 8 KB of headers. Here a request's line and headers must arrive within `headerSeconds` of its first
+// byte, and its body within `bodySeconds` after them; past either the connection is closed.
+class DeadlineStream : public httplib::Stream {
+public:
+  DeadlineStream(int sock, int readSeconds, int writeSeconds) : sock_(sock), readMs_(readSeconds * 1000),
+                                                                writeMs_(writeSeconds * 1000) {}
+
+  void startPhase(double seconds) {
+    phaseEnd_ = Clock::now() + std::chrono::milliseconds(int64_t(seconds * 1000));
+  }
+  bool expired() const { return expired_; }
+
+  bool is_readable() const override { return begin_ < end_ || waitFor(POLLIN, readMs_); }
+  bool is_writable() const override {
+    if (!waitFor(POLLOUT, writeMs_))
+      return false;
+    char c;
+    return !(waitFor(POLLIN, 0) && recv(sock_, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0); // not closed by the peer
+  }
+
+  ssize_t read(char *ptr, size_t size) override {
+    if (begin_ == end_) {
+      if (!waitFor(POLLIN, readMs_))
+        return -1;
+      ssize_t n;
+      do
+        n = recv(sock_, buffer_, sizeof buffer_, 0);
+      while (n < 0 && errno == EINTR);
+      if (n <= 0)
+        return n;
+      begin_ = 0;
+      end_ = size_t(n);
+    }
+    size_t n = std::min(size, end_ - begin_);
+    std::memcpy(ptr, buffer_ + begin_, n);
+    begin_ += n;
+    return ssize_t(n);
+  }
+
+  ssize_t write(const char *ptr, size_t size) override {
+    if (!waitFor(POLLOUT, writeMs_))
+      return -1;
+    ssize_t n;
+    do
+      n = send(sock_, ptr, size, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    return n;
+  }
+
+  void get_remote_ip_and_port(std::string &ip, int &port) const override { address(getpeername, ip, port); }
+  void get_local_ip_and_port(std::string &ip, int &port) const override { address(getsockname, ip, port); }
+  socket_t socket() const override { return sock_; }
+
+private:
+  // Polls for `events` up to `ms`, and never past the phase's end (then marks the stream expired).
+  bool waitFor(short events, int ms) const {
+    Clock::time_point until = Clock::now() + std::chrono::milliseconds(ms);
+    if (events == POLLIN && phaseEnd_ < until)
+      until = phaseEnd_;
+    for (;;) {
+      int64_t left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+      pollfd p{sock_, events, 0};
+      int r = poll(&p, 1, int(std::max<int64_t>(0, left)));
+      if (r > 0)
+        return true;
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (events == POLLIN && Clock::now() >= phaseEnd_)
+        expired_ = true;
+      return false;
+    }
+  }
+
+  void address(int (*get)(int, sockaddr *, socklen_t *), std::string &ip, int &port) const {
+    sockaddr_storage addr{};
+    socklen_t len = sizeof addr;
+    char host[NI_MAXHOST] = "", serv[NI_MAXSERV] = "";
+    if (get(sock_, reinterpret_cast<sockaddr *>(&addr), &len) == 0 &&
+        getnameinfo(reinterpret_cast<sockaddr *>(&addr), len, host, sizeof host, serv, sizeof serv,
+                    NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
+      ip = host;
+      port = std::atoi(serv);
+    }
+  }
+
+  int sock_;
+  int readMs_, writeMs_;
+  Clock::time_point phaseEnd_ = Clock::time_point::max();
+  mutable bool expired_ = false;
+  char buffer_[4096];
+  size_t begin_ = 0, end_ = 0;
+};
+
+// httplib's server with its connection loop replaced by one over a DeadlineStream (keep-alive as
+// httplib's: up to keep_alive_max_count requests, each awaited keep_alive_timeout).
+class DeadlineServer : public httplib::Server {
+public:
+  DeadlineServer(const ServerOptions &options) : options_(options) {}
+
+private:
+  bool process_and_close_socket(socket_t sock) override {
+    DeadlineStream strm(sock, options_.readTimeoutSeconds, options_.readTimeoutSeconds);
+    bool ok = false;
+    for (size_t left = keep_alive_max_count_; left > 0 && is_running(); --left) {
+      if (!awaitRequest(sock))
+        break;
+      strm.startPhase(options_.headerTimeoutSeconds);
+      bool closed = false;
+      ok = process_request(strm, left == 1 || !is_running(), closed,
+                           [&](httplib::Request &) { strm.startPhase(options_.bodyTimeoutSeconds); });
+      if (!ok || closed || strm.expired())
+        break;
+    }
+    shutdown(sock, SHUT_RDWR);
+    close(sock);
+    return ok;
+  }
+
+  // The next request's first byte, within the keep-alive time; a stopping server stops waiting.
+  bool awaitRequest(socket_t sock) {
+    Clock::time_point until = Clock::now() + std::chrono::seconds(keep_alive_timeout_sec_);
+    while (is_running()) {
+      pollfd p{sock, POLLIN, 0};
+      int r = poll(&p, 1, 100);
+      if (r > 0)
+        return true;
+      if ((r < 0 && errno != EINTR) || Clock::now() >= until)
+        return false;
+    }
+    return false;
+  }
+
+  const ServerOptions &options_;
+};
+
 void reply(httplib::Response &res, int status, const Json &body) {
   res.status = status;
   res.set_content(support::writeJson(body) + "\n", "application/json");
@@ -401,7 +543,7 @@ int runServer(RewardPipeline &pipeline, const ServerOptions &options) {
   std::signal(SIGPIPE, SIG_IGN);
 
   std::vector<std::string> tokens = readTokens(options.tokenFile); // before any thread: a bad file ends here
-  httplib::Server server;
+  DeadlineServer server(options);
   // Streaming clients hold a connection thread each: more threads than httplib's default of 8; past
   // them a connection gets a thread of its own that answers 503 (AdmissionQueue).
   server.new_task_queue = [&options] {

@@ -256,6 +256,9 @@ int main(int argc, char **argv) {
       .option("--port-file", "FILE", "--serve: write the port here once listening", o.server.portFile)
       .option("--queue", "N", "--serve: candidates waiting at most (256); more get 503 with Retry-After",
               [&](const std::string &v) { o.server.queueLimit = int(support::parseInteger(v, 1, 1 << 20)); })
+      .option("--header-timeout", "S", "--serve: a request's line and headers must arrive within S seconds of its "
+              "first byte (10), its body within 120 s after them; slower clients are disconnected",
+              [&](const std::string &v) { o.server.headerTimeoutSeconds = int(support::parseInteger(v, 1, 3600)); })
       .flag("--print-config", "print the reward config in effect (JSON) and exit", o.printConfig)
       .epilog("exit codes: 0 a reward was written (whatever the candidate's outcome; --batch/--serve: input\n"
               "ended or the service was stopped), 1 no reward could be computed (the message says why), 2 bad\n"

@@ -29,6 +29,8 @@ struct ServerOptions {
   int maxJsonDepth = 16;            // of a request body
   size_t maxJsonValues = 100000;    // values in a request body (members and elements included)
   int readTimeoutSeconds = 5;       // per read/write on a connection, and keep-alive idle time
+  int headerTimeoutSeconds = 10;    // a request's line and headers, from its first byte (slowloris)
+  int bodyTimeoutSeconds = 120;     // its body, after the headers
   int httpThreads = 64;             // connection threads; beyond them, 503 (health still answered)
   int overflowThreads = 256;        // threads that answer those 503s; past them connections wait
   int keepSeconds = 600;  // a finished batch stays pollable this long
