@@ -130,6 +130,9 @@ def processes():
         procs[int(pid)] = (ppid, cmd)
     return procs
 
+# What runs beside this driver now (its timeout wrapper, the tee of its output) is not a candidate's.
+before |= set(processes())
+
 def strays(evaluator_pid):
     """New processes that do not descend from the evaluator (nor from this driver's own tools)."""
     procs = processes()

