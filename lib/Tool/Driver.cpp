@@ -2,7 +2,8 @@
 //
 // cudaperf-analyze [options] FILE... [-- compiler flags]
 // Exit codes: 0 analysed (findings or not); 1 an input could not be analysed, or an analysis of one
-// of its kernels stopped with a fault (the rest is reported); 2 bad usage.
+// of its kernels stopped with a fault (the rest is reported); 2 bad usage; 3 the run passed
+// --deadline-seconds (nothing is reported).
 //
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Tool/Driver.h"
@@ -25,6 +26,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
+#include <chrono>
 #include <csignal>
 #include <pthread.h>
 #include <string.h>
@@ -93,6 +95,12 @@ struct Options {
       cl::desc("Seconds one kernel's analyses may take; beyond, facts are unknown and the kernel "
                "gets a note (default 30)"),
       cl::init(WorkLimits().Seconds), cl::value_desc("s"), cl::cat(Category)};
+  cl::opt<double> DeadlineSeconds{
+      "deadline-seconds",
+      cl::desc("Wall-clock seconds for the whole run (clang's parse, the analyses, NVIDIA's "
+               "compiler for registers, every file); past it the analyzer stops, kills its "
+               "compilers and exits with code 3, reporting nothing (default 240; 0: no deadline)"),
+      cl::init(240), cl::value_desc("s"), cl::cat(Category)};
   cl::opt<unsigned> MaxInstantiations{
       "max-instantiations",
       cl::desc("Instantiations of one template kernel that get the memory, work and barrier "
@@ -204,6 +212,50 @@ void stopOnInterruptSignals() {
   }).detach();
 }
 
+/// Kills the process group of every child of this process (the register compile's nvcc runs in
+/// a group of its own, with cicc and ptxas under it), so that none outlives the analyzer.
+void killChildProcessGroups() {
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It("/proc", EC), End; It != End && !EC; It.increment(EC)) {
+    llvm::StringRef Name = llvm::sys::path::filename(It->path());
+    int Pid = 0;
+    if (Name.getAsInteger(10, Pid))
+      continue;
+    auto Stat = llvm::MemoryBuffer::getFileAsStream(It->path() + "/stat");
+    if (!Stat)
+      continue;
+    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses; the last ')' ends it.
+    llvm::StringRef Rest = (*Stat)->getBuffer();
+    Rest = Rest.substr(Rest.rfind(')') + 1);
+    llvm::SmallVector<llvm::StringRef, 4> Fields;
+    Rest.trim().split(Fields, ' ', 3);
+    int Parent = 0, Group = 0;
+    if (Fields.size() < 3 || Fields[1].getAsInteger(10, Parent) || Fields[2].getAsInteger(10, Group) ||
+        Parent != getpid())
+      continue;
+    kill(Group == Pid ? -Pid : Pid, SIGKILL); // never this process's own group
+  }
+}
+
+/// The whole-run deadline: a thread that, when it passes, says so, kills the compilers this
+/// process started and exits with ExitDeadline, wherever the parse or an analysis is (clang's
+/// optimizer and NVRTC are outside --analysis-seconds; a file can take minutes in them).
+void armRunDeadline(double Seconds) {
+  if (!(Seconds > 0))
+    return;
+  auto Until = std::chrono::steady_clock::now() + std::chrono::duration<double>(Seconds);
+  std::thread([Until, Seconds] {
+    while (std::chrono::steady_clock::now() < Until)
+      std::this_thread::sleep_until(Until);
+    std::string Message = "cudaperf-analyze: stopped after --deadline-seconds=" + llvm::formatv("{0}", Seconds).str() +
+                          " (the whole run: parse, analyses and NVIDIA's compiler); nothing was reported\n";
+    (void)!write(STDERR_FILENO, Message.data(), Message.size());
+    killChildProcessGroups();
+    llvm::sys::RunInterruptHandlers(); // temporary files
+    _exit(ExitDeadline);
+  }).detach();
+}
+
 int runAnalyzeTool(int Argc, const char **Argv) {
   stopOnInterruptSignals();
   // Lets clang's parser notice deep recursion (template instantiation, nested expressions) and
@@ -279,6 +331,9 @@ int runAnalyzeTool(int Argc, const char **Argv) {
   AO.MaxInstantiations = O.MaxInstantiations;
   if (!(O.AnalysisSeconds > 0))
     return usage("--analysis-seconds must be positive");
+  if (!(O.DeadlineSeconds >= 0) || O.DeadlineSeconds > 1e7)
+    return usage("--deadline-seconds must be between 0 (none) and 10000000");
+  armRunDeadline(O.DeadlineSeconds);
   std::string ParseFault, ParseFaultFile;
   if (!O.InjectFault.empty()) {
     llvm::SmallVector<llvm::StringRef, 3> Parts;

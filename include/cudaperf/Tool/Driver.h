@@ -14,7 +14,7 @@
 
 namespace cudaperf {
 
-enum ExitCode { ExitAnalysed = 0, ExitInputError = 1, ExitUsage = 2 };
+enum ExitCode { ExitAnalysed = 0, ExitInputError = 1, ExitUsage = 2, ExitDeadline = 3 };
 
 /// Parses --launch=KERNEL:GRID:BLOCK[:SMEM] (GRID may be empty, dims as 256, 16x16 or 8x8x4).
 /// Returns the kernel name, or std::nullopt with \p Error set.
