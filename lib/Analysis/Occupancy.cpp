@@ -19,7 +19,7 @@ namespace cudaperf {
 using namespace occupancy;
 
 std::optional<KernelOccupancyInput> occupancyInput(const KernelReport &K, llvm::StringRef Arch,
-                                                   std::string *Why) {
+                                                   std::string *Why, llvm::StringRef Gpu) {
   const ArchSpec *A = support::findGpuArch(std::string_view(Arch.data(), Arch.size()));
   if (!A) {
     if (Why)
@@ -35,6 +35,9 @@ std::optional<KernelOccupancyInput> occupancyInput(const KernelReport &K, llvm::
   KernelOccupancyInput In;
   In.Arch = A;
   In.Device = support::defaultGpuDevice(A->major, A->minor);
+  if (const support::GpuDevice *Named = support::findGpuDevice(std::string_view(Gpu.data(), Gpu.size()));
+      Named && Named->major == A->major && Named->minor == A->minor)
+    In.Device = Named;
   In.Kernel.RegistersPerThread = int(*Regs);
   In.Kernel.StaticSharedBytes = int(K.Resources.getInteger("static_smem_bytes").value_or(0));
   // The runtime's calculator counts one barrier for every kernel; more when ptxas reports more.
@@ -61,7 +64,7 @@ public:
 
   void run(AnalysisContext &Ctx, llvm::Function *F, KernelReport &K) override {
     std::string Why;
-    auto In = occupancyInput(K, Ctx.options().Arch, &Why);
+    auto In = occupancyInput(K, Ctx.options().Arch, &Why, Ctx.options().Gpu);
     if (!In) {
       if (!K.Resources.empty())
         K.Notes.push_back("occupancy not computed: " + Why);

@@ -392,6 +392,10 @@ public:
 
     std::optional<support::ComputeCapability> CC = support::parseArch(Ctx.options().Arch);
     const support::GpuDevice *Dev = CC ? support::defaultRooflineDevice(CC->major, CC->minor) : nullptr;
+    // A device named with --gpu, where the table has its peaks.
+    if (const support::GpuDevice *Named = support::findGpuDevice(Ctx.options().Gpu);
+        Named && Named->roofline && CC && Named->major == CC->major && Named->minor == CC->minor)
+      Dev = Named;
     W["roofline_time_us"] = nullptr;
     W["bound"] = nullptr;
     if (Dev) {

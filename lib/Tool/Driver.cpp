@@ -15,6 +15,8 @@
 #include "cudaperf/Frontend/Frontend.h"
 #include "cudaperf/Report/Writers.h"
 #include "cudaperf/Support/Arch.h"
+#include "cudaperf/Support/GpuTable.h"
+#include "cudaperf/Tool/ArchSelection.h"
 #include "clang/Basic/Stack.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/IR/Module.h"
@@ -45,8 +47,14 @@ struct Options {
   cl::list<std::string> Files{cl::Positional, cl::desc("<file.cu>..."), cl::cat(Category)};
   cl::opt<std::string> BuildPath{"p", cl::desc("Directory with compile_commands.json"),
                                  cl::value_desc("dir"), cl::cat(Category)};
-  cl::opt<std::string> Arch{"arch", cl::desc("Target GPU architecture (default sm_90)"),
+  cl::opt<std::string> Arch{"arch",
+                            cl::desc("Target GPU architecture (default: the compile command's, "
+                                     "else sm_90)"),
                             cl::init("sm_90"), cl::value_desc("sm_XX"), cl::cat(Category)};
+  cl::opt<std::string> Gpu{"gpu",
+                           cl::desc("Target GPU model (B200, H100-SXM, RTX-5090, ...): its "
+                                    "architecture, SM count and roofline peaks"),
+                           cl::value_desc("name"), cl::cat(Category)};
   cl::opt<std::string> Format{"format", cl::desc("Output on stdout: text (default) or json"),
                               cl::init("text"), cl::value_desc("text|json"), cl::cat(Category)};
   cl::opt<std::string> Sarif{"sarif", cl::desc("Also write SARIF 2.1.0 to this file"),
@@ -265,11 +273,13 @@ int runAnalyzeTool(int Argc, const char **Argv) {
   // driver would reject them).
   std::unique_ptr<clang::tooling::CompilationDatabase> DB;
   std::vector<std::string> CodeGenerationFlags; // nvcc's, for the register compile
+  std::vector<std::string> RawFlags;            // as given after "--", for their architecture
   for (int I = 1; I < Argc; ++I) {
     if (llvm::StringRef(Argv[I]) != "--")
       continue;
     std::vector<std::string> Flags = {"nvcc"};
     Flags.insert(Flags.end(), Argv + I + 1, Argv + Argc);
+    RawFlags = Flags;
     CodeGenerationFlags = nvccCodeGenerationFlags(Flags);
     Flags = translateNvccArgs(Flags);
     Flags.erase(Flags.begin());
@@ -306,8 +316,27 @@ int runAnalyzeTool(int Argc, const char **Argv) {
     return usage("no input files (usage: cudaperf-analyze [options] FILE... [-- flags])");
   if (O.Format != "text" && O.Format != "json")
     return usage("--format must be 'text' or 'json', not '" + O.Format + "'");
-  if (!support::parseSmTarget(O.Arch))
-    return usage("--arch must look like sm_90, not '" + O.Arch + "'");
+  // The architecture: --gpu's, else --arch, else each file's compile command's, else sm_90.
+  const bool ArchGiven = O.Arch.getNumOccurrences() > 0;
+  std::string FixedArch; // --gpu's or --arch's; empty: per file
+  if (ArchGiven) {
+    if (!support::parseSmTarget(O.Arch))
+      return usage("--arch must look like sm_90, not '" + O.Arch + "' (known: " + knownArchList() + ")");
+    if (!support::findGpuArch(O.Arch))
+      return usage("unknown architecture --arch=" + O.Arch + " (known: " + knownArchList() + ")");
+    FixedArch = O.Arch;
+  }
+  if (O.Gpu.getNumOccurrences() > 0) {
+    const support::GpuDevice *Dev = support::findGpuDevice(O.Gpu);
+    if (!Dev)
+      return usage("unknown GPU --gpu=" + O.Gpu + " (known: " + knownGpuList() + ")");
+    std::string DevArch = "sm_" + std::to_string(Dev->major * 10 + Dev->minor);
+    auto CC = support::parseArch(O.Arch);
+    if (ArchGiven && (!CC || CC->major != Dev->major || CC->minor != Dev->minor))
+      return usage("--gpu=" + O.Gpu + " is " + DevArch + ", not --arch=" + O.Arch);
+    if (!ArchGiven)
+      FixedArch = DevArch;
+  }
 
   FrontendOptions FO;
   FO.Arch = O.Arch;
@@ -324,7 +353,7 @@ int runAnalyzeTool(int Argc, const char **Argv) {
     return usage("--resource-dir '" + FO.ResourceDir + "' is not a directory");
 
   AnalyzerOptions AO;
-  AO.Arch = O.Arch;
+  AO.Gpu = O.Gpu.getNumOccurrences() ? support::findGpuDevice(O.Gpu)->name : "";
   AO.MaxKernels = O.MaxKernels;
   AO.Limits.EvaluatorSteps = O.AnalysisSteps;
   AO.Limits.Seconds = O.AnalysisSeconds;
@@ -378,8 +407,84 @@ int runAnalyzeTool(int Argc, const char **Argv) {
   // Files missing from a compile database borrow the flags of their nearest neighbour.
   DB = clang::tooling::inferMissingCompileCommands(std::move(DB));
 
+  // Per file: the architecture, where it came from, what clang parses the device code as, and
+  // the notes that say so (printed once each).
+  struct FileArch {
+    std::string Arch, Origin, ClangArch;
+    std::vector<std::string> Notes;
+  };
+  auto archFor = [&](const std::string &File) {
+    FileArch FA;
+    std::vector<std::string> Targets;
+    if (!RawFlags.empty()) {
+      Targets = archsOfCompileCommand(RawFlags);
+    } else if (!O.BuildPath.empty()) {
+      llvm::SmallString<256> Abs(File);
+      llvm::sys::fs::make_absolute(Abs);
+      std::vector<clang::tooling::CompileCommand> Commands = DB->getCompileCommands(Abs);
+      if (!Commands.empty())
+        Targets = archsOfCompileCommand(Commands.front().CommandLine);
+    }
+    // Only architectures the table has count; the others are named in a note.
+    std::vector<std::string> Usable;
+    for (const std::string &T : Targets)
+      if (support::findGpuArch(T) && support::parseSmTarget(T))
+        Usable.push_back(T);
+    std::string Listed;
+    for (const std::string &T : Targets)
+      Listed += (Listed.empty() ? "" : ", ") + T;
+    if (!FixedArch.empty()) {
+      FA.Arch = FixedArch;
+      FA.Origin = O.Gpu.getNumOccurrences() ? "gpu" : "option";
+      if (!Targets.empty() && std::find(Targets.begin(), Targets.end(), FixedArch) == Targets.end())
+        FA.Notes.push_back("'" + File + "' is analysed for " + FixedArch + " (" +
+                           (FA.Origin == "gpu" ? "--gpu" : "--arch") +
+                           "); its compile command targets " + Listed);
+    } else if (!Usable.empty()) {
+      FA.Arch = newestArch(Usable);
+      FA.Origin = "compile-command";
+      FA.Notes.push_back("'" + File + "' is analysed for " + FA.Arch +
+                         ", the architecture of its compile command" +
+                         (Targets.size() > 1 ? " (the newest of " + Listed + ")" : ""));
+    } else {
+      FA.Arch = "sm_90";
+      FA.Origin = "default";
+      if (!Targets.empty())
+        FA.Notes.push_back("'" + File + "': the compile command's architecture (" + Listed +
+                           ") has no row in cudaperf's GPU table; analysed for sm_90 (known: " +
+                           knownArchList() + ")");
+    }
+    FA.ClangArch = clangDeviceArch(FA.Arch);
+    if (FA.ClangArch != FA.Arch)
+      FA.Notes.push_back("clang " + std::to_string(LLVM_VERSION_MAJOR) +
+                         " cannot generate device code for " + FA.Arch +
+                         ": the device code is parsed as " + FA.ClangArch + " (__CUDA_ARCH__ " +
+                         std::to_string(support::parseArch(FA.ClangArch)->number() * 10) +
+                         "); registers (NVIDIA's compiler), occupancy and the roofline are " +
+                         FA.Arch + "'s");
+    return FA;
+  };
+  auto frontendFor = [&](const FileArch &FA) {
+    FrontendOptions F = FO;
+    F.Arch = FA.ClangArch;
+    if (FA.ClangArch != FA.Arch) // CCCL's namespaces name nvcc's architecture list (sm_100: 1000)
+      if (auto CC = support::parseArch(FA.Arch))
+        F.ExtraArgs.insert(F.ExtraArgs.begin(), {"-U__CUDA_ARCH_LIST__",
+                                                 "-D__CUDA_ARCH_LIST__=" + std::to_string(CC->number() * 10)});
+    return F;
+  };
+  std::vector<std::string> NotesShown;
+  auto showNotes = [&](const FileArch &FA) {
+    for (const std::string &N : FA.Notes)
+      if (std::find(NotesShown.begin(), NotesShown.end(), N) == NotesShown.end()) {
+        NotesShown.push_back(N);
+        if (O.Format != "json")
+          llvm::WithColor::note(llvm::errs(), "cudaperf-analyze") << N << "\n";
+      }
+  };
+
   ReportOptions RO;
-  RO.Arch = O.Arch;
+  RO.Arch = FixedArch.empty() ? archFor(O.Files.front()).Arch : FixedArch;
   RO.SourceRoot = O.SourceRoot;
 
   if (O.Task.empty() && O.Config != "all")
@@ -387,6 +492,11 @@ int runAnalyzeTool(int Argc, const char **Argv) {
   if (!O.Task.empty()) {
     if (O.Files.size() != 1)
       return usage("--task analyses one candidate file, not " + std::to_string(O.Files.size()));
+    FileArch FA = archFor(O.Files.front());
+    showNotes(FA);
+    AO.Arch = FA.Arch;
+    RO.Arch = FA.Arch;
+    FO = frontendFor(FA);
     TaskModeOptions TO;
     TO.TaskDir = O.Task;
     TO.Configs = O.Config;
@@ -398,9 +508,13 @@ int runAnalyzeTool(int Argc, const char **Argv) {
 
   int Exit = ExitAnalysed;
   std::vector<FileReport> Reports;
+  std::vector<FileArch> Archs; // per report
   for (const std::string &File : O.Files) {
     FileReport R;
     R.File = File;
+    Archs.push_back(archFor(File));
+    const FileArch &FA = Archs.back();
+    showNotes(FA);
     if (std::string Err = checkInputFile(File); !Err.empty()) {
       llvm::WithColor::error(llvm::errs(), "cudaperf-analyze") << Err << "\n";
       Exit = ExitInputError;
@@ -408,6 +522,7 @@ int runAnalyzeTool(int Argc, const char **Argv) {
       continue;
     }
     AnalyzerOptions FileAO = AO;
+    FileAO.Arch = FA.Arch;
     FileAO.CompileArgs = sourceMeaningFlags(*DB, File);
     FileAO.CompileArgs.insert(FileAO.CompileArgs.end(), CodeGenerationFlags.begin(),
                               CodeGenerationFlags.end());
@@ -425,7 +540,7 @@ int runAnalyzeTool(int Argc, const char **Argv) {
       if (std::optional<ResourceRequest> Req = fileResourceRequest(FileAO))
         prefetchResources(*Req);
     std::optional<ParsedFile> PF = parseFileIsolated(
-        *DB, File, FO, llvm::sys::path::filename(File) == ParseFaultFile ? ParseFault : "");
+        *DB, File, frontendFor(FA), llvm::sys::path::filename(File) == ParseFaultFile ? ParseFault : "");
     if (!PF) {
       Exit = ExitInputError;
       Reports.push_back(std::move(R));
@@ -449,13 +564,30 @@ int runAnalyzeTool(int Argc, const char **Argv) {
   if (!O.Sarif.empty() && !writeSarifFile(O.Sarif, Reports, Filter, RO))
     return ExitInputError;
   if (O.Format == "json") {
-    llvm::outs() << llvm::formatv("{0:2}", reportToJSON(Reports, RO)) << "\n";
+    llvm::json::Value Document = reportToJSON(Reports, RO);
+    // Each file's architecture, where it came from and what clang parsed the device code as.
+    if (llvm::json::Object *Doc = Document.getAsObject()) {
+      if (!AO.Gpu.empty())
+        (*Doc)["gpu"] = AO.Gpu;
+      if (llvm::json::Array *Files = Doc->getArray("files"))
+        for (size_t I = 0; I < Files->size() && I < Archs.size(); ++I)
+          if (llvm::json::Object *F = (*Files)[I].getAsObject()) {
+            (*F)["arch"] = Archs[I].Arch;
+            (*F)["arch_origin"] = Archs[I].Origin;
+            (*F)["device_ir_arch"] = Archs[I].ClangArch;
+            llvm::json::Array Notes;
+            for (const std::string &N : Archs[I].Notes)
+              Notes.push_back(N);
+            (*F)["arch_notes"] = std::move(Notes);
+          }
+    }
+    llvm::outs() << llvm::formatv("{0:2}", Document) << "\n";
   } else {
     writeTextDiagnostics(Reports, RO, llvm::errs());
     writeTextSummary(Reports, RO, llvm::outs());
     if (O.OccupancyTable)
-      for (const FileReport &R : Reports)
-        printOccupancyTable(R, O.Arch, llvm::outs());
+      for (size_t I = 0; I < Reports.size(); ++I)
+        printOccupancyTable(Reports[I], Archs[I].Arch, llvm::outs());
   }
   return Exit;
 }

@@ -25,7 +25,7 @@ llvm::raw_ostream &error() { return llvm::WithColor::error(llvm::errs(), "cudape
 
 /// What the host code learns from device queries: the --arch row of cudaperf's tables and the
 /// device assumed for it.
-HostDevice deviceFor(const std::string &Arch) {
+HostDevice deviceFor(const std::string &Arch, const std::string &Gpu) {
   HostDevice D;
   const support::GpuArch *A = support::findGpuArch(Arch);
   if (!A)
@@ -41,17 +41,20 @@ HostDevice deviceFor(const std::string &Arch) {
   D.SharedMemPerMultiProcessor = A->sharedMemPerSM;
   D.RegistersPerBlock = A->registersPerBlock;
   D.RegistersPerMultiProcessor = A->registersPerSM;
-  if (const support::GpuDevice *Dev = support::defaultGpuDevice(A->major, A->minor)) {
+  const support::GpuDevice *Dev = support::findGpuDevice(Gpu); // --gpu
+  if (!Dev || Dev->major != A->major || Dev->minor != A->minor)
+    Dev = support::defaultGpuDevice(A->major, A->minor);
+  if (Dev) {
     D.Name = Dev->name;
     D.MultiProcessors = Dev->sms;
   }
   return D;
 }
 
-HostEntryRequest requestFor(const TaskSpec &Task, const std::string &Arch) {
+HostEntryRequest requestFor(const TaskSpec &Task, const std::string &Arch, const std::string &Gpu) {
   HostEntryRequest R;
   R.Entry = Task.Entry;
-  R.Device = deviceFor(Arch);
+  R.Device = deviceFor(Arch, Gpu);
   for (const TaskSpec::Configuration &C : Task.Configurations) {
     HostConfiguration H;
     H.Name = C.Name;
@@ -141,7 +144,7 @@ int runTaskMode(const TaskModeOptions &TO, const clang::tooling::CompilationData
     return ExitInputError;
   }
 
-  HostEntryRequest Request = requestFor(Task, AO.Arch);
+  HostEntryRequest Request = requestFor(Task, AO.Arch, AO.Gpu);
   FO.Entry = &Request;
   if (!Task.Flags.empty()) {
     std::vector<std::string> Flags = {"nvcc"};

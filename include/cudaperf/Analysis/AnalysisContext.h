@@ -36,6 +36,9 @@ struct LaunchOverride {
 
 struct AnalyzerOptions {
   std::string Arch = "sm_90";
+  /// The GPU model (--gpu, support::findGpuDevice) for SM counts and roofline peaks; empty: the
+  /// architecture's default device (support::defaultGpuDevice, defaultRooflineDevice).
+  std::string Gpu;
   /// Keyed by kernel name (source name, with or without template arguments) or mangled name.
   std::map<std::string, LaunchOverride> Launches;
   /// --param KERNEL:NAME=VALUE, keyed like Launches.

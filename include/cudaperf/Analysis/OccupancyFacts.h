@@ -26,8 +26,10 @@ struct KernelOccupancyInput {
 
 /// The calculator's inputs for \p K on \p Arch ("sm_90"), from K.Resources and K.Launch; none
 /// (with the reason in \p Why) when the architecture or the register count is unknown.
+/// \p Gpu names the device for SM counts (--gpu); empty: the architecture's default device.
 std::optional<KernelOccupancyInput> occupancyInput(const KernelReport &K, llvm::StringRef Arch,
-                                                   std::string *Why = nullptr);
+                                                   std::string *Why = nullptr,
+                                                   llvm::StringRef Gpu = "");
 
 /// `cudaperf-analyze --occupancy-table`: for each kernel, occupancy against block sizes 32..1024
 /// (up to the kernel's __launch_bounds__), with the limiter at each size.
