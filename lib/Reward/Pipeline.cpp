@@ -238,20 +238,36 @@ std::string RewardPipeline::describe() const {
 std::string RewardPipeline::materialize(const CandidateRequest &request) {
   if (request.source.empty())
     return request.candidatePath;
-  // Content-addressed: the same source is the same file, so the evaluator's build cache hits.
+  // Content-addressed: requests with the same source in flight share one file. It lives while
+  // they run (release), so the work directory holds at most one file per request in flight.
   std::string path = workDir_ + "/" + support::sha256Hex(request.source).substr(0, 24) + ".cu";
-  if (!fs::exists(path)) {
-    std::string tmp = path + ".tmp" + std::to_string(getpid()) + "-" +
-                      std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id()));
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out << request.source;
-      if (!out)
-        throw RewardError(tmp + ": cannot write the candidate's source");
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (materialized_[path]++ == 0) {
+    try {
+      std::string tmp = path + ".tmp" + std::to_string(getpid());
+      {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << request.source;
+        if (!out)
+          throw RewardError(tmp + ": cannot write the candidate's source");
+      }
+      fs::rename(tmp, path);
+    } catch (...) {
+      materialized_.erase(path);
+      throw;
     }
-    fs::rename(tmp, path);
   }
   return path;
+}
+
+void RewardPipeline::release(const std::string &path) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = materialized_.find(path);
+  if (it == materialized_.end() || --it->second > 0)
+    return;
+  materialized_.erase(it);
+  std::error_code ec;
+  fs::remove(path, ec);
 }
 
 CandidateResult noCodeBlockResult(const RewardConfig &config, const std::string &taskDir,
@@ -303,6 +319,15 @@ CandidateResult RewardPipeline::run(const CandidateRequest &asked) {
     request.completion.reset();
   }
   std::string candidate = materialize(request);
+  struct Release {
+    RewardPipeline &pipeline;
+    const CandidateRequest &request;
+    const std::string &path;
+    ~Release() {
+      if (!request.source.empty())
+        pipeline.release(path);
+    }
+  } releaseAtEnd{*this, request, candidate};
   std::string source = readFile(candidate);
   std::string key = request.taskDir + "\n" + support::sha256Hex(source) + "\n" +
                     (request.rankingScore ? std::to_string(*request.rankingScore) : "-");
@@ -358,6 +383,8 @@ CandidateResult RewardPipeline::run(const CandidateRequest &asked) {
         cached = nullptr; // the predicted speedup is then missing; the rest stands
       }
       std::lock_guard<std::mutex> lock(mutex_);
+      if (baselines_.size() >= kBaselineEntries) // bounded (a changed baseline is a new key)
+        baselines_.erase(baselines_.begin());
       baselines_[baseKey] = cached;
     }
     if (cached)

@@ -78,6 +78,7 @@ public:
     expire();
     if (queue_.size() + requests.size() > size_t(options_.queueLimit))
       return nullptr;
+    evictFinished(size_t(std::max(1, options_.maxBatches)) - 1);
     auto batch = std::make_shared<Batch>();
     batch->id = randomBatchId();
     batch->owner = owner;
@@ -136,7 +137,7 @@ public:
         ++it;
       }
     if (b.complete())
-      b.finishedAt = Clock::now();
+      finish(b);
     doneCv_.notify_all();
     return n;
   }
@@ -173,12 +174,27 @@ private:
         ++served_;
         item.first->records.push_back(std::move(record));
         if (item.first->complete()) {
-          item.first->finishedAt = Clock::now();
+          finish(*item.first);
           std::cerr << "[cudaperf-reward] batch " << item.first->id << ": done (" << item.first->size
                     << " record(s))" << std::endl;
         }
       }
       doneCv_.notify_all();
+    }
+  }
+
+  // Caller holds m_.
+  void finish(Batch &b) {
+    b.finishedAt = Clock::now();
+    finished_.push_back(b.id);
+  }
+
+  // At most `keep` batches stay known: the ones finished longest ago go first (their clients
+  // then get 404). Unfinished ones are never dropped; the queue's limit bounds them. Caller holds m_.
+  void evictFinished(size_t keep) {
+    while (batches_.size() > keep && !finished_.empty()) {
+      batches_.erase(finished_.front());
+      finished_.pop_front();
     }
   }
 
@@ -190,6 +206,8 @@ private:
         it = batches_.erase(it);
       else
         ++it;
+    while (!finished_.empty() && !batches_.count(finished_.front()))
+      finished_.pop_front();
   }
 
   RewardPipeline &pipeline_;
@@ -198,6 +216,7 @@ private:
   std::condition_variable workCv_, doneCv_;
   std::deque<std::pair<std::shared_ptr<Batch>, RewardRequest>> queue_;
   std::map<std::string, std::shared_ptr<Batch>> batches_;
+  std::deque<std::string> finished_; // ids of finished batches, oldest first (some may be gone)
   std::vector<std::thread> workers_;
   size_t running_ = 0, served_ = 0;
   bool stopping_ = false;

@@ -259,6 +259,9 @@ int main(int argc, char **argv) {
       .option("--header-timeout", "S", "--serve: a request's line and headers must arrive within S seconds of its "
               "first byte (10), its body within 120 s after them; slower clients are disconnected",
               [&](const std::string &v) { o.server.headerTimeoutSeconds = int(support::parseInteger(v, 1, 3600)); })
+      .option("--max-batches", "N", "--serve: batches kept for polling at most (4096; each also at most 600 s "
+              "after it finished); past it the longest-finished are forgotten (404)",
+              [&](const std::string &v) { o.server.maxBatches = int(support::parseInteger(v, 1, 1 << 20)); })
       .flag("--print-config", "print the reward config in effect (JSON) and exit", o.printConfig)
       .epilog("exit codes: 0 a reward was written (whatever the candidate's outcome; --batch/--serve: input\n"
               "ended or the service was stopped), 1 no reward could be computed (the message says why), 2 bad\n"

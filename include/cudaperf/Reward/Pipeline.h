@@ -91,6 +91,7 @@ public:
 
 private:
   std::string materialize(const CandidateRequest &request); // the candidate file to run
+  void release(const std::string &path); // its request is done: removed when no other uses it
 
   RewardConfig config_;
   std::unique_ptr<Evaluator> evaluator_;
@@ -102,6 +103,8 @@ private:
   std::map<std::string, std::shared_ptr<features::FeatureSet>> baselines_; // by task dir + sha
   std::list<std::pair<std::string, std::shared_ptr<CandidateResult>>> cache_; // most recent first
   static constexpr size_t kCacheEntries = 512;
+  static constexpr size_t kBaselineEntries = 256;
+  std::map<std::string, int> materialized_; // work-directory files of requests in flight: their users
 };
 
 // The reward of a completion with no code to compile (gate no_code_block, `reason` why): nothing

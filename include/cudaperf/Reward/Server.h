@@ -34,6 +34,7 @@ struct ServerOptions {
   int httpThreads = 64;             // connection threads; beyond them, 503 (health still answered)
   int overflowThreads = 256;        // threads that answer those 503s; past them connections wait
   int keepSeconds = 600;  // a finished batch stays pollable this long
+  int maxBatches = 4096;  // batches known at once; past it the longest-finished are forgotten first
   int retryAfterSeconds = 5;
   bool withResults = false; // records carry their eval result
 };
