@@ -1,6 +1,7 @@
 #include "cudaperf/Learn/Rl.h"
 
 #include "cudaperf/Reward/CodeExtraction.h"
+#include "cudaperf/Support/Sha256.h"
 
 #include <algorithm>
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <set>
 
 namespace cudaperf::learn {
 
@@ -286,71 +288,111 @@ RlUpdateStats rlUpdate(CausalLmImpl &policy, Trainer &trainer, std::vector<RlSam
   return stats;
 }
 
+std::vector<std::pair<size_t, size_t>> generationBatches(size_t tasks, size_t groupSize, size_t batch) {
+  size_t rows = tasks * groupSize;
+  batch = std::max<size_t>(1, batch);
+  if (groupSize > 0 && batch >= groupSize) batch -= batch % groupSize; // whole groups per batch
+  std::vector<std::pair<size_t, size_t>> out;
+  for (size_t begin = 0; begin < rows; begin += batch) out.push_back({begin, std::min(rows, begin + batch)});
+  return out;
+}
+
 std::vector<TurnRecord> runEpisodes(CausalLmImpl &policy, const Tokenizer &tokenizer,
                                     const std::vector<RolloutTask> &tasks, RlEnvironment &environment,
                                     const RolloutOptions &o, RolloutStats *stats,
                                     const std::function<void(const std::string &)> &progress) {
   size_t G = size_t(o.groupSize), T = size_t(o.turns);
-  std::vector<TurnRecord> records(tasks.size() * G * T);
-  auto at = [&](size_t task, size_t g, size_t t) -> TurnRecord & { return records[(task * G + g) * T + t]; };
+  size_t rowCount = tasks.size() * G; // row r: task r / G, trajectory r % G
+  std::vector<TurnRecord> records(rowCount * T);
+  auto at = [&](size_t row, size_t t) -> TurnRecord & { return records[row * T + t]; };
   auto countTokens = [&](const std::string &text) { return tokenizer.encode(text, false).size(); };
+  using Clock = std::chrono::steady_clock;
   RolloutStats local;
+  RlEnvironment::Counts before = environment.counts();
+  std::set<std::string> unique;
+  std::vector<std::pair<size_t, size_t>> batches = generationBatches(tasks.size(), G, size_t(o.generationBatch));
+  std::vector<std::shared_future<CandidateOutcome>> futures(rowCount); // the previous turn's
+  auto collect = [&](size_t begin, size_t end, size_t t) {
+    auto start = Clock::now();
+    for (size_t r = begin; r < end; ++r) at(r, t).outcome = futures[r].get();
+    local.rewardWaitSeconds += since(start);
+  };
   for (size_t t = 0; t < T; ++t) {
-    // Prompts: the task, then every earlier turn's candidate and feedback, fitted to the budget.
-    std::vector<std::pair<size_t, size_t>> rows; // (task, trajectory)
-    std::vector<std::vector<int32_t>> prompts;
-    for (size_t i = 0; i < tasks.size(); ++i)
-      for (size_t g = 0; g < G; ++g) {
-        std::vector<PolicyTurn> earlier;
-        for (size_t k = 0; k < t; ++k) {
-          const TurnRecord &r = at(i, g, k);
-          earlier.push_back({r.source ? *r.source : tokenizer.decode(r.completion, true), r.outcome.feedback, false});
-        }
-        std::vector<PolicyTurn> kept = fitPolicyPrompt(tasks[i].task, earlier, size_t(o.contextTokens), countTokens);
-        TurnRecord &r = at(i, g, t);
-        r.group = o.firstGroup + i;
-        r.trajectory = g;
-        r.turn = t;
-        r.turnsShown = kept.size();
-        r.codeOmitted = size_t(std::count_if(kept.begin(), kept.end(), [](const PolicyTurn &p) { return p.candidateOmitted; }));
-        r.prompt = tokenizer.encode(renderPolicyPrompt(policyMessages(tasks[i].task, kept)), false);
-        local.promptTokens += int64_t(r.prompt.size());
-        rows.push_back({i, g});
-        prompts.push_back(r.prompt);
-      }
-    // Generate batch by batch; a batch's candidates are rewarded while the next batch generates.
-    std::vector<std::pair<TurnRecord *, std::shared_future<CandidateOutcome>>> pending;
-    for (size_t begin = 0; begin < rows.size(); begin += size_t(o.generationBatch)) {
-      size_t end = std::min(rows.size(), begin + size_t(o.generationBatch));
+    std::vector<std::shared_future<CandidateOutcome>> submitted(rowCount);
+    // Batch by batch; a batch's candidates are analysed and evaluated while the next batch generates,
+    // and turn t + 1 of a batch starts as soon as that batch's turn-t rewards are in (the later
+    // batches' may still be coming).
+    for (auto [begin, end] : batches) {
+      if (t > 0) collect(begin, end, t - 1);
+      // Prompts: the task, then every earlier turn's candidate and feedback, fitted to the budget.
+      auto promptStart = Clock::now();
+      std::vector<std::vector<int32_t>> part;
       GenerationOptions g = o.generation;
       g.seeds.clear();
-      std::vector<std::vector<int32_t>> part(prompts.begin() + long(begin), prompts.begin() + long(end));
-      for (size_t r = begin; r < end; ++r)
-        g.seeds.push_back(mixSeed(o.seed, (uint64_t(o.firstGroup + rows[r].first) * G + rows[r].second) * T + t));
-      auto start = std::chrono::steady_clock::now();
+      for (size_t r = begin; r < end; ++r) {
+        size_t i = r / G, traj = r % G;
+        std::vector<PolicyTurn> earlier;
+        for (size_t k = 0; k < t; ++k) {
+          const TurnRecord &prev = at(r, k);
+          earlier.push_back({prev.source ? *prev.source : tokenizer.decode(prev.completion, true), prev.outcome.feedback, false});
+        }
+        std::vector<PolicyTurn> kept = fitPolicyPrompt(tasks[i].task, earlier, size_t(o.contextTokens), countTokens);
+        TurnRecord &rec = at(r, t);
+        rec.group = o.firstGroup + i;
+        rec.trajectory = traj;
+        rec.turn = t;
+        rec.turnsShown = kept.size();
+        rec.codeOmitted = size_t(std::count_if(kept.begin(), kept.end(), [](const PolicyTurn &p) { return p.candidateOmitted; }));
+        rec.prompt = tokenizer.encode(renderPolicyPrompt(policyMessages(tasks[i].task, kept)), false);
+        local.promptTokens += int64_t(rec.prompt.size());
+        part.push_back(rec.prompt);
+        g.seeds.push_back(mixSeed(o.seed, (uint64_t(o.firstGroup + i) * G + traj) * T + t));
+      }
+      local.promptSeconds += since(promptStart);
+      auto start = Clock::now();
       std::vector<GeneratedSequence> generated = generate(policy, part, g);
       local.generationSeconds += since(start);
+      auto extractStart = Clock::now();
       for (size_t r = begin; r < end; ++r) {
-        TurnRecord &rec = at(rows[r].first, rows[r].second, t);
+        TurnRecord &rec = at(r, t);
         rec.completion = generated[r - begin].tokens;
         rec.finishReason = generated[r - begin].finishReason;
         local.generatedTokens += int64_t(rec.completion.size());
         if (auto block = reward::extractCodeBlock(tokenizer.decode(rec.completion, true))) rec.source = std::move(block->code);
-        pending.push_back({&rec, environment.submit(tasks[rows[r].first].task.task.dir, rec.source)});
+        const std::string &dir = tasks[r / G].task.task.dir;
+        unique.insert(dir + "\n" + (rec.source ? support::sha256Hex(*rec.source) : std::string("no code block")));
+        submitted[r] = environment.submit(dir, rec.source);
       }
-      if (progress) progress("turn " + std::to_string(t + 1) + ": " + std::to_string(end) + "/" + std::to_string(rows.size()) + " generated");
+      local.extractSeconds += since(extractStart);
+      if (progress) progress("turn " + std::to_string(t + 1) + ": " + std::to_string(end) + "/" + std::to_string(rowCount) + " generated");
     }
-    auto start = std::chrono::steady_clock::now();
-    for (auto &[rec, future] : pending) rec->outcome = future.get();
-    local.rewardWaitSeconds += since(start);
+    futures = std::move(submitted);
   }
-  for (size_t i = 0; i < tasks.size(); ++i)
-    for (size_t g = 0; g < G; ++g) {
-      std::vector<const CandidateOutcome *> turns;
-      for (size_t t = 0; t < T; ++t) turns.push_back(&at(i, g, t).outcome);
-      std::vector<reward::TurnReward> scored = environment.score(turns);
-      for (size_t t = 0; t < T; ++t) at(i, g, t).scored = scored[t];
-    }
+  if (T > 0) {
+    // The last turn: nothing left to overlap, so every candidate is analysed before the first is
+    // ranked (one scorer call for the turn).
+    auto start = Clock::now();
+    environment.waitIdle();
+    local.rewardWaitSeconds += since(start);
+    collect(0, rowCount, T - 1);
+  }
+  auto scoreStart = Clock::now();
+  for (size_t r = 0; r < rowCount; ++r) {
+    std::vector<const CandidateOutcome *> turns;
+    for (size_t t = 0; t < T; ++t) turns.push_back(&at(r, t).outcome);
+    std::vector<reward::TurnReward> scored = environment.score(turns);
+    for (size_t t = 0; t < T; ++t) at(r, t).scored = scored[t];
+  }
+  local.scoreSeconds = since(scoreStart);
+  RlEnvironment::Counts after = environment.counts();
+  local.candidates = int64_t(records.size());
+  local.uniqueCandidates = int64_t(unique.size());
+  for (const TurnRecord &r : records) local.reused += r.outcome.cached;
+  local.evaluated = int64_t(after.evaluated - before.evaluated);
+  local.ranked = int64_t(after.ranked - before.ranked);
+  local.rankingCalls = int64_t(after.rankingCalls - before.rankingCalls);
+  local.evaluateSeconds = after.evaluateSeconds - before.evaluateSeconds;
+  local.rankSeconds = after.rankSeconds - before.rankSeconds;
   if (stats) *stats = local;
   return records;
 }

@@ -456,6 +456,121 @@ void writePlots(const fs::path &out, const std::vector<Json> &log) {
                    {"RL: speedup per step", "step", "speedup"});
 }
 
+// task_selection uncertain (issue 34, item 4): before RL, selection_samples turn-1 samples of the
+// starting policy per measured task, rewarded by the environment; the steps then draw from the tasks
+// whose samples differ (RlTaskDraw.h). Written to OUT/task-selection.json, which a resumed run reads
+// back instead of measuring again. Returns indices into s.trainTasks.
+std::vector<size_t> selectTasks(Session &s, const fs::path &out, bool resume, DataParallel &dp) {
+  const RlConfig &c = s.config;
+  std::vector<size_t> all(s.trainTasks.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  if (c.taskSelection != "uncertain") return all;
+  fs::path file = out / "task-selection.json";
+  std::map<std::string, size_t> byName;
+  for (size_t i = 0; i < s.trainTasks.size(); ++i) byName[s.trainTasks[i].name] = i;
+  if (resume && fs::exists(file)) {
+    Json doc = support::readJsonFile(file.string());
+    std::vector<size_t> chosen;
+    const Json *names = support::member(doc, "chosen");
+    if (!names || !names->is_array()) throw LearnError(file.string() + ": no \"chosen\" list");
+    for (const Json &n : *names) {
+      auto it = n.is_string() ? byName.find(n.get<std::string>()) : byName.end();
+      if (it == byName.end()) throw LearnError(file.string() + ": chosen task " + support::jsonSnippet(n) + " is not a training task");
+      chosen.push_back(it->second);
+    }
+    if (chosen.empty()) throw LearnError(file.string() + ": no chosen task");
+    return chosen;
+  }
+  auto start = Clock::now();
+  std::vector<size_t> measured = all;
+  if (c.selectionTasks > 0 && size_t(c.selectionTasks) < all.size()) {
+    std::vector<std::string> taskKinds;
+    for (const RolloutTask &t : s.trainTasks) taskKinds.push_back(t.kind);
+    std::mt19937_64 pick(mixSeed(c.seed, 0x5E1EC7));
+    measured = drawStepTasks(taskKinds, splitList(c.kinds), c.selectionTasks, pick);
+  }
+  RolloutOptions ro;
+  ro.groupSize = c.selectionSamples;
+  ro.turns = 1;
+  ro.generation = s.generation;
+  ro.contextTokens = s.promptBudget;
+  ro.generationBatch = c.generationBatch;
+  ro.seed = mixSeed(c.seed, 0x5E1EC8);
+  auto [begin, end] = shardRange(measured.size(), dp.rank(), dp.worldSize());
+  ro.firstGroup = begin;
+  std::vector<RolloutTask> mine;
+  for (size_t k = begin; k < end; ++k) mine.push_back(s.trainTasks[measured[k]]);
+  std::vector<TurnRecord> records = runEpisodes(*s.policy, *s.tokenizer, mine, *s.environment, ro);
+  std::string text;
+  size_t G = size_t(c.selectionSamples);
+  for (size_t k = 0; k < mine.size(); ++k) {
+    TaskSamples t;
+    for (size_t g = 0; g < G; ++g) {
+      const CandidateOutcome &o = records[k * G + g].outcome;
+      ++t.samples;
+      t.correct += o.correct;
+      if (!o.reward) continue;
+      t.rewardMin = t.anyReward ? std::min(t.rewardMin, *o.reward) : *o.reward;
+      t.rewardMax = t.anyReward ? std::max(t.rewardMax, *o.reward) : *o.reward;
+      t.anyReward = true;
+    }
+    Json line{{"task", mine[k].name}, {"kind", mine[k].kind}, {"samples", t.samples}, {"correct", t.correct},
+              {"share_correct", double(t.correct) / double(std::max<int64_t>(1, t.samples))},
+              {"reward_min", t.anyReward ? Json(t.rewardMin) : Json(nullptr)},
+              {"reward_max", t.anyReward ? Json(t.rewardMax) : Json(nullptr)}, {"chosen", samplesDiffer(t)}};
+    text += support::writeJson(line) + "\n";
+  }
+  Json rows = Json::array();
+  std::vector<size_t> chosen;
+  for (const std::string &part : dp.allGather(text)) {
+    std::istringstream in(part);
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty()) continue;
+      Json j = support::parseJson(line, "a rank's task selection");
+      if (j.value("chosen", false)) chosen.push_back(byName.at(j.value("task", std::string())));
+      rows.push_back(std::move(j));
+    }
+  }
+  bool fallback = chosen.empty();
+  if (fallback) chosen = all; // nothing to prefer: every task, as with task_selection all
+  if (dp.isRoot()) {
+    Json names = Json::array();
+    for (size_t i : chosen) names.push_back(s.trainTasks[i].name);
+    Json doc{{"schema", "cudaperf-rl-task-selection/1"}, {"samples", c.selectionSamples}, {"measured", rows.size()},
+             {"chosen_count", chosen.size()}, {"fallback_all", fallback}, {"seconds", since(start)},
+             {"tasks", rows}, {"chosen", names}};
+    std::ofstream(file) << support::writeJson(doc, 1) << "\n";
+    std::cerr << kProgram << ": task selection: " << (fallback ? rows.size() : chosen.size()) << " of " << rows.size()
+              << " measured tasks " << (fallback ? "alike (no task's samples differ): drawing from all" : "have samples that differ")
+              << " (" << number(Json(since(start)), 1) << " s; " << file.string() << ")\n";
+  }
+  return chosen;
+}
+
+// The run's means of the step lines' seconds per phase and counts (rl-report.json, "step_means").
+Json stepMeans(const std::vector<Json> &log) {
+  std::map<std::string, std::pair<double, size_t>> seconds, counts;
+  auto add = [](const Json &j, const char *field, std::map<std::string, std::pair<double, size_t>> &sums) {
+    if (const Json *m = support::member(j, field); m && m->is_object())
+      for (auto it = m->begin(); it != m->end(); ++it)
+        if (it.value().is_number()) {
+          sums[it.key()].first += it.value().get<double>();
+          sums[it.key()].second += 1;
+        }
+  };
+  for (const Json &j : log) {
+    add(j, "seconds", seconds);
+    add(j, "counts", counts);
+  }
+  Json out{{"steps", log.size()}, {"seconds", Json::object()}, {"counts", Json::object()}};
+  for (auto &[k, v] : seconds) out["seconds"][k] = v.first / double(v.second);
+  for (auto &[k, v] : counts) out["counts"][k] = v.first / double(v.second);
+  const Json &sec = out["seconds"], &cnt = out["counts"];
+  if (sec.contains("generate") && cnt.contains("generated_tokens") && sec["generate"].get<double>() > 0)
+    out["generated_tokens_per_second"] = cnt["generated_tokens"].get<double>() / sec["generate"].get<double>();
+  return out;
+}
+
 } // namespace
 
 int runRlCommand(const std::vector<std::string> &argv) {
@@ -542,6 +657,7 @@ int runRlCommand(const std::vector<std::string> &argv) {
     evals.push_back(e);
   };
   if (step0 == 0) runEval("before", 0);
+  std::vector<size_t> drawable = selectTasks(s, out, a.resume && step0 > 0, *dp);
 
   RlLossOptions loss;
   loss.clipLow = c.clipLow;
@@ -577,9 +693,9 @@ int runRlCommand(const std::vector<std::string> &argv) {
     // With several kinds they take turns (RlTaskDraw.h): every step has C and PyTorch tasks alike.
     std::mt19937_64 pick(mixSeed(c.seed, uint64_t(step)));
     std::vector<std::string> taskKinds;
-    for (const RolloutTask &t : s.trainTasks) taskKinds.push_back(t.kind);
+    for (size_t i : drawable) taskKinds.push_back(s.trainTasks[i].kind);
     std::vector<RolloutTask> tasks;
-    for (size_t i : drawStepTasks(taskKinds, splitList(c.kinds), c.tasksPerStep, pick)) tasks.push_back(s.trainTasks[i]);
+    for (size_t k : drawStepTasks(taskKinds, splitList(c.kinds), c.tasksPerStep, pick)) tasks.push_back(s.trainTasks[drawable[k]]);
 
     RolloutOptions ro;
     ro.groupSize = c.groupSize;
@@ -602,11 +718,17 @@ int runRlCommand(const std::vector<std::string> &argv) {
     std::vector<Json> lines;
     for (const TurnRecord &r : records) lines.push_back(candidateLine("train", step, tasks, r, *s.tokenizer));
     lines = gatherLines(*dp, lines, records);
-    if (dp->worldSize() > 1) { // tokens add up; the slowest rank's seconds are the step's
-      std::vector<double> sums = dp->sum({double(rs.generatedTokens), double(rs.promptTokens)});
-      std::vector<double> maxima = dp->max({rs.generationSeconds, rs.rewardWaitSeconds, rolloutSeconds});
-      rs.generatedTokens = int64_t(sums[0]), rs.promptTokens = int64_t(sums[1]);
+    if (dp->worldSize() > 1) { // tokens and counts add up; the slowest rank's seconds are the step's
+      std::vector<double> sums = dp->sum({double(rs.generatedTokens), double(rs.promptTokens), double(rs.candidates),
+                                          double(rs.uniqueCandidates), double(rs.reused), double(rs.evaluated),
+                                          double(rs.ranked), double(rs.rankingCalls), rs.evaluateSeconds});
+      std::vector<double> maxima = dp->max({rs.generationSeconds, rs.rewardWaitSeconds, rolloutSeconds, rs.promptSeconds,
+                                            rs.extractSeconds, rs.rankSeconds, rs.scoreSeconds});
+      rs.generatedTokens = int64_t(sums[0]), rs.promptTokens = int64_t(sums[1]), rs.candidates = int64_t(sums[2]);
+      rs.uniqueCandidates = int64_t(sums[3]), rs.reused = int64_t(sums[4]), rs.evaluated = int64_t(sums[5]);
+      rs.ranked = int64_t(sums[6]), rs.rankingCalls = int64_t(sums[7]), rs.evaluateSeconds = sums[8];
       rs.generationSeconds = maxima[0], rs.rewardWaitSeconds = maxima[1], rolloutSeconds = maxima[2];
+      rs.promptSeconds = maxima[3], rs.extractSeconds = maxima[4], rs.rankSeconds = maxima[5], rs.scoreSeconds = maxima[6];
     }
     auto updateStart = Clock::now();
     RlUpdateStats us = rlUpdate(*s.policy, trainer, samples, loss, c.miniBatches, c.ppoEpochs,
@@ -633,8 +755,22 @@ int runRlCommand(const std::vector<std::string> &argv) {
               {"prompt_tokens", rs.promptTokens},
               {"tokens_per_second", rs.generationSeconds > 0 ? double(rs.generatedTokens) / rs.generationSeconds : 0.0}};
     for (auto it = line.begin(); it != line.end(); ++it) head[it.key()] = it.value();
-    head["seconds"] = {{"rollout", rolloutSeconds}, {"generate", rs.generationSeconds}, {"reward_wait", rs.rewardWaitSeconds},
+    // Seconds per phase (docs/training.md, "RL step throughput"): the trainer thread's wall time, except
+    // evaluate (analysis + evaluation summed over candidates, on the workers, overlapped with generation).
+    head["seconds"] = {{"rollout", rolloutSeconds}, {"prompt", rs.promptSeconds}, {"generate", rs.generationSeconds},
+                       {"extract", rs.extractSeconds}, {"reward_wait", rs.rewardWaitSeconds},
+                       {"evaluate", rs.evaluateSeconds}, {"rank", rs.rankSeconds}, {"score", rs.scoreSeconds},
                        {"update", updateSeconds}, {"step", since(stepStart)}};
+    // Identical candidates (task + extracted code) are evaluated once: duplicates = candidates - unique.
+    head["counts"] = {{"candidates", rs.candidates}, {"unique_candidates", rs.uniqueCandidates},
+                      {"duplicates", rs.candidates - rs.uniqueCandidates}, {"reused", rs.reused},
+                      {"evaluated", rs.evaluated}, {"ranked", rs.ranked}, {"ranking_calls", rs.rankingCalls},
+                      {"generated_tokens", rs.generatedTokens}, {"prompt_tokens", rs.promptTokens}};
+    {
+      Json names = Json::array();
+      for (const RolloutTask &t : tasks) names.push_back(t.name);
+      head["tasks"] = names;
+    }
     if (root) {
       appendLines(logPath, {head});
       appendLines(candidatesPath, lines);
@@ -665,11 +801,21 @@ int runRlCommand(const std::vector<std::string> &argv) {
               {"candidates", {{"submitted", counts.submitted}, {"evaluated", counts.evaluated}, {"cached", counts.cached},
                               {"evaluator_failures", counts.evaluatorFailures}}},
               {"evaluations", evals},
+              {"step_means", stepMeans(log)},
               {"data_parallel", {{"world_size", dp->worldSize()}, {"describe", dp->describe()}}}};
   std::ofstream(out / "rl-report.json") << support::writeJson(report, 1) << "\n";
   std::cerr << kProgram << ": " << step << " steps (" << stopReason << ") in " << number(Json(since(runStart)), 0)
             << " s; " << counts.submitted << " candidates, " << counts.cached << " cached, " << counts.evaluatorFailures
             << " evaluator failures; " << out.string() << "\n";
+  {
+    Json m = report["step_means"];
+    std::ostringstream line;
+    line << kProgram << ": per step (mean of " << m["steps"] << "):";
+    for (auto it = m["seconds"].begin(); it != m["seconds"].end(); ++it) line << " " << it.key() << " " << number(it.value(), 2) << " s,";
+    line << " " << number(m["counts"].value("generated_tokens", Json(0.0)), 0) << " tokens";
+    if (m.contains("generated_tokens_per_second")) line << " at " << number(m["generated_tokens_per_second"], 0) << " tokens/s";
+    std::cerr << line.str() << "\n";
+  }
   return kExitOk;
 }
 

@@ -78,6 +78,12 @@ const std::vector<Key> &keys() {
       {"eval_timeout", &RlConfig::evalTimeout, 1, 1e6, "", "seconds one candidate's evaluation may take (then a timeout reward)"},
       {"train_split", &RlConfig::trainSplit, 0, 0, "", "split the training tasks come from"},
       {"kinds", &RlConfig::kinds, 0, 0, "", "task kinds, comma-separated: c, pytorch"},
+      {"task_selection", &RlConfig::taskSelection, 0, 0, "all|uncertain",
+       "all: steps draw from every training task; uncertain: before RL, selection_samples turn-1 samples per task from "
+       "the starting policy are rewarded and steps draw only from tasks whose samples differ (some correct and some not, "
+       "or different rewards), listed in OUT/task-selection.json"},
+      {"selection_samples", &RlConfig::selectionSamples, 2, 1024, "", "samples per task measured for task_selection uncertain"},
+      {"selection_tasks", &RlConfig::selectionTasks, 0, 1e9, "", "training tasks measured for task_selection uncertain (a seeded draw, kinds in turn); 0: all"},
       {"eval_split", &RlConfig::evalSplit, 0, 0, "", "split of the held-out evaluation"},
       {"eval_tasks", &RlConfig::evalTasks, 0, 1e6, "", "held-out tasks of the training families per evaluation"},
       {"eval_held_out_family_tasks", &RlConfig::evalHeldOutFamilyTasks, 0, 1e6, "", "tasks of families never trained on per evaluation"},

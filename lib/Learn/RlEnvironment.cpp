@@ -49,6 +49,13 @@ RlEnvironment::RlEnvironment(const EnvironmentOptions &options, std::unique_ptr<
   }
   if (options_.rewardMode != "unified" && options_.rewardMode != "outcome")
     throw LearnError("reward_mode: expected unified or outcome, got \"" + options_.rewardMode + "\"");
+  {
+    std::string what = options_.rewardConfigPath + "\n" + options_.rewardMode + "\n" + (options_.staticOnly ? "static" : "measured") +
+                       "\n" + options_.evaluator + "\n" + std::to_string(options_.gamma) + "\n" +
+                       (options_.ranker ? options_.ranker->describe() : std::string("no ranker"));
+    for (const std::string &a : options_.evalArgs) what += "\n" + a;
+    optionsDigest_ = support::sha256Hex(what).substr(0, 16);
+  }
   for (int i = 0; i < std::max(1, options_.jobs); ++i) workers_.emplace_back([this] { workerLoop(); });
 }
 
@@ -87,7 +94,8 @@ RlEnvironment::Counts RlEnvironment::counts() const {
 
 std::shared_future<CandidateOutcome> RlEnvironment::submit(const std::string &taskDir,
                                                            const std::optional<std::string> &source) {
-  std::string key = taskDir + "\n" + (source ? support::sha256Hex(*source) : std::string("no code block"));
+  std::string sha = source ? support::sha256Hex(*source) : std::string();
+  std::string key = optionsDigest_ + "\n" + taskDir + "\n" + (source ? sha : std::string("no code block"));
   std::lock_guard<std::mutex> lock(mutex_);
   ++counts_.submitted;
   auto hit = cache_.find(key);
@@ -102,14 +110,111 @@ std::shared_future<CandidateOutcome> RlEnvironment::submit(const std::string &ta
              return o;
            }).share();
   }
-  auto task = std::make_shared<std::packaged_task<CandidateOutcome()>>([this, taskDir, source] {
-    return evaluate(taskDir, source);
-  });
-  std::shared_future<CandidateOutcome> future = task->get_future().share();
-  cache_[key] = future;
-  queue_.push_back([task] { (*task)(); });
+  auto entry = std::make_shared<Entry>();
+  entry->taskDir = taskDir;
+  entry->source = source.value_or(std::string());
+  entry->sha = sha;
+  ++inStage_;
+  queue_.push_back([this, entry, source] { stage(entry, source); });
   wake_.notify_one();
+  // Deferred: the caller's get() waits for the worker, then ranks (in a batch) if it must.
+  std::shared_future<CandidateOutcome> future =
+      std::async(std::launch::deferred, [this, entry] { return await(entry); }).share();
+  cache_[key] = future;
   return future;
+}
+
+void RlEnvironment::waitIdle() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  staged_.wait(lock, [&] { return inStage_ == 0; });
+}
+
+void RlEnvironment::stage(const std::shared_ptr<Entry> &entry, const std::optional<std::string> &source) {
+  std::optional<reward::CandidateResult> forRanking;
+  CandidateOutcome o;
+  try {
+    o = evaluate(entry->taskDir, source, options_.ranker ? &forRanking : nullptr);
+  } catch (const std::exception &e) { // evaluate() does not throw; a reward of nothing if it ever did
+    o.taskDir = entry->taskDir;
+    o.sha256 = entry->sha;
+    o.extracted = source.has_value();
+    o.outcome = "internal_error";
+    o.evaluatorError = e.what();
+    o.feedback = std::string("Outcome: internal_error (") + e.what() + ")";
+    forRanking.reset();
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  counts_.evaluateSeconds += o.seconds;
+  entry->seconds = o.seconds;
+  if (forRanking) {
+    entry->result = std::move(forRanking);
+    rankPending_.push_back(entry);
+  }
+  entry->outcome = std::move(o); // the verdict-less outcome; replaced once ranked
+  entry->staged = true;
+  --inStage_;
+  staged_.notify_all();
+}
+
+CandidateOutcome RlEnvironment::await(const std::shared_ptr<Entry> &entry) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    staged_.wait(lock, [&] { return entry->staged; });
+    if (!entry->result) return *entry->outcome; // final (nothing to rank, or ranked)
+    if (entry->rankTaken) {
+      staged_.wait(lock, [&] { return !entry->result; });
+      continue;
+    }
+    // Rank every staged candidate waiting for it, this one among them, in one scorer call.
+    std::vector<std::shared_ptr<Entry>> batch;
+    batch.swap(rankPending_);
+    for (const std::shared_ptr<Entry> &e : batch) e->rankTaken = true;
+    lock.unlock();
+    rankBatch(batch);
+    lock.lock();
+  }
+}
+
+void RlEnvironment::rankBatch(const std::vector<std::shared_ptr<Entry>> &batch) {
+  auto start = std::chrono::steady_clock::now();
+  std::vector<RankingCandidate> candidates;
+  for (const std::shared_ptr<Entry> &e : batch)
+    candidates.push_back({e->taskDir, "(policy answer)", e->source, &e->result->analysis->analysis()});
+  std::vector<std::optional<RankingVerdict>> verdicts(batch.size());
+  try {
+    std::vector<std::optional<RankingVerdict>> v = options_.ranker->rank(candidates);
+    if (v.size() == batch.size()) verdicts = std::move(v);
+  } catch (const std::exception &) {
+    // the learned term is then absent, as without a ranker
+  }
+  std::vector<std::optional<CandidateOutcome>> ranked(batch.size());
+  size_t count = 0;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (!verdicts[i]) continue;
+    const Entry &e = *batch[i];
+    try {
+      reward::CandidateResult result = *e.result;
+      applyRanking(result, e.taskDir, *verdicts[i]);
+      CandidateOutcome o = fromResult(std::move(result), e.taskDir, e.sha, true);
+      o.ranking = verdicts[i];
+      o.feedback += "\n" + rankingFeedback(*verdicts[i]);
+      o.seconds = e.seconds;
+      ranked[i] = std::move(o);
+      ++count;
+    } catch (const std::exception &) {
+      // keep the verdict-less outcome
+    }
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (ranked[i]) batch[i]->outcome = std::move(ranked[i]);
+    batch[i]->result.reset();
+  }
+  counts_.ranked += count;
+  counts_.rankingCalls += batch.empty() ? 0 : 1;
+  counts_.rankSeconds += seconds;
+  staged_.notify_all();
 }
 
 CandidateOutcome RlEnvironment::fromResult(reward::CandidateResult result, const std::string &taskDir,
@@ -139,7 +244,8 @@ CandidateOutcome RlEnvironment::fromResult(reward::CandidateResult result, const
   return o;
 }
 
-CandidateOutcome RlEnvironment::evaluate(const std::string &taskDir, const std::optional<std::string> &source) {
+CandidateOutcome RlEnvironment::evaluate(const std::string &taskDir, const std::optional<std::string> &source,
+                                         std::optional<reward::CandidateResult> *forRanking) {
   auto start = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   const reward::RewardConfig &config = pipeline_->config();
@@ -163,11 +269,10 @@ CandidateOutcome RlEnvironment::evaluate(const std::string &taskDir, const std::
   for (int attempt = 0; attempt < 2; ++attempt) {
     try {
       reward::CandidateResult result = pipeline_->run(request);
-      std::optional<RankingVerdict> verdict;
-      addRanking(result, taskDir, *source, verdict);
+      // What the ranker can score (it needs the analysis, and a candidate past every gate) waits for
+      // its batch (rankBatch) with this verdict-less outcome as the fallback.
+      if (forRanking && options_.ranker && result.analysis && result.reward.gate.empty()) *forRanking = result;
       CandidateOutcome o = fromResult(std::move(result), taskDir, sha, true);
-      o.ranking = verdict;
-      if (verdict) o.feedback += "\n" + rankingFeedback(*verdict);
       o.seconds = seconds();
       std::lock_guard<std::mutex> lock(mutex_);
       ++counts_.evaluated;
@@ -204,27 +309,17 @@ CandidateOutcome RlEnvironment::evaluate(const std::string &taskDir, const std::
 
 // The pipeline's reward again with the ranking score as the learned term's input: the same documents
 // (the candidate's analysis, and for static-only the task baseline's, as the pipeline passes it), so
-// every other term is unchanged. Nothing when there is no ranker, no analysis or no verdict.
-void RlEnvironment::addRanking(reward::CandidateResult &result, const std::string &taskDir, const std::string &source,
-                               std::optional<RankingVerdict> &verdict) const {
-  if (!options_.ranker || !result.analysis || !result.reward.gate.empty()) return;
+// every other term is unchanged.
+void RlEnvironment::applyRanking(reward::CandidateResult &result, const std::string &taskDir,
+                                 const RankingVerdict &verdict) const {
   const features::AnalysisDocument &analysis = result.analysis->analysis();
-  RankingCandidate c{taskDir, "(policy answer)", source, &analysis};
-  std::optional<RankingVerdict> v;
-  try {
-    v = options_.ranker->rank({c}).front();
-  } catch (const std::exception &) {
-    return; // the learned term is then absent, as without a ranker
-  }
-  if (!v) return;
   std::optional<features::AnalysisDocument> baseline;
   bool compileOnly = support::member(result.resultJson, "compile_only") && result.resultJson["compile_only"].is_boolean() &&
                      result.resultJson["compile_only"].get<bool>();
   if (compileOnly) baseline = options_.ranker->baselineAnalysis(taskDir);
   reward::CandidateResult ranked = reward::rewardFromDocuments(pipeline_->config(), result.resultJson, "cudaperf-eval output",
-                                                               analysis, baseline, v->score);
+                                                               analysis, baseline, verdict.score);
   result.reward = std::move(ranked.reward);
-  verdict = v;
 }
 
 std::string rankingFeedback(const RankingVerdict &v) {

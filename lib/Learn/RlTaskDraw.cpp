@@ -23,4 +23,16 @@ std::vector<size_t> drawStepTasks(const std::vector<std::string> &taskKinds, con
   return drawn;
 }
 
+bool samplesDiffer(const TaskSamples &t, double spread) {
+  if (t.correct > 0 && t.correct < t.samples) return true;
+  return t.anyReward && t.rewardMax - t.rewardMin > spread;
+}
+
+std::vector<size_t> uncertainTasks(const std::vector<TaskSamples> &tasks, double spread) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < tasks.size(); ++i)
+    if (samplesDiffer(tasks[i], spread)) out.push_back(i);
+  return out;
+}
+
 } // namespace cudaperf::learn

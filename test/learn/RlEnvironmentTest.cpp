@@ -14,6 +14,7 @@
 #include <cmath>
 #include <set>
 #include <filesystem>
+#include <mutex>
 #include <unistd.h>
 
 using namespace cudaperf;
@@ -240,3 +241,144 @@ TEST(RlTaskDraw, MixedKindsTakeTurns) {
 }
 
 TEST(RlConfig, BothKindsByDefault) { EXPECT_EQ(RlConfig().kinds, "c,pytorch"); }
+
+// Issue 34 items 1 and 4 (RL step throughput): the ranking model's verdict in the reward, batched.
+namespace {
+
+// A stand-in ranking model: the score is the number after "// rank: " in the candidate's source (no
+// marker: no verdict); it records every call's batch size.
+class FakeRanker : public CandidateRanker {
+public:
+  std::vector<std::optional<RankingVerdict>> rank(const std::vector<RankingCandidate> &batch) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    calls.push_back(batch.size());
+    std::vector<std::optional<RankingVerdict>> out;
+    for (const RankingCandidate &c : batch) {
+      EXPECT_NE(c.analysis, nullptr);
+      size_t at = c.sourceText.find("// rank: ");
+      if (at == std::string::npos) {
+        out.push_back(std::nullopt);
+        continue;
+      }
+      RankingVerdict v;
+      v.score = std::stod(c.sourceText.substr(at + 9));
+      v.configurations = 1;
+      v.model = "fake";
+      v.topFeatures = {{"coalescing", v.score / 2}};
+      out.push_back(v);
+    }
+    return out;
+  }
+  std::optional<features::AnalysisDocument> baselineAnalysis(const std::string &) override { return std::nullopt; }
+  std::string describe() const override { return "fake ranker"; }
+  std::mutex mutex;
+  std::vector<size_t> calls;
+};
+
+EnvironmentOptions rankedOptions(const std::string &name, std::shared_ptr<FakeRanker> ranker) {
+  EnvironmentOptions o = fakeOptions(name);
+  o.analyzerPath = kSource + "/test/learn/fake-analyze.py"; // the stored analysis of data/tasks/transpose
+  o.ranker = std::move(ranker);
+  o.jobs = 4;
+  return o;
+}
+
+const std::string kTranspose = kSource + "/data/tasks/transpose";
+
+double termContribution(const CandidateOutcome &o, const std::string &name) {
+  for (const auto &t : o.document["terms"])
+    if (t["name"] == name) return t["contribution"].get<double>();
+  return std::nan("");
+}
+
+} // namespace
+
+TEST(RlEnvironment, HigherRankingScoreRaisesTheRewardByTheConfiguredWeight) {
+  auto ranker = std::make_shared<FakeRanker>();
+  RlEnvironment env(rankedOptions("ranked", ranker));
+  auto lowFuture = env.submit(kTranspose, candidate("ok 2.0") + "// rank: 0.25\n");
+  auto highFuture = env.submit(kTranspose, candidate("ok 2.0") + "// rank: 1.5\n");
+  auto noneFuture = env.submit(kTranspose, candidate("ok 2.0")); // no verdict: no learned term
+  CandidateOutcome low = lowFuture.get(), high = highFuture.get(), none = noneFuture.get();
+  ASSERT_TRUE(low.reward && high.reward && none.reward);
+  ASSERT_TRUE(low.ranking.has_value());
+  ASSERT_TRUE(high.ranking.has_value());
+  EXPECT_FALSE(none.ranking.has_value());
+  EXPECT_DOUBLE_EQ(high.ranking->score, 1.5);
+  const reward::LearnedConfig &learned = env.rewardConfig().learned;
+  ASSERT_GT(learned.weight, 0);
+  double expected = learned.weight * (std::tanh(1.5 / learned.scale) - std::tanh(0.25 / learned.scale));
+  EXPECT_NEAR(*high.reward - *low.reward, expected, 1e-12);
+  EXPECT_NEAR(termContribution(high, "ranking"), learned.weight * std::tanh(1.5 / learned.scale), 1e-12);
+  EXPECT_TRUE(std::isnan(termContribution(none, "ranking")));
+  EXPECT_NEAR(*low.reward - *none.reward, learned.weight * std::tanh(0.25 / learned.scale), 1e-12);
+  EXPECT_NE(high.feedback.find("Ranking model score +1.50"), std::string::npos) << high.feedback;
+  EXPECT_EQ(env.counts().ranked, 2u);
+}
+
+TEST(RlEnvironment, RankingIsOneScorerCallForWhatWasSubmittedAndDuplicatesAreEvaluatedOnce) {
+  auto ranker = std::make_shared<FakeRanker>();
+  RlEnvironment env(rankedOptions("batched", ranker));
+  std::vector<std::shared_future<CandidateOutcome>> futures;
+  for (int i = 0; i < 3; ++i)
+    futures.push_back(env.submit(kTranspose, candidate("ok 1.5") + "// rank: 0." + std::to_string(i + 1) + "\n"));
+  futures.push_back(env.submit(kTranspose, candidate("ok 1.5") + "// rank: 0.1\n")); // the first one again
+  futures.push_back(env.submit(kTranspose, candidate("compile_error") + "// rank: 0.9\n")); // gated: not ranked
+  env.waitIdle();
+  std::vector<CandidateOutcome> outcomes;
+  for (auto &f : futures) outcomes.push_back(f.get());
+  ASSERT_EQ(ranker->calls.size(), 1u); // one batch, not one call per candidate
+  EXPECT_EQ(ranker->calls[0], 3u);
+  RlEnvironment::Counts counts = env.counts();
+  EXPECT_EQ(counts.rankingCalls, 1u);
+  EXPECT_EQ(counts.ranked, 3u);
+  EXPECT_EQ(counts.submitted, 5u);
+  EXPECT_EQ(counts.cached, 1u);
+  EXPECT_EQ(counts.evaluated, 4u); // the duplicate cost nothing
+  EXPECT_GT(counts.evaluateSeconds, 0);
+  EXPECT_TRUE(outcomes[3].cached);
+  ASSERT_TRUE(outcomes[3].ranking.has_value()); // the duplicate reuses the verdict and the reward
+  EXPECT_DOUBLE_EQ(outcomes[3].ranking->score, outcomes[0].ranking->score);
+  EXPECT_EQ(outcomes[3].reward, outcomes[0].reward);
+  EXPECT_FALSE(outcomes[4].ranking.has_value());
+  EXPECT_EQ(outcomes[4].gate, "compile_error");
+  for (int i = 1; i < 3; ++i) EXPECT_GT(*outcomes[i].reward, *outcomes[i - 1].reward) << i;
+  // An identical candidate later is not evaluated or ranked again.
+  EXPECT_TRUE(env.submit(kTranspose, candidate("ok 1.5") + "// rank: 0.3\n").get().cached);
+  EXPECT_EQ(ranker->calls.size(), 1u);
+}
+
+TEST(RlEnvironment, RankerThatThrowsLeavesTheLearnedTermOut) {
+  class Broken : public FakeRanker {
+  public:
+    std::vector<std::optional<RankingVerdict>> rank(const std::vector<RankingCandidate> &) override {
+      throw std::runtime_error("model gone");
+    }
+  };
+  EnvironmentOptions o = rankedOptions("broken", nullptr);
+  o.ranker = std::make_shared<Broken>();
+  RlEnvironment env(o);
+  CandidateOutcome c = env.submit(kTranspose, candidate("ok 2.0") + "// rank: 1\n").get();
+  EXPECT_EQ(c.outcome, "ok");
+  EXPECT_FALSE(c.ranking.has_value());
+  EXPECT_TRUE(std::isnan(termContribution(c, "ranking")));
+}
+
+// Issue 34 item 4: tasks worth learning from are those whose samples differ.
+TEST(RlTaskDraw, UncertainTasksAreThoseWhoseSamplesDiffer) {
+  std::vector<TaskSamples> t(5);
+  t[0] = {4, 4, 0.5, 0.5, true};  // all correct, same reward: nothing to learn
+  t[1] = {4, 2, -0.5, 0.5, true}; // half correct
+  t[2] = {4, 0, -0.5, -0.5, true}; // all wrong alike
+  t[3] = {4, 4, 0.4, 0.6, true};  // all correct, some faster
+  t[4] = {4, 0, 0, 0, false};     // nothing rewarded
+  EXPECT_EQ(uncertainTasks(t), (std::vector<size_t>{1, 3}));
+  EXPECT_FALSE(samplesDiffer(t[3], 0.5)); // a spread below the threshold
+  EXPECT_TRUE(samplesDiffer({3, 1, 0.2, 0.2, true}));
+  RlConfig c;
+  EXPECT_EQ(c.taskSelection, "all"); // off by default
+  applyRlConfigOverride(c, "task_selection=uncertain");
+  EXPECT_EQ(c.taskSelection, "uncertain");
+  EXPECT_THROW(applyRlConfigOverride(c, "task_selection=random"), LearnError);
+  EXPECT_THROW(applyRlConfigOverride(c, "selection_samples=1"), LearnError);
+}

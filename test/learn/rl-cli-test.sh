@@ -46,6 +46,67 @@ assert len(log) == 1 and log[0]["step"] == 1 and log[0]["candidates"] == 8, log
 cands = [json.loads(l) for l in open("static/candidates.jsonl")]
 assert len(cands) == 8 and all(c["own_reward"] is not None for c in cands), cands[0]
 PY
+  # Issue 34: both kinds, the shipped ranker on (when the analyzer is built), task selection by uncertainty;
+  # the step lines carry seconds per phase and counts, the report their means.
+  python3 - "$src" <<'PY' || { echo "FAIL both-kinds manifest"; fails=$((fails + 1)); }
+import json, os, sys
+src = sys.argv[1]
+rows = [json.loads(l) for l in open("manifest.jsonl")]
+for name in ("leaky_relu", "gelu_tanh"):
+    d = os.path.join(src, "data", "tasks", "pytorch", name)
+    impls = sorted(os.listdir(os.path.join(d, "impls")))
+    rows.append({"task": "pytorch/" + name, "dir": d, "family": "p", "kind": "pytorch", "split": "train",
+                 "implementations": [{"file": "impls/" + i, "strategies": [], "baseline": i == "baseline.cu",
+                                      "expected": "neutral"} for i in impls]})
+os.makedirs("both", exist_ok=True)
+with open("both/manifest.jsonl", "w") as f:
+    f.writelines(json.dumps(r) + "\n" for r in rows)
+PY
+  check "static-only RL, both kinds, ranker on, uncertain tasks" 0 "$train" rl --config rl.json --set steps=2 \
+    --set static_only=true --set eval_path="$eval" --set analyzer_path="$analyzer" --set ranking_checkpoint=default \
+    --set dataset=both --set kinds=c,pytorch --set task_selection=uncertain --set selection_samples=2 \
+    --set generation_batch=3 --set eval_tasks=0 --set eval_held_out_family_tasks=0 --out both-run
+  if [ "$analyzer" != none ]; then
+    grep -q "ranking model" err.txt && echo "ok   the ranker is in the environment" || { echo "FAIL no ranker in the environment"; fails=$((fails + 1)); }
+  fi
+  grep -q "per step (mean of 2)" err.txt && echo "ok   per-step means printed" || { echo "FAIL per-step means line"; fails=$((fails + 1)); }
+  python3 - <<'PY' && echo "ok   phases, counts, kinds, selection" || { echo "FAIL phases/counts/kinds/selection"; fails=$((fails + 1)); }
+import json
+log = [json.loads(l) for l in open("both-run/rl-log.jsonl")]
+assert [x["step"] for x in log] == [1, 2], log
+phases = {"prompt", "generate", "extract", "reward_wait", "evaluate", "rank", "score", "update", "step"}
+for x in log:
+    assert phases <= set(x["seconds"]), x["seconds"]
+    assert all(v >= 0 for v in x["seconds"].values()), x["seconds"]
+    c = x["counts"]
+    assert c["candidates"] == 8 and 1 <= c["unique_candidates"] <= 8, c
+    assert c["duplicates"] == c["candidates"] - c["unique_candidates"], c
+    assert c["generated_tokens"] == x["generated_tokens"] > 0, c
+    assert c["ranking_calls"] <= c["ranked"] or c["ranked"] == 0, c
+    assert len(x["tasks"]) == 2, x["tasks"]
+cands = [json.loads(l) for l in open("both-run/candidates.jsonl")]
+for step in (1, 2):
+    kinds = {c["kind"] for c in cands if c["step"] == step and c["phase"] == "train"}
+    assert kinds == {"c", "pytorch"}, (step, kinds)
+for c in cands:
+    if "ranking" in c:
+        assert isinstance(c["ranking"]["score"], float), c["ranking"]
+        assert any(t["name"] == "ranking" for t in c["reward_document"]["terms"]), c["reward_document"]
+rep = json.load(open("both-run/rl-report.json"))
+m = rep["step_means"]
+assert m["steps"] == 2 and phases <= set(m["seconds"]) and m["counts"]["candidates"] == 8, m
+sel = json.load(open("both-run/task-selection.json"))
+assert sel["schema"] == "cudaperf-rl-task-selection/1" and sel["measured"] == 5 and sel["samples"] == 2, sel
+assert all(t["samples"] == 2 and 0 <= t["share_correct"] <= 1 for t in sel["tasks"]), sel["tasks"]
+assert sel["chosen"] and (sel["fallback_all"] or all(t["chosen"] for t in sel["tasks"] if t["task"] in sel["chosen"])), sel
+drawn = {t for x in log for t in x["tasks"]}
+assert drawn <= set(sel["chosen"]), (drawn, sel["chosen"])
+PY
+  python3 "$src/scripts/gpu/rl-throughput-table.py" both-run table.json > table.txt 2>&1 &&
+    python3 -c "import json; d=json.load(open('table.json')); assert len(d['steps']) == 2 and d['step_means']['steps'] == 2, d" &&
+    grep -q "^mean " table.txt && echo "ok   rl-throughput-table" || { echo "FAIL rl-throughput-table"; cat table.txt; fails=$((fails + 1)); }
+  python3 "$src/scripts/gpu/rl-throughput-table.py" nowhere table2.json > /dev/null 2>&1
+  [ $? -eq 1 ] && echo "ok   rl-throughput-table: no run, exit 1" || { echo "FAIL rl-throughput-table on no run"; fails=$((fails + 1)); }
 else
   echo "skip one RL step, static-only reward (cudaperf-eval not built)"
 fi

@@ -96,6 +96,11 @@ struct RolloutOptions {
   size_t firstGroup = 0;             // the step's index of tasks[0] (data parallel: a rank's share of the step's tasks)
 };
 
+// The generation batches of a rollout turn: [begin, end) row ranges of at most `batch` rows, cut at
+// group boundaries when a batch holds several groups (so a group's candidates are submitted together
+// as soon as its batch is generated). rows = tasks x G, a group's G rows adjacent.
+std::vector<std::pair<size_t, size_t>> generationBatches(size_t tasks, size_t groupSize, size_t batch);
+
 struct TurnRecord {
   size_t group = 0, trajectory = 0, turn = 0;
   std::vector<int32_t> prompt, completion;
@@ -107,9 +112,23 @@ struct TurnRecord {
   std::optional<double> advantage;
 };
 
+// What a rollout cost, per phase (docs/training.md, "RL step throughput"). Seconds are the trainer
+// thread's wall time except evaluateSeconds (summed over candidates: the workers run them at once,
+// overlapped with generation) and rankSeconds (the scorer calls, made from the trainer thread).
 struct RolloutStats {
-  double generationSeconds = 0, rewardWaitSeconds = 0;
+  double promptSeconds = 0;      // prompts built and tokenized
+  double generationSeconds = 0;  // generate()
+  double extractSeconds = 0;     // completions decoded, code blocks extracted, candidates submitted
+  double rewardWaitSeconds = 0;  // blocked on rewards (includes rankSeconds)
+  double evaluateSeconds = 0;    // analysis + evaluation, summed over the candidates evaluated
+  double rankSeconds = 0;        // batched ranking-model calls with their reward recomputation
+  double scoreSeconds = 0;       // trajectory rules and returns
   int64_t generatedTokens = 0, promptTokens = 0;
+  int64_t candidates = 0;        // turn records
+  int64_t uniqueCandidates = 0;  // distinct (task, extracted code) among them
+  int64_t reused = 0;            // outcomes reused from an identical candidate (this step's or an earlier one)
+  int64_t evaluated = 0;         // candidates analysed/evaluated for this rollout
+  int64_t ranked = 0, rankingCalls = 0;
 };
 
 // Runs the episodes and scores every trajectory (env.score); records ordered by (group, trajectory, turn),

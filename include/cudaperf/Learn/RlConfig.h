@@ -64,6 +64,9 @@ struct RlConfig {
   // Data and evaluation.
   std::string trainSplit = "train";
   std::string kinds = "c,pytorch";       // task kinds: c, pytorch (a step takes them in turn: RlTaskDraw.h)
+  std::string taskSelection = "all";     // "all" or "uncertain": only tasks whose SFT-policy samples differ (RlTaskDraw.h)
+  int64_t selectionSamples = 4;          // samples per task measured before RL (uncertain)
+  int64_t selectionTasks = 0;            // training tasks measured (a seeded, kind-balanced draw); 0: all
   std::string evalSplit = "test";
   int64_t evalTasks = 16;                // held-out tasks of the training families
   int64_t evalHeldOutFamilyTasks = 8;    // tasks of families never trained on

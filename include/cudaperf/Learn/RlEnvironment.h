@@ -97,8 +97,15 @@ public:
   RlEnvironment &operator=(const RlEnvironment &) = delete;
 
   // Queues a candidate (nullopt: the completion had no code block); the future is ready when its
-  // reward is. Never throws for the candidate's own sake.
+  // reward is. Never throws for the candidate's own sake. Identical candidates (same task, same
+  // source SHA-256, same environment options) share one evaluation, analysis and ranking verdict.
+  // With a ranker, a candidate's get() first waits for its analysis and evaluation, then ranks every
+  // candidate whose analysis is ready and not yet ranked in one scorer call (ranking is batched
+  // over what the workers have finished, not done per candidate); waitIdle() first makes that batch
+  // the whole of what was submitted.
   std::shared_future<CandidateOutcome> submit(const std::string &taskDir, const std::optional<std::string> &source);
+  // Blocks until no candidate is queued or being analysed/evaluated (the ranking stage may remain).
+  void waitIdle();
 
   // The trajectory rules (repeat, regression) and the discounted returns over one trajectory's turns, oldest first.
   std::vector<reward::TurnReward> score(const std::vector<const CandidateOutcome *> &turns) const;
@@ -107,15 +114,29 @@ public:
   std::string describe() const;
   struct Counts {
     size_t submitted = 0, evaluated = 0, cached = 0, evaluatorFailures = 0;
+    size_t ranked = 0, rankingCalls = 0;  // candidates given a verdict; scorer calls (batches)
+    double evaluateSeconds = 0;           // analysis + evaluation, summed over candidates (the workers run them at once)
+    double rankSeconds = 0;               // wall time of the scorer calls with their reward recomputation
   };
   Counts counts() const;
 
 private:
-  CandidateOutcome evaluate(const std::string &taskDir, const std::optional<std::string> &source);
+  // A submitted candidate: analysed and evaluated by a worker (staged), then ranked in a batch.
+  struct Entry {
+    std::string taskDir, source, sha;
+    bool staged = false, rankTaken = false;
+    std::optional<CandidateOutcome> outcome;        // final
+    std::optional<reward::CandidateResult> result;  // staged, waiting for its ranking
+    double seconds = 0;
+  };
+  CandidateOutcome evaluate(const std::string &taskDir, const std::optional<std::string> &source,
+                            std::optional<reward::CandidateResult> *forRanking = nullptr);
+  void stage(const std::shared_ptr<Entry> &entry, const std::optional<std::string> &source);
+  CandidateOutcome await(const std::shared_ptr<Entry> &entry);
+  void rankBatch(const std::vector<std::shared_ptr<Entry>> &batch);
   CandidateOutcome fromResult(reward::CandidateResult result, const std::string &taskDir, const std::string &sha,
                               bool extracted) const;
-  void addRanking(reward::CandidateResult &result, const std::string &taskDir, const std::string &source,
-                  std::optional<RankingVerdict> &verdict) const;
+  void applyRanking(reward::CandidateResult &result, const std::string &taskDir, const RankingVerdict &verdict) const;
   void workerLoop();
 
   EnvironmentOptions options_;
@@ -123,11 +144,14 @@ private:
   std::unique_ptr<reward::RewardPipeline> pipeline_;
 
   mutable std::mutex mutex_;
-  std::condition_variable wake_;
+  std::condition_variable wake_, staged_;
   std::deque<std::function<void()>> queue_;
   bool stopping_ = false;
   std::vector<std::thread> workers_;
-  std::map<std::string, std::shared_future<CandidateOutcome>> cache_; // task dir + source SHA-256
+  std::map<std::string, std::shared_future<CandidateOutcome>> cache_; // options + task dir + source SHA-256
+  std::vector<std::shared_ptr<Entry>> rankPending_;  // staged, not yet ranked
+  size_t inStage_ = 0;                               // queued or being analysed/evaluated
+  std::string optionsDigest_;                        // part of the cache key
   Counts counts_;
 };
 

@@ -17,4 +17,17 @@ namespace cudaperf::learn {
 std::vector<size_t> drawStepTasks(const std::vector<std::string> &taskKinds, const std::vector<std::string> &kindOrder,
                                   int64_t count, std::mt19937_64 &stream);
 
+// Task selection by uncertainty (config task_selection: uncertain; issue 34 item 4): what G samples of
+// the starting policy earned on one task. A task is worth learning from when its samples differ: some
+// correct and some not, or rewards further apart than `spread` (a group of equal rewards has zero
+// advantages and teaches nothing).
+struct TaskSamples {
+  int64_t samples = 0, correct = 0;
+  double rewardMin = 0, rewardMax = 0; // over the samples with a reward
+  bool anyReward = false;
+};
+bool samplesDiffer(const TaskSamples &t, double spread = 1e-9);
+// Indices of the tasks whose samples differ, in order.
+std::vector<size_t> uncertainTasks(const std::vector<TaskSamples> &tasks, double spread = 1e-9);
+
 } // namespace cudaperf::learn

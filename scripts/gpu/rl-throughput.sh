@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# RL step throughput on the GPU host (issue 34 item 3; docs/training.md, "RL step throughput"), in one
+# device call (<= 540 s):
+#   1. builds cudaperf-dataset, cudaperf-train, cudaperf-eval (+ worker) against the host's LibTorch;
+#   2. the dataset (sft.sh's when it ran earlier in the session, else generated);
+#   3. the SFT checkpoint: RLT_SFT_DIR, else /tmp/cudaperf-sft's, else data/models/sft, else a short
+#      cudaperf-train sft (RLT_SFT_SECONDS, default 90);
+#   4. cudaperf-train rl --config data/rl/h200.json --set tasks_per_step=8 --set group_size=8 for RLT_STEPS
+#      steps (default 4), no held-out evaluation, static-only unless RLT_MEASURED=1;
+#   5. prints every step's seconds per phase (prompt, generate, extract, reward_wait, evaluate, rank,
+#      score, update), its counts (candidates, unique, reused, evaluated, ranked, scorer calls, tokens) and
+#      the run's means with the generation tokens/s; then, when time is left, transformers' generate on
+#      the same checkpoint and GPU (batch 64, sampling) for comparison.
+# Usage: scripts/gpu/rl-throughput.sh [OUTDIR]   (default $OUT, else /tmp/rl-throughput)
+# Carry: .carry/deps (scripts/pack-deps.sh); .carry/analyzer (optional: the static terms and the ranker).
+# Environment: RLT_SECONDS (whole-run deadline, default 530), RLT_STEPS (4), RLT_SFT_DIR, RLT_SFT_SECONDS (90),
+# RLT_MEASURED (0: static-only rewards, compile + analysis; 1: measured with cudaperf-eval), RLT_SET (extra
+# "--set K=V ..."), RLT_HF (1: the transformers comparison when >= 70 s are left).
+# Writes OUTDIR/{summary.txt,rl-throughput.log,throughput.json,rl-run.tar.gz} (at most 8 files).
+# The numbers go to docs/benchmarks.md and docs/training.md ("RL step throughput"). Exit 1 if a step failed.
+set -uo pipefail
+out=${1:-${OUT:-/tmp/rl-throughput}}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+export PATH=$PWD/.carry/deps/bin:/opt/torch/.venv/bin:/usr/local/cuda/bin:$PATH
+mkdir -p "$out"
+work=/tmp/cudaperf-rl-throughput
+rm -rf "$work" && mkdir -p "$work/logs"
+exec > >(tee -a "$out/rl-throughput.log") 2>&1
+summary=$out/summary.txt
+: > "$summary"
+note() { echo "$*" | tee -a "$summary"; }
+deadline=$(( $(date +%s) + ${RLT_SECONDS:-530} ))
+left() { echo $(( deadline - $(date +%s) )); }
+cap() { local want=$1 l; l=$(( $(left) - 15 )); [ "$l" -lt "$want" ] && want=$l; [ "$want" -lt 1 ] && want=1; echo "$want"; }
+steps=${RLT_STEPS:-4}
+case $steps in ''|*[!0-9]*) echo "RLT_STEPS: expected a whole number, got '$steps'" >&2; exit 2 ;; esac
+failed=0
+pack() {
+  local files=()
+  for f in build.log dataset.log sft.log hf.log; do [ -f "$work/logs/$f" ] && files+=("logs/$f"); done
+  for f in rl-config.json rl-log.jsonl rl-report.json train.log; do [ -f "$work/run/$f" ] && files+=("run/$f"); done
+  [ -f "$work/run/candidates.jsonl" ] && gzip -c "$work/run/candidates.jsonl" > "$work/run/candidates.jsonl.gz" &&
+    files+=(run/candidates.jsonl.gz)
+  [ ${#files[@]} -gt 0 ] && tar -czf "$out/rl-run.tar.gz" -C "$work" "${files[@]}"
+}
+
+note "== machine"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -1 | tee -a "$summary"
+note "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); $(nproc) cores"
+
+note "== build"
+SECONDS=0
+. scripts/gpu/build-gpu.sh
+gpu_build "$work/logs/build.log" 120 300 cudaperf-dataset cudaperf-train cudaperf-eval cudaperf-eval-worker
+rc=$?
+note "build rc=$rc in ${SECONDS} s"
+grep -E "error|NOT found|unknown target" "$work/logs/build.log" | head -20 | tee -a "$summary"
+bin=$root/build-gpu/bin
+for b in cudaperf-train cudaperf-eval; do
+  [ -x "$bin/$b" ] || { note "RESULT: FAILED (no $b)"; pack; exit 1; }
+done
+
+note "== dataset"
+dataset=/tmp/cudaperf-sft/dataset
+if [ ! -f "$dataset/manifest.jsonl" ]; then
+  dataset=$work/dataset
+  SECONDS=0
+  timeout "$(cap 150)" "$bin/cudaperf-dataset" generate --out "$dataset" --kind all --jobs "$(nproc)" > "$work/logs/dataset.log" 2>&1
+  note "cudaperf-dataset generate rc=$? in ${SECONDS} s"
+fi
+[ -f "$dataset/manifest.jsonl" ] || { note "RESULT: FAILED (no dataset)"; pack; exit 1; }
+note "dataset: $dataset ($(wc -l < "$dataset/manifest.jsonl") tasks)"
+
+note "== SFT checkpoint"
+sft=${RLT_SFT_DIR:-}
+[ -z "$sft" ] && [ -f /tmp/cudaperf-sft/sft/checkpoint/config.json ] && sft=/tmp/cudaperf-sft/sft/checkpoint
+[ -z "$sft" ] && [ -f "$root/data/models/sft/config.json" ] && sft=$root/data/models/sft
+if [ -z "$sft" ]; then
+  sft_seconds=${RLT_SFT_SECONDS:-90}
+  SECONDS=0
+  timeout "$(cap $(( sft_seconds + 60 )))" "$bin/cudaperf-train" sft --dataset "$dataset" --out "$work/sft" --device cuda \
+    --max-seconds "$sft_seconds" --seed 0 --epochs 12 > "$work/logs/sft.log" 2>&1
+  note "cudaperf-train sft rc=$? in ${SECONDS} s (${sft_seconds} s of training)"
+  sft=$work/sft/checkpoint
+fi
+[ -f "$sft/config.json" ] && [ -f "$sft/tokenizer.json" ] || { note "RESULT: FAILED (no SFT checkpoint in $sft)"; pack; exit 1; }
+note "SFT checkpoint: $sft"
+analyzer=none
+if [ -d .carry/analyzer ]; then
+  bash scripts/gpu/unpack-analyzer.sh .carry/analyzer /tmp/cudaperf-analyzer > "$work/logs/analyzer-unpack.log" 2>&1 ||
+    note "analyzer package unusable: $(tail -1 "$work/logs/analyzer-unpack.log")"
+fi
+[ -x /tmp/cudaperf-analyzer/cudaperf-analyze ] && analyzer=/tmp/cudaperf-analyzer/cudaperf-analyze
+note "analyzer: $analyzer$( [ "$analyzer" = none ] && echo ' (no static terms, no ranker)')"
+evaluator=process
+"$bin/cudaperf-eval" --help 2>&1 | grep -q -- "--serve" && evaluator=serve
+static=true
+[ "${RLT_MEASURED:-0}" = 1 ] && static=false
+
+note "== RL: ${steps} steps of 8 tasks x G = 8 (static_only=$static, evaluator $evaluator)"
+rl_cap=$(( $(left) - 40 ))
+[ "${RLT_HF:-1}" = 1 ] && rl_cap=$(( rl_cap - 70 ))
+[ "$rl_cap" -lt 60 ] && { note "RESULT: FAILED (only ${rl_cap} s left for RL)"; pack; exit 1; }
+mkdir -p "$work/run"
+SECONDS=0
+# max_seconds stops the loop in time (the report and per-step lines are still written).
+# shellcheck disable=SC2086
+CUDAPERF_CACHE_DIR=$work/cache timeout --kill-after=10 "$rl_cap" "$bin/cudaperf-train" rl --config data/rl/h200.json \
+  --out "$work/run" --set model="$sft" --set dataset="$dataset" --set steps="$steps" --set max_seconds=$(( rl_cap - 45 )) \
+  --set tasks_per_step=8 --set group_size=8 --set eval_tasks=0 --set eval_held_out_family_tasks=0 --set save_every=1000 \
+  --set static_only="$static" --set evaluator="$evaluator" --set eval_path="$bin/cudaperf-eval" \
+  --set analyzer_path="$analyzer" --set reward_jobs=12 \
+  --set eval_args='["--jobs","12","--sets","2","--budget-ms","40","--timeout","30","--stall-timeout","10"]' \
+  ${RLT_SET:-} > "$work/run/train.log" 2>&1
+rc=$?
+note "cudaperf-train rl rc=$rc in ${SECONDS} s"
+grep -E "environment:|per step|steps \(" "$work/run/train.log" | tail -4 | tee -a "$summary"
+[ "$rc" -eq 0 ] || { failed=1; tail -8 "$work/run/train.log" | tee -a "$summary"; }
+
+note "== per step (seconds per phase; counts)"
+python3 scripts/gpu/rl-throughput-table.py "$work/run" "$out/throughput.json" 2>&1 | tee -a "$summary"
+[ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+
+if [ "${RLT_HF:-1}" = 1 ] && [ "$(left)" -ge 70 ]; then
+  note "== transformers generate on the same checkpoint (batch 64, 256 new tokens, sampling, bf16)"
+  timeout "$(cap 90)" python3 - "$sft" "$out/throughput.json" > "$work/logs/hf.log" 2>&1 <<'PY'
+import json, sys, time
+import torch, transformers
+ckpt, path = sys.argv[1], sys.argv[2]
+model = transformers.AutoModelForCausalLM.from_pretrained(ckpt, torch_dtype=torch.bfloat16).cuda().eval()
+vocab = model.config.vocab_size
+ids = torch.randint(0, vocab, (64, 512), device="cuda")
+kw = dict(do_sample=True, temperature=1.0, top_p=1.0, top_k=0, pad_token_id=0, attention_mask=torch.ones_like(ids))
+with torch.no_grad():
+    model.generate(input_ids=ids, max_new_tokens=16, **kw)
+    torch.cuda.synchronize(); t = time.time()
+    o = model.generate(input_ids=ids, max_new_tokens=256, min_new_tokens=256, **kw)
+    torch.cuda.synchronize(); dt = time.time() - t
+rate = (o.shape[1] - ids.shape[1]) * ids.shape[0] / dt
+print("transformers %s: %.0f tokens/s (batch 64, 512 prompt + 256 new tokens, %s)" % (
+    transformers.__version__, rate, torch.cuda.get_device_name()))
+try:
+    doc = json.load(open(path))
+except Exception:
+    doc = {}
+doc["transformers_generate"] = {"tokens_per_second": rate, "batch": 64, "prompt_tokens": 512, "new_tokens": 256,
+                                "version": transformers.__version__}
+json.dump(doc, open(path, "w"), indent=1)
+PY
+  note "transformers rc=$?: $(tail -1 "$work/logs/hf.log")"
+fi
+
+pack
+ls -l "$out" | tee -a "$summary"
+if [ $failed -eq 0 ]; then note "RESULT: ok"; else note "RESULT: FAILED (see above)"; fi
+exit $failed
