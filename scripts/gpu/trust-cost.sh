@@ -11,7 +11,7 @@
 #      base, this tree, base, this tree (alternating, so drift shows): candidates per minute;
 #   4. KernelBench ReLU: four candidates through each evaluator; seconds per additional candidate
 #      (scripts/gpu/eval-scale-report.py relu; the bar: under 1 s).
-# Usage: [BASE=rev] [COST_SECONDS=560] [COST_SERVE_N=60] scripts/gpu/trust-cost.sh [OUTDIR]
+# Usage: [BASE=rev] [BASE_REPO=a git checkout holding rev] [COST_SECONDS=560] [COST_SERVE_N=60] scripts/gpu/trust-cost.sh [OUTDIR]
 # OUTDIR (default $OUT) gets summary.txt and trust-cost.tar.gz.
 set -uo pipefail
 out=${1:-${OUT:-/tmp/trust-cost}}
@@ -30,7 +30,7 @@ deadline=$((SECONDS + ${COST_SECONDS:-560}))
 cap() { local l=$((deadline - SECONDS - ${2:-0})); [ "$1" -lt $l ] && l=$1; [ $l -lt 5 ] && l=5; echo $l; }
 finish() {
   cp "$summary" "$out/summary.txt"
-  git worktree remove --force "$work/base" 2> /dev/null
+  git -C "${BASE_REPO:-$root}" worktree remove --force "$work/base" 2> /dev/null
   tar -czf "$out/trust-cost.tar.gz" -C "$work" files
   exit 0
 }
@@ -58,7 +58,7 @@ t0=$SECONDS
 build "$root" "$root/build-gpu" "$work/files/cmake-new.log"
 note "build (this tree) rc=$? in $((SECONDS - t0)) s"
 t0=$SECONDS
-git worktree add --detach "$work/base" "$base" > /dev/null 2>&1 && build "$work/base" "$work/base/build-gpu" "$work/files/cmake-base.log"
+git -C "${BASE_REPO:-$root}" worktree add --detach "$work/base" "$base" > /dev/null 2>&1 && build "$work/base" "$work/base/build-gpu" "$work/files/cmake-base.log"
 note "build (base $base) rc=$? in $((SECONDS - t0)) s"
 new_bin=$root/build-gpu/bin/cudaperf-eval
 base_bin=$work/base/build-gpu/bin/cudaperf-eval

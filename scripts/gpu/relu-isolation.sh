@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Why a kernel is slower in the confined runner on KernelBench-size buffers (issue 33): KernelBench
+# level-1 ReLU (4096 x 393216 fp32) through `cudaperf-eval --isolation none | runner-unconfined |
+# runner`, one job each (the sandbox and the process split told apart), and scripts/gpu/ipc-probe.cu
+# (the same kernel on a process's own memory, on memory imported through legacy CUDA IPC, and on a
+# VMM allocation imported as a file descriptor). Usage: scripts/gpu/relu-isolation.sh OUTDIR
+# (uses build-gpu's cudaperf-eval; builds cudaperf-torch-reference there).
+set -uo pipefail
+out=${1:-${OUT:-/tmp/relu-isolation}}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+work=/tmp/relu-isolation-work
+rm -rf "$work"; mkdir -p "$work/files" "$out"
+export PATH=/opt/torch/.venv/bin:/usr/local/cuda/bin:$PATH
+log=$work/files/summary.txt
+note() { echo "$*" | tee -a "$log"; }
+kb=$work/kb/relu
+mkdir -p "$kb/impls"
+cp scripts/gpu/kernelbench-relu/model.py "$kb/model.py"
+cp data/tasks/pytorch/relu/impls/baseline.cu "$kb/impls/baseline.cu"
+(timeout 200 python3 scripts/import-pytorch-task.py "$kb/model.py" --out "$kb" > "$work/files/import.log" 2>&1) &
+ipid=$!
+prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2> /dev/null)
+t0=$SECONDS
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDAPERF_BUILD_ANALYZER=OFF -DCUDAPERF_BUILD_TORCH_REFERENCE=ON \
+  -DCMAKE_PREFIX_PATH="$prefix" > "$work/files/cmake.log" 2>&1 \
+  && timeout 150 cmake --build build-gpu -j "$(nproc)" --target cudaperf-eval cudaperf-eval-worker cudaperf-torch-reference >> "$work/files/cmake.log" 2>&1
+note "build rc=$? in $((SECONDS - t0)) s"
+nvcc -O2 -arch=sm_90 scripts/gpu/ipc-probe.cu -lcuda -o "$work/ipc-probe" > "$work/files/probe-build.log" 2>&1 \
+  && timeout 60 "$work/ipc-probe" 2>&1 | tee -a "$log"
+wait $ipid
+[ -f "$kb/task.json" ] || { note "import failed"; tail -20 "$work/files/import.log" | tee -a "$log"; }
+cp "$kb/impls/baseline.cu" "$work/relu-naive.cu"; echo "// candidate" >> "$work/relu-naive.cu"
+for iso in none runner-unconfined runner; do
+  t0=$SECONDS
+  CUDAPERF_CACHE_DIR=/tmp/relu-iso-cache timeout 90 build-gpu/bin/cudaperf-eval "$kb" "$work/relu-naive.cu" --jsonl --timeout 300 \
+    --stall-timeout 60 --jobs 1 --isolation $iso --allow-weak-sandbox --output "$work/files/relu-$iso.jsonl" 2> "$work/files/relu-$iso.stderr"
+  rc=$?
+  note "isolation $iso: rc=$rc in $((SECONDS - t0)) s: $(python3 -c "
+import json,sys
+d=json.loads(open(sys.argv[1]).readline())
+c=(d.get('configs') or [{}])[0]
+print(d.get('outcome'), 'candidate', (c.get('candidate') or {}).get('median_ms'), 'baseline', (c.get('baseline') or {}).get('median_ms'), 'worker s', (d.get('stage_seconds') or {}).get('worker'))" "$work/files/relu-$iso.jsonl" 2>&1 | tail -1)"
+done
+tar -czf "$out/relu-isolation.tar.gz" -C "$work" files
