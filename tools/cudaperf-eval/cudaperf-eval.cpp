@@ -1,5 +1,6 @@
 // cudaperf-eval: builds CUDA candidates for a task, runs each in a fresh sandboxed worker
 // process, and writes one result document per candidate (docs/eval-result.md).
+#include "QueueModes.h"
 #include "cudaperf/Runtime/EvalServer.h"
 #include "cudaperf/Runtime/Evaluator.h"
 #include "cudaperf/Support/ArgParser.h"
@@ -35,6 +36,7 @@ struct CommandLine {
   std::string batchFile, outputPath, nvcc, socketPath;
   bool jsonl = false, summary = false, validateOnly = false, serve = false, baselineReuseGiven = false;
   ServePolicy servePolicy;
+  evaltool::QueueCommand queue; // --worker redis://, --submit, --queue-status (QueueModes.h)
 };
 
 // "all", or indices: "0,2".
@@ -91,7 +93,10 @@ support::ArgParser evalArgs(CommandLine &c) {
       .option("--cache-dir", "DIR", "build cache (default $CUDAPERF_CACHE_DIR or ~/.cache/cudaperf/build)",
               o.build.cacheDir)
       .flag("--no-cache", "always rebuild", [&] { o.build.useCache = false; })
-      .option("--worker", "PATH", "cudaperf-eval-worker to use", o.workerPath)
+      .option("--worker", "PATH|redis://HOST:PORT/QUEUE",
+              "cudaperf-eval-worker to use; or a queue URL: evaluate the queue's jobs as --serve\n"
+              "would (docs/eval-serve.md, \"Many hosts: the Redis queue\")",
+              [&](const std::string &v) { evaltool::takeWorkerOption(v, c.queue, o.workerPath); })
       .flag("--counters",
             "after timing, the candidate's hardware counters per kernel (CUPTI;\n"
             "docs/counters.md), a separate pass",
@@ -176,6 +181,7 @@ support::ArgParser evalArgs(CommandLine &c) {
       .epilog("exit codes: 0 every result written, 1 a result is internal_error or the environment is\n"
               "unusable, 2 bad usage, 3 the task does not load, 4 a candidate cannot be read\n"
               "(--serve: 0 after shutdown or end of input, 1 the environment is unusable)");
+  evaltool::addQueueOptions(p, c.queue);
   return p;
 }
 
@@ -227,6 +233,22 @@ int main(int argc, char **argv) {
   const std::string &batchFile = cl.batchFile, &outputPath = cl.outputPath, &nvcc = cl.nvcc;
   bool jsonl = cl.jsonl, summary = cl.summary, validateOnly = cl.validateOnly;
 
+  if (cl.queue.any()) { // the Redis queue (QueueModes.cpp)
+    const evaltool::QueueCommand &q = cl.queue;
+    if (int(!q.workerUrl.empty()) + int(!q.submitUrl.empty()) + int(!q.statusUrl.empty()) > 1 || cl.serve ||
+        !positional.empty())
+      usageError("--worker redis://, --submit and --queue-status go alone (no --serve, no positional arguments)");
+    if (!q.statusUrl.empty())
+      return evaltool::runQueueStatusMode(q);
+    if (!q.submitUrl.empty())
+      return evaltool::runSubmitMode(q, batchFile, opt, outputPath);
+    if (!cl.baselineReuseGiven)
+      opt.baselineReuse = 20;
+    std::unique_ptr<Evaluator> evaluator = startEvaluator(opt, nvcc);
+    if (!evaluator)
+      return kExitInternal;
+    return evaltool::runQueueWorkerMode(q, *evaluator, cl.servePolicy);
+  }
   if (cl.serve) {
     if (!positional.empty() || !batchFile.empty())
       usageError("--serve takes its candidates as requests, not on the command line");
