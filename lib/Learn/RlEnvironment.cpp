@@ -84,7 +84,7 @@ void RlEnvironment::workerLoop() {
 
 std::string RlEnvironment::describe() const {
   return pipeline_->describe() + "; reward mode " + options_.rewardMode + "; " + std::to_string(workers_.size()) +
-         " jobs";
+         " jobs; " + (options_.ranker ? options_.ranker->describe() + ", batched" : std::string("no ranking model"));
 }
 
 RlEnvironment::Counts RlEnvironment::counts() const {
