@@ -19,11 +19,13 @@
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Analysis/AnalysisContext.h"
 #include "cudaperf/Analysis/LaneAddress.h"
+#include "cudaperf/Analysis/LaneGuards.h"
 #include "cudaperf/Analysis/MemoryAccesses.h"
 #include "cudaperf/Analysis/WarpRequests.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Operator.h"
@@ -107,6 +109,26 @@ std::vector<int64_t> rowPattern(const LaneAddressSummary &S) {
 
 double round2(double V) { return std::round(V * 100.0) / 100.0; }
 
+/// Drops the lanes that a lane guard (`if (threadIdx.x == 0)`, `lane < k`) keeps out of \p BB from
+/// every sampled warp, and the warps left with none; when no sampled warp keeps a lane, \p S is
+/// left as it was (the guard is then never true in the samples: judge the unguarded access).
+/// Returns whether a guard removed lanes.
+bool applyLaneGuards(LaneGuards &G, const BasicBlock *BB, LaneAddressSummary &S) {
+  std::vector<SampledWarp> Kept;
+  size_t Before = 0, After = 0;
+  for (SampledWarp W : S.Warps) {
+    Before += W.Addresses.size();
+    if (keepActiveLanes(G, BB, W)) {
+      After += W.Addresses.size();
+      Kept.push_back(std::move(W));
+    }
+  }
+  if (Kept.empty() || After == Before)
+    return false;
+  S.Warps = std::move(Kept);
+  return true;
+}
+
 bool isGridStride(ScalarEvolution &SE, Loop *L) {
   for (PHINode &Phi : L->getHeader()->phis()) {
     if (!SE.isSCEVable(Phi.getType()))
@@ -175,6 +197,8 @@ public:
     nameSpecialValues(*F, Facts.ParamNames);
 
     LaneEvaluator E(*F, &SE, &LI, Facts);
+    LaneGuards Guards(*F, FAM.getResult<DominatorTreeAnalysis>(*F), &SE, &LI, Facts);
+    this->Guards = &Guards;
     const MemoryInventory &Inv = Ctx.memoryAccesses(*F);
 
     double WeightedIdeal = 0, WeightedPredicted = 0;
@@ -215,6 +239,8 @@ public:
   }
 
 private:
+  LaneGuards *Guards = nullptr;
+
   /// Texture fetches and surface accesses read and write global memory through the texture units,
   /// addressed by a handle and coordinates: listed with their executions, sectors not predicted.
   MemoryAccess textureAccess(const MemoryInstruction &M, const KernelReport &K, LaneEvaluator &E,
@@ -271,6 +297,8 @@ private:
       A.Extra["grid_stride_loop"] = true;
 
     LaneAddressSummary S = summarizeLaneAddresses(E, M.Pointer, Inner != nullptr, MainParamValue, M.Offset);
+    if (applyLaneGuards(*Guards, M.inst()->getParent(), S))
+      A.Extra["lane_guarded"] = true;
     A.Extra["address"] = describeAddress(SE, M.Pointer);
     if (S.Affine) {
       A.Extra["thread_coefficients"] = json::Object{{"x", *S.CoefX}, {"y", *S.CoefY}, {"z", *S.CoefZ}};
@@ -312,6 +340,9 @@ private:
       Notes.push_back(S.Flags & LaneControlDependent
                           ? "the address merges lane-varying values from different control paths"
                           : "the address uses an operation the evaluator does not model");
+      A.Extra["unknown_reason"] = std::string(Notes.back().getAsString().value_or(""));
+      if (Inner)
+        A.Extra["unknown_loop_line"] = sourceLocationOf(*Inner->getHeader()->getFirstNonPHIOrDbg()).Line;
       return Finish("unknown");
     }
     if (S.Flags & LaneNonAffineRecurrence)
@@ -341,6 +372,7 @@ private:
       double Worst = Main.Sectors;
       for (int64_t V : AlternativeParamValues) {
         LaneAddressSummary Alt = summarizeLaneAddresses(E, M.Pointer, Inner != nullptr, V, M.Offset);
+        applyLaneGuards(*Guards, M.inst()->getParent(), Alt);
         Worst = std::max(Worst, costOf(Alt, M.Bytes).Sectors);
         StrideDepends |= rowPattern(Alt) != MainRows;
       }

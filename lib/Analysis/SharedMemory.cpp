@@ -18,6 +18,8 @@
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Analysis/AnalysisContext.h"
 #include "cudaperf/Analysis/LaneAddress.h"
+#include "cudaperf/Analysis/LaneGuards.h"
+#include "llvm/IR/Dominators.h"
 #include "cudaperf/Analysis/MemoryAccesses.h"
 #include "cudaperf/Analysis/WarpRequests.h"
 #include "llvm/Analysis/LoopInfo.h"
@@ -34,11 +36,13 @@ namespace {
 
 double round2(double V) { return std::round(V * 100.0) / 100.0; }
 
-/// One entry per lane of the warp in lane order (inactive lanes of a partial warp: none).
-std::vector<std::optional<int64_t>> laneSlots(const SampledWarp &W) {
+/// One entry per lane of the warp in lane order (inactive lanes of a partial warp, and lanes a
+/// lane guard keeps out (\p Active): none).
+std::vector<std::optional<int64_t>> laneSlots(const SampledWarp &W, const std::vector<bool> &Active) {
   std::vector<std::optional<int64_t>> Slots(WarpSize);
   for (size_t L = 0; L < W.Addresses.size() && L < WarpSize; ++L)
-    Slots[L] = W.Addresses[L];
+    if (L >= Active.size() || Active[L])
+      Slots[L] = W.Addresses[L];
   return Slots;
 }
 
@@ -69,6 +73,7 @@ public:
     LoopInfo &LI = FAM.getResult<LoopAnalysis>(*F);
     LaunchFacts Facts = launchFactsFor(K, *F);
     LaneEvaluator E(*F, &SE, &LI, Facts);
+    LaneGuards Guards(*F, FAM.getResult<DominatorTreeAnalysis>(*F), &SE, &LI, Facts);
 
     const MemoryInventory &Inv = Ctx.memoryAccesses(*F);
     for (const MemoryInstruction &M : Inv.Accesses) {
@@ -100,21 +105,48 @@ public:
         A.Pattern = "data-dependent";
       } else if (Sum.Flags & (LaneUnsupported | LaneNonAffineRecurrence)) {
         A.Pattern = "unknown";
+        A.Extra["unknown_reason"] =
+            Sum.Flags & LaneNonAffineRecurrence
+                ? "a loop variable changes by something other than a constant step each iteration "
+                  "(multiplied, shifted or divided, e.g. stride *= 2): its value per iteration is not "
+                  "modelled"
+                : "the index uses an operation the evaluator does not model";
+        if (Inner)
+          A.Extra["unknown_loop_line"] =
+              sourceLocationOf(*Inner->getHeader()->getFirstNonPHIOrDbg()).Line;
       } else {
         double Ways = 0, Ideal = 0;
         unsigned Samples = 0;
-        bool Broadcast = true;
+        bool Broadcast = true, Guarded = false;
+        // Lanes a lane guard keeps out of the access (`if (tid < 32)`) take no part in it; when
+        // the guard lets no sampled lane through, the unguarded access is judged.
+        std::vector<std::vector<bool>> Masks;
+        bool AnyActive = false;
         for (const SampledWarp &W : Sum.Warps) {
-          if (W.Addresses.empty())
+          Masks.push_back(Guards.activeLanes(M.inst()->getParent(), W.Sample));
+          for (size_t L = 0; L < W.Addresses.size() && L < Masks.back().size(); ++L)
+            AnyActive |= Masks.back()[L];
+        }
+        for (size_t WI = 0; WI < Sum.Warps.size(); ++WI) {
+          const SampledWarp &W = Sum.Warps[WI];
+          std::vector<bool> Active = AnyActive ? Masks[WI] : std::vector<bool>();
+          std::vector<int64_t> Live;
+          for (size_t L = 0; L < W.Addresses.size(); ++L)
+            if (L >= Active.size() || Active[L])
+              Live.push_back(W.Addresses[L]);
+          Guarded |= Live.size() != W.Addresses.size();
+          if (Live.empty())
             continue;
-          Ways += predictSharedWavefronts(laneSlots(W), M.Bytes);
+          Ways += predictSharedWavefronts(laneSlots(W, Active), M.Bytes);
           // Shared memory delivers 128 bytes per wavefront: a warp of 8-byte lanes needs two
           // even without any conflict, 16-byte lanes four.
-          Ideal += std::max<int64_t>(1, (int64_t(W.Addresses.size()) * M.Bytes + 127) / 128);
+          Ideal += std::max<int64_t>(1, (int64_t(Live.size()) * M.Bytes + 127) / 128);
           ++Samples;
-          for (int64_t Addr : W.Addresses)
-            Broadcast &= Addr / SharedBankBytes == W.Addresses.front() / SharedBankBytes;
+          for (int64_t Addr : Live)
+            Broadcast &= Addr / SharedBankBytes == Live.front() / SharedBankBytes;
         }
+        if (Guarded)
+          A.Extra["lane_guarded"] = true;
         if (Samples) {
           A.BankConflictWays = round2(Ways / Samples);
           A.Extra["ideal_wavefronts"] = round2(Ideal / Samples);

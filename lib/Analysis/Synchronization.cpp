@@ -12,13 +12,21 @@
 //    addresses are not judged;
 //  - barriers with no shared or global memory access since the previous barrier (or the kernel's
 //    start) on every path -- `redundant_barrier_sites`;
+//  - shared-memory writes that overwrite, in the loop's next iteration, what another thread read
+//    in this one with no barrier between the read and the write on the path around the loop --
+//    `war_hazard_sites` (the tiled matmul without its second __syncthreads()). Decided like the
+//    missing barriers: the read's addresses at iteration k, the write's at k+1, every thread of
+//    one block, lanes that a lane guard keeps out of the access left out (LaneGuards.h);
 //  - warp-level primitives used, and atomics by space with a contention class: `same-address` (the
-//    whole warp updates one address), `distinct-per-lane`, `data-dependent`.
+//    whole warp updates one address), `distinct-per-lane`, `data-dependent`; and per atomic site
+//    (`atomic_sites`) how many active lanes of a warp and threads of a block update one address
+//    and whether other blocks update it too (the serialization cuda-contended-atomic reports).
 //
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Analysis/AnalysisContext.h"
 #include "cudaperf/Analysis/Divergence.h"
 #include "cudaperf/Analysis/LaneAddress.h"
+#include "cudaperf/Analysis/LaneGuards.h"
 #include "cudaperf/Analysis/MemoryAccesses.h"
 #include "cudaperf/Analysis/WarpRequests.h"
 #include "cudaperf/Analysis/WorkBudget.h"
@@ -26,6 +34,7 @@
 #include "llvm/Analysis/PostDominators.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/InlineAsm.h"
@@ -134,6 +143,18 @@ public:
     return Reached.contains(ToBB) && (!First || *First > ToPos);
   }
 
+  /// Is there a path from the start of \p BB to \p To that passes no block-wide barrier?
+  bool reachesFromStart(const BasicBlock *BB, const Instruction *To) {
+    const BasicBlock *ToBB = To->getParent();
+    unsigned ToPos = Position.lookup(To);
+    std::optional<unsigned> First = firstBarrierAtOrAfter(ToBB, 0);
+    if (BB == ToBB)
+      return !First || *First > ToPos;
+    if (Barriers.count(BB))
+      return false;
+    return blocksEnteredFrom(BB).contains(ToBB) && (!First || *First > ToPos);
+  }
+
 private:
   std::optional<unsigned> firstBarrierAtOrAfter(const BasicBlock *BB, unsigned Pos) const {
     auto It = Barriers.find(BB);
@@ -234,6 +255,125 @@ std::vector<int64_t> blockAddresses(LaneEvaluator &E, const Value *Ptr, const Di
   return Out;
 }
 
+/// A thread a lane guard keeps out of an access (blockAddressesOfActive).
+constexpr int64_t InactiveThread = INT64_MIN;
+
+/// blockAddresses of the access \p M in block \p BlockIdx, with InactiveThread for the threads
+/// that a lane guard keeps out of it; empty when the address cannot be judged.
+std::vector<int64_t> blockAddressesOfActive(LaneEvaluator &E, LaneGuards &G, const MemoryInstruction &M,
+                                            const Dim3 &Block, int64_t Iteration,
+                                            ThreadIndex BlockIdx = {}) {
+  std::vector<int64_t> Out;
+  E.resetFlags();
+  std::vector<std::vector<bool>> Masks;
+  for (const auto &Warp : warpsOfBlock(Block)) {
+    WarpSample S;
+    S.Lanes = Warp;
+    S.Iteration = Iteration;
+    S.BlockIdx = BlockIdx;
+    E.setSample(S);
+    LaneValues V = E.evaluate(M.Pointer);
+    for (int64_t &A : V)
+      A += M.Offset;
+    Out.insert(Out.end(), V.begin(), V.end());
+    Masks.push_back(G.activeLanes(M.inst()->getParent(), S));
+  }
+  if (E.flags() & UnjudgedFlags)
+    return {};
+  size_t T = 0;
+  for (const std::vector<bool> &Mask : Masks)
+    for (bool Active : Mask) {
+      if (!Active && T < Out.size())
+        Out[T] = InactiveThread;
+      ++T;
+    }
+  return Out;
+}
+
+/// A shared-memory write in iteration k+1 of a loop over bytes another thread read in iteration k.
+struct WarWitness {
+  int64_t Reader = 0, Writer = 0;
+};
+
+std::optional<WarWitness> nextIterationOverwrite(LaneEvaluator &E, LaneGuards &G, const Dim3 &Block,
+                                                 const MemoryInstruction &R,
+                                                 const MemoryInstruction &W) {
+  for (int64_t K = 0; K < 2; ++K) {
+    std::vector<int64_t> RA = blockAddressesOfActive(E, G, R, Block, K);
+    if (RA.empty())
+      return std::nullopt;
+    std::vector<int64_t> WA = blockAddressesOfActive(E, G, W, Block, K + 1);
+    if (WA.empty())
+      return std::nullopt;
+    // Read byte -> two of its readers (the second -1 when one thread alone reads it).
+    std::map<int64_t, std::pair<int64_t, int64_t>> Readers;
+    for (size_t T = 0; T < RA.size(); ++T) {
+      if (RA[T] == InactiveThread)
+        continue;
+      for (unsigned B = 0; B < R.Bytes; ++B) {
+        auto [It, New] = Readers.insert({RA[T] + B, {int64_t(T), -1}});
+        if (!New && It->second.first != int64_t(T) && It->second.second < 0)
+          It->second.second = int64_t(T);
+      }
+    }
+    for (size_t T = 0; T < WA.size(); ++T) {
+      if (WA[T] == InactiveThread)
+        continue;
+      for (unsigned B = 0; B < W.Bytes; ++B) {
+        auto It = Readers.find(WA[T] + B);
+        if (It == Readers.end())
+          continue;
+        auto [First, Second] = It->second;
+        int64_t Reader = First != int64_t(T) ? First : Second;
+        if (Reader >= 0)
+          return WarWitness{Reader, int64_t(T)};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+/// How one atomic's updates meet at addresses: per warp, per block and across blocks.
+struct AtomicContention {
+  int64_t LanesPerAddress = 0;         // most active lanes of one warp on one address
+  int64_t ThreadsPerAddress = 0;       // most active threads of one block on one address
+  bool SharedAcrossBlocks = false;     // another block updates an address of block 0
+  bool AnyActive = false;
+};
+
+std::optional<AtomicContention> atomicContention(LaneEvaluator &E, LaneGuards &G,
+                                                 const MemoryInstruction &A, const Dim3 &Block,
+                                                 const std::optional<Dim3> &Grid) {
+  std::vector<int64_t> B0 = blockAddressesOfActive(E, G, A, Block, 0);
+  if (B0.empty())
+    return std::nullopt;
+  AtomicContention C;
+  std::map<int64_t, int64_t> PerBlock;
+  for (size_t W = 0; W < B0.size(); W += WarpSize) {
+    std::map<int64_t, int64_t> PerWarp;
+    for (size_t T = W; T < B0.size() && T < W + WarpSize; ++T)
+      if (B0[T] != InactiveThread) {
+        C.LanesPerAddress = std::max(C.LanesPerAddress, ++PerWarp[B0[T]]);
+        C.ThreadsPerAddress = std::max(C.ThreadsPerAddress, ++PerBlock[B0[T]]);
+        C.AnyActive = true;
+      }
+  }
+  // A second block: the next one along the first grid dimension that has one.
+  ThreadIndex Other;
+  Dim3 G3 = Grid.value_or(Dim3{264, 4, 4});
+  if (G3.X > 1) Other.X = 1;
+  else if (G3.Y > 1) Other.Y = 1;
+  else if (G3.Z > 1) Other.Z = 1;
+  else return C;
+  std::vector<int64_t> B1 = blockAddressesOfActive(E, G, A, Block, 0, Other);
+  for (int64_t Addr : B1)
+    if (Addr != InactiveThread && PerBlock.count(Addr)) {
+      C.SharedAcrossBlocks = true;
+      break;
+    }
+  return C;
+}
+
 /// blockAddresses, each (pointer, iteration) evaluated once: the missing-barrier search asks for
 /// the same write's addresses once per read.
 class BlockAddressCache {
@@ -316,6 +456,7 @@ public:
     ScalarEvolution &SE = FAM.getResult<ScalarEvolutionAnalysis>(*F);
     DivergenceInfo DI(*F, PDT, LI);
     LaneEvaluator E(*F, &SE, &LI, launchFactsFor(K, *F));
+    LaneGuards Guards(*F, FAM.getResult<DominatorTreeAnalysis>(*F), &SE, &LI, launchFactsFor(K, *F));
 
     Array Divergent, Redundant, Missing, Sites;
     int64_t Barriers = 0, InLoops = 0;
@@ -403,11 +544,89 @@ public:
                                            "locations") +
                         ")");
 
+    // Write-after-read across loop iterations: a read, then (around the loop's back edge, with
+    // no barrier on the way) a write of the same shared array in the next iteration.
+    Array War;
+    std::set<std::pair<unsigned, unsigned>> WarReported;
+    std::map<std::pair<unsigned, unsigned>, unsigned> WarJudged;
+    unsigned WarUnjudged = 0;
+    for (const MemoryInstruction &R : Inv.Accesses) {
+      if (R.Space != MemorySpace::Shared || R.Kind != AccessKind::Load)
+        continue;
+      for (const MemoryInstruction &W : Inv.Accesses) {
+        if (W.Space != MemorySpace::Shared || W.Kind == AccessKind::Load || W.BaseValue != R.BaseValue)
+          continue;
+        Loop *L = LI.getLoopFor(R.inst()->getParent());
+        while (L && !L->contains(W.inst()->getParent()))
+          L = L->getParentLoop();
+        if (!L)
+          continue;
+        auto Key = std::make_pair(R.Loc.Line * 1000 + R.Loc.Column, W.Loc.Line * 1000 + W.Loc.Column);
+        if (WarReported.count(Key))
+          continue;
+        SmallVector<BasicBlock *, 2> Latches;
+        L->getLoopLatches(Latches);
+        bool AroundLoop = false;
+        for (BasicBlock *Latch : Latches)
+          AroundLoop |= Reach.reaches(R.inst(), Latch->getTerminator()) &&
+                        Reach.reachesFromStart(L->getHeader(), W.inst());
+        if (!AroundLoop)
+          continue;
+        if (++WarJudged[Key] > MaxCopiesPerSitePair || OutOfBudget ||
+            (OutOfBudget = !spendWork(4 * K.Launch.Block.count()))) {
+          ++WarUnjudged;
+          continue;
+        }
+        std::optional<WarWitness> Hazard = nextIterationOverwrite(E, Guards, K.Launch.Block, R, W);
+        if (!Hazard)
+          continue;
+        WarReported.insert(Key);
+        Object H = locationJSON(R.Loc);
+        H["write"] = locationJSON(W.Loc);
+        H["loop"] = locationJSON(sourceLocationOf(*L->getHeader()->getFirstNonPHIOrDbg()));
+        H["reader_thread"] = threadName(Hazard->Reader, K.Launch.Block);
+        H["writer_thread"] = threadName(Hazard->Writer, K.Launch.Block);
+        War.push_back(std::move(H));
+      }
+    }
+    if (WarUnjudged)
+      K.Notes.push_back("write-after-read search: " + std::to_string(WarUnjudged) +
+                        " shared read-write pairs not judged (" +
+                        (OutOfBudget ? std::string("analysis budget exhausted")
+                                     : "more than " + std::to_string(MaxCopiesPerSitePair) +
+                                           " unrolled or inlined copies of one pair of source "
+                                           "locations") +
+                        ")");
+
     // Atomics by space and contention.
     std::map<std::string, std::map<std::string, int64_t>> Atomics;
+    Array AtomicSites;
     for (const MemoryInstruction &A : Inv.Accesses) {
       if (A.Kind != AccessKind::Atomic)
         continue;
+      if (K.Launch.Block.count() && !OutOfBudget && (OutOfBudget = !spendWork(2 * K.Launch.Block.count())) == false) {
+        if (std::optional<AtomicContention> C =
+                atomicContention(E, Guards, A, K.Launch.Block, K.Launch.Grid);
+            C && C->AnyActive) {
+          Object Site = locationJSON(A.Loc);
+          Site["space"] = toString(A.Space);
+          Site["lanes_per_address"] = C->LanesPerAddress;
+          Site["threads_per_address"] = C->ThreadsPerAddress;
+          Site["shared_across_blocks"] = C->SharedAcrossBlocks;
+          // nvcc aggregates an integer add/and/or/xor/min/max whose address is one for the whole
+          // warp into one update per warp (warp-aggregated atomics, since CUDA 9); floating-point
+          // adds are not reassociated.
+          if (const auto *RMW = dyn_cast<AtomicRMWInst>(A.inst()))
+            if (RMW->getType()->isIntegerTy() && !RMW->isFloatingPointOperation() &&
+                RMW->getOperation() != AtomicRMWInst::Xchg && C->LanesPerAddress > 1)
+              Site["compiler_aggregates_warp"] = true;
+          std::optional<int64_t> Exec = executionsPerThread(E, SE, LI, A.inst()->getParent());
+          Site["executions_per_thread"] = Exec ? json::Value(*Exec * A.Count) : json::Value(nullptr);
+          if (K.Launch.Grid)
+            Site["grid_blocks"] = K.Launch.Grid->count();
+          AtomicSites.push_back(std::move(Site));
+        }
+      }
       std::string Class;
       std::vector<int64_t> Addr;
       if (!K.Launch.Block.count() || (Addr = blockAddresses(E, A.Pointer, K.Launch.Block, 0)).empty()) {
@@ -433,6 +652,8 @@ public:
     S["divergent_barrier_sites"] = std::move(Divergent);
     S["redundant_barrier_sites"] = std::move(Redundant);
     S["missing_barrier_sites"] = std::move(Missing);
+    S["war_hazard_sites"] = std::move(War);
+    S["atomic_sites"] = std::move(AtomicSites);
     Array Prims;
     for (const std::string &P : Primitives)
       Prims.push_back(P);

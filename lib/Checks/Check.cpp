@@ -94,6 +94,8 @@ void mergeRepeatedFindings(std::vector<Diagnostic> &Diags) {
     if (std::find(First.Kernels.begin(), First.Kernels.end(), D.Kernel) == First.Kernels.end())
       First.Kernels.push_back(D.Kernel);
     First.Level = std::max(First.Level, D.Level);
+    if (D.EstimatedSavingUs)
+      First.EstimatedSavingUs = First.EstimatedSavingUs.value_or(0) + *D.EstimatedSavingUs;
   }
   for (Diagnostic &D : Out)
     D.Message += coverageNote(D);
@@ -108,11 +110,35 @@ void runChecks(FileReport &R, const CheckFilter &Filter) {
       if (Filter.enabled(C->info().Name))
         C->run(K, R.Diagnostics);
   mergeRepeatedFindings(R.Diagnostics);
-  std::stable_sort(R.Diagnostics.begin(), R.Diagnostics.end(),
-                   [](const Diagnostic &A, const Diagnostic &B) {
-                     return std::tie(A.Loc.File, A.Loc.Line, A.Loc.Column) <
-                            std::tie(B.Loc.File, B.Loc.Line, B.Loc.Column);
-                   });
+  orderByCost(R.Diagnostics);
+}
+
+/// Where a finding goes in the list: wrong results first (races, launches that fail, analyses
+/// that faulted), then findings with an estimated saving, largest first (as Nsight Compute orders
+/// its rules by estimated speedup), then the other warnings, then notes; source order within a
+/// rank.
+static int rankOf(const Diagnostic &D) {
+  static const char *const Correctness[] = {"cuda-missing-barrier", "cuda-shared-war-hazard",
+                                            "cuda-divergent-barrier", "cuda-invalid-launch-config",
+                                            "cudaperf-analysis-fault"};
+  for (const char *C : Correctness)
+    if (D.Check == C)
+      return 0;
+  if (D.Level == Severity::Note)
+    return 3;
+  return D.EstimatedSavingUs ? 1 : 2;
+}
+
+void orderByCost(std::vector<Diagnostic> &Diags) {
+  std::stable_sort(Diags.begin(), Diags.end(), [](const Diagnostic &A, const Diagnostic &B) {
+    int RA = rankOf(A), RB = rankOf(B);
+    if (RA != RB)
+      return RA < RB;
+    if (RA == 1 && *A.EstimatedSavingUs != *B.EstimatedSavingUs)
+      return *A.EstimatedSavingUs > *B.EstimatedSavingUs;
+    return std::tie(A.Loc.File, A.Loc.Line, A.Loc.Column) <
+           std::tie(B.Loc.File, B.Loc.Line, B.Loc.Column);
+  });
 }
 
 } // namespace cudaperf

@@ -1,5 +1,6 @@
 //===- JSONWriter.cpp - Schema v1 (docs/json-schema.md) -------------------===//
 #include "cudaperf/Report/Writers.h"
+#include <cmath>
 
 using llvm::json::Array;
 using llvm::json::Object;
@@ -165,6 +166,8 @@ Value diagnosticToJSON(const Diagnostic &D, const ReportOptions &Opts) {
            {"line", D.Loc.Line},
            {"column", D.Loc.Column}};
   addFindingCoverage(D, O);
+  if (D.EstimatedSavingUs)
+    O["estimated_saving_us"] = std::round(*D.EstimatedSavingUs * 1000) / 1000;
   return O;
 }
 

@@ -2,6 +2,7 @@
 #include "cudaperf/Report/Writers.h"
 #include "llvm/Support/Format.h"
 #include <algorithm>
+#include <map>
 
 namespace cudaperf {
 
@@ -96,15 +97,27 @@ void writeTextSummary(const std::vector<FileReport> &Reports, const ReportOption
           OS << "[" << (D ? std::to_string(D) : std::string()) << "]";
         OS << (S.IsDynamic ? " (dynamic)" : " (" + std::to_string(S.Bytes) + " B)") << "\n";
       }
+      // Unrolled iterations and inlined copies of one access print alike: one line, counted.
+      std::vector<std::string> Lines;
+      std::map<std::string, unsigned> Copies;
       for (const MemoryAccess &A : K.Accesses) {
-        OS << "  line " << A.Loc.Line << ":" << A.Loc.Column << " " << A.Op << " " << A.Space
+        std::string Line;
+        llvm::raw_string_ostream LS(Line);
+        LS << "  line " << A.Loc.Line << ":" << A.Loc.Column << " " << A.Op << " " << A.Space
            << " " << A.Bytes << " B";
         if (!A.Pattern.empty())
-          OS << " " << A.Pattern;
+          LS << " " << A.Pattern;
         if (A.SectorsPerRequest)
-          OS << llvm::format(", %.2f sectors/request", *A.SectorsPerRequest);
+          LS << llvm::format(", %.2f sectors/request", *A.SectorsPerRequest);
         if (A.BankConflictWays)
-          OS << llvm::format(", %.2f wavefronts/request", *A.BankConflictWays);
+          LS << llvm::format(", %.2f wavefronts/request", *A.BankConflictWays);
+        if (Copies[Line]++ == 0)
+          Lines.push_back(Line);
+      }
+      for (const std::string &Line : Lines) {
+        OS << Line;
+        if (unsigned N = Copies[Line]; N > 1)
+          OS << " (x" << N << ": unrolled or inlined copies)";
         OS << "\n";
       }
       writeSection("sync", K.Sync, OS);

@@ -50,8 +50,14 @@ private:
   std::vector<std::pair<bool, std::string>> Patterns; // (enable, glob)
 };
 
-/// Runs the enabled checks on every kernel of \p R, appending to R.Diagnostics in source order.
+/// Runs the enabled checks on every kernel of \p R, appending to R.Diagnostics; repeated findings
+/// (one check, one source location) are folded into one with a count, and the list is ordered by
+/// orderByCost.
 void runChecks(FileReport &R, const CheckFilter &Filter = CheckFilter());
+
+/// Orders findings: correctness (races, failing launches, analysis faults) first, then those with
+/// an estimated saving, largest first, then other warnings, then notes; source order within each.
+void orderByCost(std::vector<Diagnostic> &Diags);
 
 } // namespace cudaperf
 

@@ -143,6 +143,9 @@ struct Diagnostic {
   /// stands for (several per kernel for unrolled iterations and inlined copies of one access).
   std::vector<std::string> Kernels;
   unsigned Occurrences = 1;
+  /// The modelled time a fix would save, in microseconds per launch, where the check's model gives
+  /// one (docs/checks/<name>.md says how); findings are ordered by it (runChecks).
+  std::optional<double> EstimatedSavingUs;
 };
 
 /// Everything cudaperf-analyze produced for one input file.
