@@ -211,6 +211,35 @@ bool WorkQueue::storeResult(const Job &job, const std::string &message) {
   return r.integerValue("store result") == 1;
 }
 
+std::vector<bool> WorkQueue::alreadyDone(const std::vector<std::string> &entryIds) {
+  std::vector<std::vector<std::string>> commands;
+  for (const auto &id : entryIds)
+    commands.push_back({"EXISTS", keyName("done:" + id)});
+  std::vector<bool> out;
+  for (const Reply &r : commands.empty() ? std::vector<Reply>() : client_.pipeline(commands))
+    out.push_back(r.integerValue("EXISTS") != 0);
+  return out;
+}
+
+std::vector<bool> WorkQueue::storeResults(const std::vector<std::pair<Job, std::string>> &results) {
+  std::vector<std::vector<std::string>> commands;
+  for (const auto &[job, message] : results) {
+    commands.push_back({"EVAL", kStoreScript, "3", keyName("done:" + job.entryId), keyName("result:" + job.key),
+                        keyName("reply:" + job.replyTo), message, std::to_string(config_.resultTtlSeconds), job.key});
+    commands.push_back({"XACK", keyName("jobs"), kGroup, job.entryId});
+    commands.push_back({"XDEL", keyName("jobs"), job.entryId});
+  }
+  std::vector<bool> won;
+  std::vector<Reply> replies = commands.empty() ? std::vector<Reply>() : client_.pipeline(commands);
+  for (size_t i = 0; i < replies.size(); i += 3) {
+    for (size_t k = i; k < i + 3; ++k)
+      if (replies[k].type == Reply::Type::Error)
+        throw QueueError("Redis store/XACK/XDEL: " + replies[k].str.substr(0, 300));
+    won.push_back(replies[i].integerValue("store result") == 1);
+  }
+  return won;
+}
+
 void WorkQueue::finish(const std::string &entryId) {
   for (const Reply &r : client_.pipeline({{"XACK", keyName("jobs"), kGroup, entryId}, {"XDEL", keyName("jobs"), entryId}}))
     if (r.type == Reply::Type::Error)

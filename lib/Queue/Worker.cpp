@@ -209,13 +209,6 @@ int runQueueWorker(const RedisUrl &url, const QueueConfig &config, JobEvaluator 
     renewIds.erase(entryId);
     counters.inFlight = (long long)active.size();
   };
-  auto store = [&](const Job &job, const std::string &message) {
-    if (q.storeResult(job, message))
-      ++counters.completed;
-    else
-      ++counters.duplicates;
-    q.finish(job.entryId);
-  };
   auto refuse = [&](const Job &job, const std::string &code, const std::string &why) {
     ++counters.failed;
     support::Json m = errorMessage(code, why);
@@ -228,10 +221,6 @@ int runQueueWorker(const RedisUrl &url, const QueueConfig &config, JobEvaluator 
     if (!validKey(job.key) || !validToken(job.replyTo)) {
       std::cerr << who << ": entry " << job.entryId << " has no valid key or reply token; dropped\n";
       ++counters.failed;
-      q.finish(job.entryId);
-      return;
-    }
-    if (q.alreadyDone(job.entryId)) { // its first run stored the result and died before acknowledging
       q.finish(job.entryId);
       return;
     }
@@ -289,9 +278,10 @@ int runQueueWorker(const RedisUrl &url, const QueueConfig &config, JobEvaluator 
   double lastReclaim = 0;
   while (!(stop && *stop)) {
     try {
-      while (!unsent.empty()) {
-        store(unsent.front().first, unsent.front().second);
-        unsent.erase(unsent.begin());
+      if (!unsent.empty()) {
+        for (bool won : q.storeResults(unsent))
+          ++(won ? counters.completed : counters.duplicates);
+        unsent.clear();
       }
       int room = options.inFlight - int(active.size());
       if (room > 0) {
@@ -307,8 +297,17 @@ int runQueueWorker(const RedisUrl &url, const QueueConfig &config, JobEvaluator 
         if (int(jobs.size()) < room)
           for (Job &j : q.claim(consumer, room - int(jobs.size()), active.empty() && unsent.empty() ? 200 : 0))
             jobs.push_back(std::move(j));
-        for (Job &j : jobs)
-          startJob(std::move(j));
+        std::vector<std::string> ids;
+        for (const Job &j : jobs)
+          ids.push_back(j.entryId);
+        std::vector<bool> done = q.alreadyDone(ids);
+        for (size_t i = 0; i < jobs.size(); ++i) {
+          if (done[i]) { // its first run stored the result and died before acknowledging
+            q.finish(jobs[i].entryId);
+            continue;
+          }
+          startJob(std::move(jobs[i]));
+        }
       }
       for (support::Json &m : evaluator.poll(active.empty() ? 0 : 0.05)) {
         const support::Json *id = support::member(m, "id");

@@ -82,9 +82,12 @@ public:
   // Renews this consumer's jobs (resets their idle time) so that they are not reclaimed while running.
   void renew(const std::string &consumer, const std::vector<std::string> &entryIds);
   bool alreadyDone(const std::string &entryId);
+  std::vector<bool> alreadyDone(const std::vector<std::string> &entryIds); // one round trip
   // Stores `message` as the job's result unless this entry or this key already has one; true when
   // this call's result is the one the submitter gets.
   bool storeResult(const Job &job, const std::string &message);
+  // storeResult and finish for many jobs in one round trip; won[i] as storeResult's.
+  std::vector<bool> storeResults(const std::vector<std::pair<Job, std::string>> &results);
   // Acknowledges and deletes the entry (the stream's length is what is outstanding).
   void finish(const std::string &entryId);
 
