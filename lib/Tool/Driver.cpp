@@ -572,13 +572,13 @@ int runAnalyzeTool(int Argc, const char **Argv) {
       if (llvm::json::Array *Files = Doc->getArray("files"))
         for (size_t I = 0; I < Files->size() && I < Archs.size(); ++I)
           if (llvm::json::Object *F = (*Files)[I].getAsObject()) {
-            (*F)["arch"] = Archs[I].Arch;
-            (*F)["arch_origin"] = Archs[I].Origin;
-            (*F)["device_ir_arch"] = Archs[I].ClangArch;
             llvm::json::Array Notes;
             for (const std::string &N : Archs[I].Notes)
               Notes.push_back(N);
-            (*F)["arch_notes"] = std::move(Notes);
+            (*F)["target"] = llvm::json::Object{{"arch", Archs[I].Arch},
+                                                {"origin", Archs[I].Origin},
+                                                {"device_ir_arch", Archs[I].ClangArch},
+                                                {"notes", std::move(Notes)}};
           }
     }
     llvm::outs() << llvm::formatv("{0:2}", Document) << "\n";
