@@ -4,7 +4,11 @@
 #include "cudaperf/Support/Subprocess.h"
 #include "cudaperf/Support/Toolkit.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -87,6 +91,64 @@ std::string defaultCacheDir() {
   return dir.empty() ? "/tmp/cudaperf-build-cache" : dir;
 }
 
+size_t buildCacheEntryLimit() {
+  const char *v = std::getenv("CUDAPERF_BUILD_CACHE_ENTRIES");
+  if (v && *v) {
+    char *end = nullptr;
+    unsigned long long n = std::strtoull(v, &end, 10);
+    if (end && *end == '\0' && n > 0)
+      return size_t(n);
+  }
+  return 2048;
+}
+
+// Names in a directory (no "." or ".."), or none if it cannot be read.
+static std::vector<std::string> directoryNames(const std::string &dir) {
+  std::vector<std::string> names;
+  if (DIR *d = opendir(dir.c_str())) {
+    while (dirent *e = readdir(d))
+      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, ".."))
+        names.push_back(e->d_name);
+    closedir(d);
+  }
+  return names;
+}
+
+size_t trimBuildCache(const std::string &cacheDir, size_t maxEntries, double graceSeconds) {
+  std::vector<std::pair<timespec, std::string>> entries; // last use (status file's mtime), path
+  for (const std::string &shard : directoryNames(cacheDir)) {
+    if (shard.size() != 2)
+      continue;
+    std::string shardDir = cacheDir + "/" + shard;
+    for (const std::string &key : directoryNames(shardDir)) {
+      if (key.find(".tmp-") != std::string::npos) // a build in progress, or one being evicted
+        continue;
+      struct stat st;
+      if (stat((shardDir + "/" + key + "/status").c_str(), &st) == 0)
+        entries.emplace_back(st.st_mtim, shardDir + "/" + key);
+    }
+  }
+  if (entries.size() <= maxEntries)
+    return 0;
+  std::sort(entries.begin(), entries.end(), [](const auto &a, const auto &b) {
+    return a.first.tv_sec != b.first.tv_sec ? a.first.tv_sec < b.first.tv_sec : a.first.tv_nsec < b.first.tv_nsec;
+  });
+  time_t recent = time(nullptr) - time_t(graceSeconds);
+  size_t removed = 0, left = entries.size();
+  for (const auto &[used, path] : entries) {
+    if (left <= maxEntries || used.tv_sec >= recent)
+      break; // oldest first: the rest were used later
+    // Renamed first, so a concurrent reader sees the whole entry or none of it.
+    std::string doomed = path + ".tmp-evict-" + std::to_string(getpid());
+    if (rename(path.c_str(), doomed.c_str()) != 0)
+      continue;
+    support::removeTree(doomed);
+    ++removed;
+    --left;
+  }
+  return removed;
+}
+
 // The call in a shim: pointers are passed as non-const T* (binds to both `T*` and `const T*`
 // parameters), scalars as their C type, so the compiler checks arity and types for us.
 static std::string shimCallArguments(const Task &task) {
@@ -161,6 +223,7 @@ BuildResult buildCached(const std::string &key, const std::string &cacheDir, con
   std::string okMarker = finalDir + "/status";
   std::string status;
   if (useCache && readFile(okMarker, status)) {
+    utimensat(AT_FDCWD, okMarker.c_str(), nullptr, 0); // its last use, for the cache's eviction order
     result.cached = true;
     result.ok = status == "ok";
     result.objectPath = finalDir + "/" + objectName;
@@ -225,6 +288,9 @@ BuildResult buildCached(const std::string &key, const std::string &cacheDir, con
     writeFile(work + "/status", result.ok ? "ok" : "failed");
     if (rename(work.c_str(), finalDir.c_str()) == 0) {
       work = finalDir;
+      // Bounded: every hostile source is a new entry. Entries used in the last 10 minutes stay
+      // (an evaluator may be about to load one), this one included.
+      trimBuildCache(cacheDir, buildCacheEntryLimit(), 600);
     } else {
       // Another process finished the same key first: use its result, drop ours.
       std::string other;

@@ -35,6 +35,12 @@ struct BuildOptions {
   bool useCache = true;
 };
 std::string defaultCacheDir(); // $CUDAPERF_CACHE_DIR, else $XDG_CACHE_HOME/cudaperf/build, else ~/.cache/...
+// The build cache is bounded (docs/security.md): at most buildCacheEntryLimit() entries
+// ($CUDAPERF_BUILD_CACHE_ENTRIES, default 2048). trimBuildCache removes the least recently used
+// entries (a hit renews its status file's time) until at most maxEntries remain, never one used in
+// the last graceSeconds; returns how many it removed. Builds in progress (".tmp-") are left alone.
+size_t buildCacheEntryLimit();
+size_t trimBuildCache(const std::string &cacheDir, size_t maxEntries, double graceSeconds);
 
 struct BuildResult {
   bool ok = false;
