@@ -15,7 +15,7 @@ ANALYZE := $(BUILD_DIR)/bin/cudaperf-analyze
 all: build
 
 help:
-	@echo "make demo                 analyze data/examples/transpose.cu and show the findings"
+	@echo "make demo                 build the analyzer only, analyze data/examples/transpose.cu, show the findings"
 	@echo "make test                 build, then run every unit and lit test (ctest)"
 	@echo "make build                build everything into $(BUILD_DIR)/"
 	@echo "make analyze FILE=x.cu    analyze a file (ARGS='--format=json' for JSON)"
@@ -44,12 +44,15 @@ build: configure
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
-demo: build
+# The analyzer alone (not the LibTorch programs and tests that `make build` adds).
+demo: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target cudaperf-analyze
 	@echo "== cudaperf-analyze data/examples/transpose.cu"
 	@$(ANALYZE) data/examples/transpose.cu
 
-analyze: build
+analyze: configure
 	@if [ -z "$(FILE)" ]; then echo "usage: make analyze FILE=path/to/file.cu [ARGS=...]"; exit 2; fi
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target cudaperf-analyze
 	@$(ANALYZE) $(ARGS) $(FILE)
 
 # Needs a GPU and python3 with PyTorch (on the GPU host: PATH=/opt/torch/.venv/bin:$PATH); docs/pytorch-tasks.md.

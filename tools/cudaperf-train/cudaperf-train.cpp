@@ -357,6 +357,8 @@ int runSft(const std::vector<std::string> &argv) {
   if (p.parse(argv).helpRequested) return std::cout << p.help(), kExitOk;
   if (a.dataset.empty() || a.out.empty()) throw support::SupportError("--dataset and --out are required");
   if (a.loraRank > 0 && a.init.empty()) throw support::SupportError("--lora-rank needs --init (a model to adapt)");
+  // A dry run stops before the model: it needs no GPU, whatever --device says.
+  if (a.dryRun) a.device = "cpu";
   torch::set_num_threads(int(a.threads));
   // Data parallel: every rank builds the same data, tokenizer and model (all deterministic), takes
   // every W-th micro-batch of a step and divides its loss by the step's global target count, so the
