@@ -277,6 +277,50 @@ def test_flood(task):
           f"queue full {full} times, Redis peak memory {peak / 1048576:.1f} MiB", flush=True)
 
 
+def test_cli():
+    def run(*argv):
+        r = subprocess.run([ARGS.eval, *argv], capture_output=True, text=True)
+        return r.returncode, r.stderr
+    for argv, rc, text in [(["--queue-status", "redis://h:1"], 2, "no /QUEUE"),
+                           (["--queue-status", "redis://u:p@h:1/q"], 2, "passwords"),
+                           (["--worker", "redis:/x"], 2, "must start with redis://"),
+                           (["--submit", url()], 2, "needs --batch"),
+                           (["--queue-status", f"redis://127.0.0.1:{free_port()}/q"], 1, "cannot connect")]:
+        got_rc, err = run(*argv)
+        if got_rc != rc or text not in err:
+            fail(f"{argv}: exit {got_rc}, stderr {err!r}; expected exit {rc} and {text!r}")
+    print("ok: bad queue URLs and usage: exit 2 with the reason; no Redis: exit 1", flush=True)
+
+
+def test_hostile_jobs():
+    global QUEUE
+    QUEUE = "hostile"
+    stream = f"cudaperf:{QUEUE}:jobs"
+    work = os.path.join(TMP, "w-H")
+    jobs = {
+        "a" * 64: '{"protocol": "cudaperf-queue/1", "request": {"source": "x"}, "task_files": {"../escape": "x"}}',
+        "b" * 64: "not json",
+        "c" * 64: '{"protocol": "cudaperf-queue/1", "request": {"source": "x", "task_dir": "/etc"}}',
+        "d" * 64: '{"protocol": "cudaperf-queue/1", "request": {"source": "x"}, "task_files": {"task.json": 7}}',
+        "e" * 64: '{"protocol": "cudaperf-queue/9", "request": {}}',
+    }
+    for key, body in jobs.items():
+        redis("XADD", stream, "*", "key", key, "reply_to", "tok", "job", body)
+    redis("XADD", stream, "*", "key", "../../x", "reply_to", "tok", "job", "{}")  # no valid key: dropped
+    w = fake_worker("H", 0, in_flight=4)
+    wait_for("the hostile jobs finished", lambda: redis("XLEN", stream) == 0, 10)
+    for key in jobs:
+        m = json.loads(redis("GET", f"cudaperf:{QUEUE}:result:{key}") or "null")
+        if not m or m.get("type") != "error" or m.get("code") != "bad_request":
+            fail(f"hostile job {key[:4]}: {m}")
+    if os.path.exists(os.path.join(TMP, "escape")) or os.path.exists(os.path.join(work, "..", "escape")):
+        fail("a task file escaped the work directory")
+    wait_for("the failed counter at %d" % (len(jobs) + 1), lambda: host("H").get("failed") == str(len(jobs) + 1), 3)
+    kill(w)
+    print(f"ok: {len(jobs) + 1} hostile jobs: each an error result (bad_request) or dropped, nothing written outside",
+          flush=True)
+
+
 def test_real_worker():
     global QUEUE
     QUEUE = "real"
@@ -318,7 +362,7 @@ def main():
     try:
         start_redis()
         task = make_task()
-        tests = {"killed": lambda: test_killed_worker(task), "slow": lambda: test_slow_worker(task),
+        tests = {"cli": test_cli, "hostile": test_hostile_jobs, "killed": lambda: test_killed_worker(task), "slow": lambda: test_slow_worker(task),
                  "restart": lambda: test_redis_restart(task), "flood": lambda: test_flood(task)}
         if ARGS.real_worker:
             tests["real"] = test_real_worker

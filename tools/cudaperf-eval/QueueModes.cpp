@@ -142,6 +142,14 @@ bool parseUrl(const std::string &text, queue::RedisUrl &url) {
 
 } // namespace
 
+bool checkQueueUrls(const QueueCommand &q) {
+  queue::RedisUrl url;
+  for (const std::string *u : {&q.workerUrl, &q.submitUrl, &q.statusUrl})
+    if (!u->empty() && !parseUrl(*u, url))
+      return false;
+  return true;
+}
+
 int runQueueWorkerMode(const QueueCommand &q, runtime::Evaluator &evaluator, const runtime::ServePolicy &policy) {
   queue::RedisUrl url;
   if (!parseUrl(q.workerUrl, url))
@@ -247,6 +255,7 @@ int runSubmitMode(const QueueCommand &, const std::string &, const runtime::Eval
   return unavailable();
 }
 int runQueueStatusMode(const QueueCommand &) { return unavailable(); }
+bool checkQueueUrls(const QueueCommand &) { return true; }
 
 #endif
 

@@ -25,6 +25,9 @@ void addQueueOptions(support::ArgParser &parser, QueueCommand &q);
 // `--worker VALUE`: a redis:// URL selects the queue worker, anything else is the worker program's path.
 void takeWorkerOption(const std::string &value, QueueCommand &q, std::string &workerPath);
 
+// The URLs given parse (the reason on stderr when not), checked before the evaluator starts.
+bool checkQueueUrls(const QueueCommand &q);
+
 // Each returns the process's exit status. The worker evaluates through serveStream (the --serve
 // code path) with the evaluator and policy given.
 int runQueueWorkerMode(const QueueCommand &q, runtime::Evaluator &evaluator, const runtime::ServePolicy &policy);

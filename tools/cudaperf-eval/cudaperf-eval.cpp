@@ -238,6 +238,8 @@ int main(int argc, char **argv) {
     if (int(!q.workerUrl.empty()) + int(!q.submitUrl.empty()) + int(!q.statusUrl.empty()) > 1 || cl.serve ||
         !positional.empty())
       usageError("--worker redis://, --submit and --queue-status go alone (no --serve, no positional arguments)");
+    if (!evaltool::checkQueueUrls(q))
+      return kExitUsage;
     if (!q.statusUrl.empty())
       return evaltool::runQueueStatusMode(q);
     if (!q.submitUrl.empty())
