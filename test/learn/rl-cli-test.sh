@@ -18,6 +18,21 @@ check() { # NAME EXPECTED_RC CMD...
 }
 
 python3 "$src/test/learn/tiny-dataset.py" "$src" || { echo "FAIL tiny dataset"; exit 1; }
+# Issue 34: the same with two PyTorch->CUDA training tasks (both kinds).
+python3 - "$src" <<'PY' || { echo "FAIL both-kinds manifest"; fails=$((fails + 1)); }
+import json, os, sys
+src = sys.argv[1]
+rows = [json.loads(l) for l in open("manifest.jsonl")]
+for name in ("leaky_relu", "gelu_tanh"):
+  d = os.path.join(src, "data", "tasks", "pytorch", name)
+  impls = sorted(os.listdir(os.path.join(d, "impls")))
+  rows.append({"task": "pytorch/" + name, "dir": d, "family": "p", "kind": "pytorch", "split": "train",
+               "implementations": [{"file": "impls/" + i, "strategies": [], "baseline": i == "baseline.cu",
+                                    "expected": "neutral"} for i in impls]})
+os.makedirs("both", exist_ok=True)
+with open("both/manifest.jsonl", "w") as f:
+  f.writelines(json.dumps(r) + "\n" for r in rows)
+PY
 check "tiny SFT checkpoint" 0 "$train" sft --dataset . --device cpu --dtype float32 --model-config shape.json --vocab 384 \
   --batch-tokens 3000 --micro-batch-tokens 1500 --max-seq-len 1500 --warmup 1 --steps 1 --out sft
 cat > rl.json <<JSON
@@ -48,20 +63,6 @@ assert len(cands) == 8 and all(c["own_reward"] is not None for c in cands), cand
 PY
   # Issue 34: both kinds, the shipped ranker on (when the analyzer is built), task selection by uncertainty;
   # the step lines carry seconds per phase and counts, the report their means.
-  python3 - "$src" <<'PY' || { echo "FAIL both-kinds manifest"; fails=$((fails + 1)); }
-import json, os, sys
-src = sys.argv[1]
-rows = [json.loads(l) for l in open("manifest.jsonl")]
-for name in ("leaky_relu", "gelu_tanh"):
-    d = os.path.join(src, "data", "tasks", "pytorch", name)
-    impls = sorted(os.listdir(os.path.join(d, "impls")))
-    rows.append({"task": "pytorch/" + name, "dir": d, "family": "p", "kind": "pytorch", "split": "train",
-                 "implementations": [{"file": "impls/" + i, "strategies": [], "baseline": i == "baseline.cu",
-                                      "expected": "neutral"} for i in impls]})
-os.makedirs("both", exist_ok=True)
-with open("both/manifest.jsonl", "w") as f:
-    f.writelines(json.dumps(r) + "\n" for r in rows)
-PY
   check "static-only RL, both kinds, ranker on, uncertain tasks" 0 "$train" rl --config rl.json --set steps=2 \
     --set static_only=true --set eval_path="$eval" --set analyzer_path="$analyzer" --set ranking_checkpoint=default \
     --set dataset=both --set kinds=c,pytorch --set task_selection=uncertain --set selection_samples=2 \
@@ -109,6 +110,41 @@ PY
   [ $? -eq 1 ] && echo "ok   rl-throughput-table: no run, exit 1" || { echo "FAIL rl-throughput-table on no run"; fails=$((fails + 1)); }
 else
   echo "skip one RL step, static-only reward (cudaperf-eval not built)"
+fi
+
+# The ranker's term in the records: a policy that always writes a code block (chain-model.py), both kinds, the
+# stand-in evaluator (compile-only) and analyzer, the shipped ranking model; against the same run without it.
+if python3 "$src/test/learn/chain-model.py" sft/checkpoint chain && [ -s both/manifest.jsonl ]; then
+  for r in on none; do
+    ckpt=default; [ "$r" = none ] && ckpt=none
+    check "static-only RL, both kinds, code blocks, ranker $r" 0 "$train" rl --config rl.json --set model=chain \
+      --set temperature=0.01 --set steps=2 --set static_only=true --set dataset=both --set kinds=c,pytorch \
+      --set analyzer_path="$src/test/learn/fake-analyze.py" --set ranking_checkpoint=$ckpt --set eval_tasks=0 \
+      --set eval_held_out_family_tasks=0 --out "ranker-$r"
+  done
+  python3 - <<'PY' && echo "ok   the ranker's term in the records, the reward raised by it" || { echo "FAIL ranker term"; fails=$((fails + 1)); }
+import json, math
+def lines(p): return [json.loads(l) for l in open(p) if l.strip()]
+on, off = lines("ranker-on/candidates.jsonl"), lines("ranker-none/candidates.jsonl")
+assert len(on) == len(off) == 16, (len(on), len(off))
+assert {c["kind"] for c in on} == {"c", "pytorch"}
+for a, b in zip(on, off):
+    assert a["source"] and a["source"] == b["source"] and a["task"] == b["task"], (a["source"], b["source"])
+    v = a["ranking"]
+    assert isinstance(v["score"], float) and v["configurations"] >= 1 and "mlp" in v["model"] and v["top_features"], v
+    term = [t for t in a["reward_document"]["terms"] if t["name"] == "ranking"]
+    assert len(term) == 1 and term[0]["weight"] == 0.04, term
+    assert abs(term[0]["contribution"] - 0.04 * math.tanh(v["score"] / term[0]["inputs"]["scale"])) < 1e-9, term
+    assert "ranking" not in b and not any(t["name"] == "ranking" for t in b["reward_document"]["terms"])
+    # static-only totals are mapped into their band: a positive verdict raises the reward, a negative lowers it
+    assert (a["own_reward"] - b["own_reward"]) * v["score"] > 0, (a["own_reward"], b["own_reward"], v["score"])
+log = lines("ranker-on/rl-log.jsonl")
+assert log[0]["counts"]["ranked"] >= 1 and 1 <= log[0]["counts"]["ranking_calls"] <= 2, log[0]["counts"]
+assert all(x["counts"]["duplicates"] > 0 for x in log), [x["counts"] for x in log]  # the chain writes one answer
+assert all(x["counts"]["evaluated"] + x["counts"]["reused"] == x["counts"]["candidates"] for x in log), [x["counts"] for x in log]
+PY
+else
+  echo "FAIL chain model"; fails=$((fails + 1))
 fi
 
 # Exact resume: 3 steps straight, against 2 steps + resume.
