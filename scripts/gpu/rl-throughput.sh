@@ -97,6 +97,9 @@ evaluator=process
 "$bin/cudaperf-eval" --help 2>&1 | grep -q -- "--serve" && evaluator=serve
 static=true
 [ "${RLT_MEASURED:-0}" = 1 ] && static=false
+# As rl.sh: --jobs only for the persistent evaluator.
+eval_args='["--sets","2","--budget-ms","40","--timeout","30","--stall-timeout","10"]'
+[ "$evaluator" = serve ] && eval_args='["--jobs","12","--sets","2","--budget-ms","40","--timeout","30","--stall-timeout","10"]'
 
 note "== RL: ${steps} steps of 8 tasks x G = 8 (static_only=$static, evaluator $evaluator)"
 rl_cap=$(( $(left) - 40 ))
@@ -111,7 +114,7 @@ CUDAPERF_CACHE_DIR=$work/cache timeout --kill-after=10 "$rl_cap" "$bin/cudaperf-
   --set tasks_per_step=8 --set group_size=8 --set eval_tasks=0 --set eval_held_out_family_tasks=0 --set save_every=1000 \
   --set static_only="$static" --set evaluator="$evaluator" --set eval_path="$bin/cudaperf-eval" \
   --set analyzer_path="$analyzer" --set reward_jobs=12 \
-  --set eval_args='["--jobs","12","--sets","2","--budget-ms","40","--timeout","30","--stall-timeout","10"]' \
+  --set eval_args="$eval_args" \
   ${RLT_SET:-} > "$work/run/train.log" 2>&1
 rc=$?
 note "cudaperf-train rl rc=$rc in ${SECONDS} s"
