@@ -4,7 +4,8 @@
 # runner`, one job each (the sandbox and the process split told apart), and scripts/gpu/ipc-probe.cu
 # (the same kernel on a process's own memory, on memory imported through legacy CUDA IPC, and on a
 # VMM allocation imported as a file descriptor). Usage: scripts/gpu/relu-isolation.sh OUTDIR
-# (uses build-gpu's cudaperf-eval; builds cudaperf-torch-reference there).
+# (uses build-gpu's cudaperf-eval; builds cudaperf-torch-reference there). RELU_PROBE=0 skips the probe;
+# RELU_ISOLATION lists the modes.
 set -uo pipefail
 out=${1:-${OUT:-/tmp/relu-isolation}}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,12 +27,12 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDAPERF_BUILD_ANA
   -DCMAKE_PREFIX_PATH="$prefix" > "$work/files/cmake.log" 2>&1 \
   && timeout 150 cmake --build build-gpu -j "$(nproc)" --target cudaperf-eval cudaperf-eval-worker cudaperf-torch-reference >> "$work/files/cmake.log" 2>&1
 note "build rc=$? in $((SECONDS - t0)) s"
-nvcc -O2 -arch=sm_90 scripts/gpu/ipc-probe.cu -lcuda -o "$work/ipc-probe" > "$work/files/probe-build.log" 2>&1 \
+[ "${RELU_PROBE:-1}" = 1 ] && nvcc -O2 -arch=sm_90 scripts/gpu/ipc-probe.cu -lcuda -o "$work/ipc-probe" > "$work/files/probe-build.log" 2>&1 \
   && timeout 60 "$work/ipc-probe" 2>&1 | tee -a "$log"
 wait $ipid
 [ -f "$kb/task.json" ] || { note "import failed"; tail -20 "$work/files/import.log" | tee -a "$log"; }
 cp "$kb/impls/baseline.cu" "$work/relu-naive.cu"; echo "// candidate" >> "$work/relu-naive.cu"
-for iso in none runner-unconfined runner; do
+for iso in ${RELU_ISOLATION:-none runner-unconfined runner}; do
   t0=$SECONDS
   CUDAPERF_CACHE_DIR=/tmp/relu-iso-cache timeout 90 build-gpu/bin/cudaperf-eval "$kb" "$work/relu-naive.cu" --jsonl --timeout 300 \
     --stall-timeout 60 --jobs 1 --isolation $iso --allow-weak-sandbox --output "$work/files/relu-$iso.jsonl" 2> "$work/files/relu-$iso.stderr"
