@@ -342,7 +342,8 @@ private:
                           : "the address uses an operation the evaluator does not model");
       A.Extra["unknown_reason"] = std::string(Notes.back().getAsString().value_or(""));
       if (Inner)
-        A.Extra["unknown_loop_line"] = sourceLocationOf(*Inner->getHeader()->getFirstNonPHIOrDbg()).Line;
+        A.Extra["unknown_loop_line"] = Inner->getStartLoc() ? Inner->getStartLoc().getLine() // the `for` itself
+                                                     : sourceLocationOf(*Inner->getHeader()->getFirstNonPHIOrDbg()).Line;
       return Finish("unknown");
     }
     if (S.Flags & LaneNonAffineRecurrence)

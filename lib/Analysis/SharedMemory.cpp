@@ -112,8 +112,8 @@ public:
                   "modelled"
                 : "the index uses an operation the evaluator does not model";
         if (Inner)
-          A.Extra["unknown_loop_line"] =
-              sourceLocationOf(*Inner->getHeader()->getFirstNonPHIOrDbg()).Line;
+          A.Extra["unknown_loop_line"] = Inner->getStartLoc() ? Inner->getStartLoc().getLine() // the `for` itself
+                                                     : sourceLocationOf(*Inner->getHeader()->getFirstNonPHIOrDbg()).Line;
       } else {
         double Ways = 0, Ideal = 0;
         unsigned Samples = 0;

@@ -358,6 +358,9 @@ std::optional<AtomicContention> atomicContention(LaneEvaluator &E, LaneGuards &G
         C.AnyActive = true;
       }
   }
+  // Shared memory is the block's own: other blocks never meet its addresses.
+  if (A.Space == MemorySpace::Shared)
+    return C;
   // A second block: the next one along the first grid dimension that has one.
   ThreadIndex Other;
   Dim3 G3 = Grid.value_or(Dim3{264, 4, 4});
@@ -583,7 +586,10 @@ public:
         WarReported.insert(Key);
         Object H = locationJSON(R.Loc);
         H["write"] = locationJSON(W.Loc);
-        H["loop"] = locationJSON(sourceLocationOf(*L->getHeader()->getFirstNonPHIOrDbg()));
+        SourceLocation LoopLoc = sourceLocationOf(*L->getHeader()->getFirstNonPHIOrDbg());
+        if (DebugLoc Start = L->getStartLoc()) // the `for`/`while` itself, from the loop metadata
+          LoopLoc.Line = Start.getLine(), LoopLoc.Column = Start.getCol();
+        H["loop"] = locationJSON(LoopLoc);
         H["reader_thread"] = threadName(Hazard->Reader, K.Launch.Block);
         H["writer_thread"] = threadName(Hazard->Writer, K.Launch.Block);
         War.push_back(std::move(H));
