@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <set>
 
 namespace cudaperf::queue {
 
@@ -195,8 +196,17 @@ std::vector<Job> WorkQueue::reclaim(const std::string &consumer, int count) {
 void WorkQueue::renew(const std::string &consumer, const std::vector<std::string> &entryIds) {
   if (entryIds.empty())
     return;
+  // Only entries still this consumer's: one claimed by another worker while this one stalled stays
+  // with the other (XCLAIM itself would take it back).
+  std::set<std::string> wanted(entryIds.begin(), entryIds.end()), owned;
+  Reply mine = client_.call({"XPENDING", keyName("jobs"), kGroup, "-", "+", std::to_string(entryIds.size() + 64), consumer});
+  for (const Reply &e : mine.array("XPENDING"))
+    if (const auto &info = e.array("XPENDING entry"); !info.empty() && wanted.count(info[0].string("XPENDING id")))
+      owned.insert(info[0].str);
+  if (owned.empty())
+    return;
   std::vector<std::string> argv = {"XCLAIM", keyName("jobs"), kGroup, consumer, "0"};
-  argv.insert(argv.end(), entryIds.begin(), entryIds.end());
+  argv.insert(argv.end(), owned.begin(), owned.end());
   argv.push_back("JUSTID");
   client_.call(argv).array("XCLAIM");
 }

@@ -321,6 +321,11 @@ int runQueueWorker(const RedisUrl &url, const QueueConfig &config, JobEvaluator 
       }
     } catch (const ConnectionError &e) {
       reconnect(q, who, stop);
+    } catch (const EvaluatorStopped &e) {
+      std::cerr << who << ": " << e.what() << "; its jobs go to other workers after the reclaim time\n";
+      finished = true;
+      beat.join();
+      return 1;
     } catch (const std::exception &e) {
       std::cerr << who << ": " << e.what() << "\n";
       std::this_thread::sleep_for(std::chrono::milliseconds(200));

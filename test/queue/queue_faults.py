@@ -85,7 +85,7 @@ def start_redis():
         try:
             if redis("PING") == "PONG":
                 return
-        except OSError:
+        except (OSError, RuntimeError):  # not listening yet, or LOADING its append-only file
             pass
         time.sleep(0.025)
     fail("redis-server did not start (see %s)" % os.path.join(TMP, "redis.log"))

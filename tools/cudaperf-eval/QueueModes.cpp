@@ -69,7 +69,7 @@ void writeAll(int fd, const std::string &text) {
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
-      throw queue::QueueError("the evaluator stopped taking requests");
+      throw queue::EvaluatorStopped("the evaluator stopped taking requests");
     done += size_t(n);
   }
 }
@@ -101,7 +101,7 @@ public:
       char buf[65536];
       ssize_t n = read(fromServer_[0], buf, sizeof buf);
       if (n <= 0)
-        throw queue::QueueError("the evaluator stopped");
+        throw queue::EvaluatorStopped("the evaluator stopped");
       buffer_.append(buf, size_t(n));
     }
     size_t nl;

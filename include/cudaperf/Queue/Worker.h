@@ -10,6 +10,12 @@
 
 namespace cudaperf::queue {
 
+// A JobEvaluator that can take no more work throws this; the worker then exits with status 1.
+class EvaluatorStopped : public QueueError {
+public:
+  using QueueError::QueueError;
+};
+
 class JobEvaluator {
 public:
   virtual ~JobEvaluator() = default;
@@ -28,7 +34,8 @@ struct WorkerOptions {
   TaskFileLimits limits;
 };
 
-// Runs until `stop` becomes true (or forever); returns 0, or 1 when Redis cannot be reached at start.
+// Runs until `stop` becomes true (or forever); returns 0, or 1 when Redis cannot be reached at start
+// or the evaluator stopped.
 int runQueueWorker(const RedisUrl &url, const QueueConfig &config, JobEvaluator &evaluator,
                    const WorkerOptions &options, const volatile bool *stop = nullptr);
 
