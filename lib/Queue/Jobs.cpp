@@ -142,17 +142,25 @@ support::Json makeJob(const support::Json &requestWithoutId, const support::Json
   return job;
 }
 
+std::string taskFilesDigest(const support::Json &files) {
+  support::Sha256 h;
+  for (const auto &[name, text] : files.items()) // sorted by packTaskDir; the order is part of the key
+    h.field(name).field(support::sha256Hex(text.get<std::string>()));
+  return h.hex();
+}
+
 std::string idempotencyKey(const support::Json &job) {
+  const support::Json *files = support::member(job, "task_files");
+  return idempotencyKey(job.at("request"), files ? taskFilesDigest(*files) : "");
+}
+
+std::string idempotencyKey(const support::Json &req, const std::string &filesDigest) {
   support::Sha256 h;
   h.field(kQueueProtocol);
-  const support::Json &req = job.at("request");
-  if (const support::Json *files = support::member(job, "task_files")) {
-    h.field("files");
-    for (const auto &[name, text] : files->items()) // sorted by packTaskDir; the order is part of the key
-      h.field(name).field(support::sha256Hex(text.get<std::string>()));
-  } else {
+  if (!filesDigest.empty())
+    h.field("files").field(filesDigest);
+  else
     h.field("task_dir").field(req.value("task_dir", ""));
-  }
   h.field("source").field(support::sha256Hex(req.value("source", "")));
   h.field("candidate").field(req.value("candidate", ""));
   h.field("name").field(req.value("name", ""));

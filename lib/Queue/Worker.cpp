@@ -342,8 +342,11 @@ int submitAndWait(const RedisUrl &url, const QueueConfig &config, const std::vec
   const char *who = "cudaperf-eval --submit";
   double start = now();
   // Jobs, one per idempotency key; a key asked for twice is evaluated once and answered twice.
-  std::map<std::string, support::Json> packed; // task_dir -> files
+  // task_dir -> its files and their digest; a job's body is made when it is submitted, so the
+  // submitter holds each task's files once, whatever the number of requests.
+  std::map<std::string, std::pair<support::Json, std::string>> packed;
   std::vector<Job> jobs;
+  std::vector<std::pair<support::Json, const support::Json *>> parts; // per job: request, files
   std::map<std::string, std::vector<support::Json>> idsOfKey;
   std::string token;
   try {
@@ -363,12 +366,17 @@ int submitAndWait(const RedisUrl &url, const QueueConfig &config, const std::vec
         req.erase("candidate");
       }
       const support::Json *files = nullptr;
+      std::string digest;
       if (!options.shareTaskPaths) {
         std::string dir = req["task_dir"].get<std::string>();
         auto it = packed.find(dir);
-        if (it == packed.end())
-          it = packed.emplace(dir, packTaskDir(dir, options.limits)).first;
-        files = &it->second;
+        if (it == packed.end()) {
+          support::Json f = packTaskDir(dir, options.limits);
+          std::string d = taskFilesDigest(f);
+          it = packed.emplace(dir, std::make_pair(std::move(f), d)).first;
+        }
+        files = &it->second.first;
+        digest = it->second.second;
         req.erase("task_dir");
       } else {
         char *abs = realpath(req["task_dir"].get<std::string>().c_str(), nullptr);
@@ -377,19 +385,19 @@ int submitAndWait(const RedisUrl &url, const QueueConfig &config, const std::vec
         req["task_dir"] = std::string(abs);
         free(abs);
       }
-      support::Json job = makeJob(req, files);
-      std::string key = idempotencyKey(job);
+      std::string key = idempotencyKey(req, digest);
       auto &ids = idsOfKey[key];
       ids.push_back(r["id"]);
       if (ids.size() == 1) {
         Job j;
         j.key = key;
         j.replyTo = token;
-        j.body = support::writeJson(job);
-        if (j.body.size() > config.maxJobBytes)
+        std::string body = support::writeJson(makeJob(req, files));
+        if (body.size() > config.maxJobBytes)
           throw QueueError("request " + support::writeJson(r["id"]) + " makes a job larger than " +
                            std::to_string(config.maxJobBytes) + " bytes");
         jobs.push_back(std::move(j));
+        parts.emplace_back(std::move(req), files);
       }
     }
   } catch (const std::exception &e) {
@@ -470,6 +478,7 @@ int submitAndWait(const RedisUrl &url, const QueueConfig &config, const std::vec
             continue; // its result came from an earlier run
           chunk.push_back(i);
           chunkJobs.push_back(jobs[i]);
+          chunkJobs.back().body = support::writeJson(makeJob(parts[i].first, parts[i].second));
         }
         if (chunk.empty())
           break;

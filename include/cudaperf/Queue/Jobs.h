@@ -26,5 +26,9 @@ support::Json makeJob(const support::Json &requestWithoutId, const support::Json
 // The idempotency key: SHA-256 over the task (its files, or its shared path), the candidate's source
 // (or path) and the options that change the result (configs, counters, name).
 std::string idempotencyKey(const support::Json &job);
+// The same from its parts: the request (without "id") and the task's digest (taskFilesDigest of its
+// files, or "" when the request names a shared task_dir), so a submitter hashes each task once.
+std::string taskFilesDigest(const support::Json &files);
+std::string idempotencyKey(const support::Json &requestWithoutId, const std::string &filesDigest);
 
 } // namespace cudaperf::queue
