@@ -59,12 +59,6 @@ struct CompareResult {
 cudaError_t compareElements(DeviceScratch &scratch, const void *got, const void *expected, uint64_t count,
                             const CompareSpec &spec, CompareResult &result);
 
-// One byte read every `stride` bytes of [p, p + bytes), on `stream`: the buffer's pages mapped in
-// this context's address translation before a timed call, as a kernel that ran just before in the
-// same context (the usual case in an application) leaves them. The evaluator's runner uses it after
-// the worker, another context, wrote the inputs.
-cudaError_t touchPages(const void *p, uint64_t bytes, uint64_t stride, cudaStream_t stream);
-
 // The first byte at which a and b differ, or -1.
 cudaError_t firstDifferentByte(DeviceScratch &scratch, const void *a, const void *b, uint64_t bytes, int64_t &index);
 // The first byte of p that is not `value`, or -1.

@@ -134,18 +134,9 @@ CallResult InProcessCallee::audit(int slot, AuditReport &report) {
   return r;
 }
 
-CallResult InProcessCallee::batch(const std::vector<int> &slots, bool flushFirst) {
+CallResult InProcessCallee::batch(const std::vector<int> &slots) {
   CallResult r;
   auto t0 = Clock::now();
-  if (flushFirst) {
-    r.error = flusher_.flush(stream_);
-    if (!r.error)
-      r.error = cudaStreamSynchronize(stream_);
-    if (r.error) {
-      r.wallMs = msSince(t0);
-      return r;
-    }
-  }
   for (int slot : slots)
     callEntry(fn_, slots_.at(slot).pointers.data(), stream_);
   r.launchError = cudaGetLastError();
@@ -409,8 +400,8 @@ CallResult RunnerCallee::audit(int slot, AuditReport &report) {
   return r;
 }
 
-CallResult RunnerCallee::batch(const std::vector<int> &slots, bool flushFirst) {
-  return request(Json{{"op", "batch"}, {"slots", slots}, {"flush", flushFirst}});
+CallResult RunnerCallee::batch(const std::vector<int> &slots) {
+  return request(Json{{"op", "batch"}, {"slots", slots}});
 }
 
 MemorySummary RunnerCallee::memory() {

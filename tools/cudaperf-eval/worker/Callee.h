@@ -57,9 +57,8 @@ public:
   // The audit call (Measure.h).
   virtual CallResult audit(int slot, AuditReport &report) = 0;
   // One call on each slot in a row, no flush between, then a device-wide synchronize (the
-  // wall-clock check); none: the cost of the request itself. flushFirst: L2 written over in the
-  // callee's own context (and waited for) before the calls.
-  virtual CallResult batch(const std::vector<int> &slots, bool flushFirst) = 0;
+  // wall-clock check); none: the cost of the request itself.
+  virtual CallResult batch(const std::vector<int> &slots) = 0;
   virtual runtime::MemorySummary memory() = 0;
 };
 
@@ -72,7 +71,7 @@ public:
   CallResult check(int slot) override;
   CallResult timed(int slot) override;
   CallResult audit(int slot, AuditReport &report) override;
-  CallResult batch(const std::vector<int> &slots, bool flushFirst) override;
+  CallResult batch(const std::vector<int> &slots) override;
   runtime::MemorySummary memory() override;
 
 private:
@@ -113,7 +112,7 @@ public:
   CallResult check(int slot) override;
   CallResult timed(int slot) override;
   CallResult audit(int slot, AuditReport &report) override;
-  CallResult batch(const std::vector<int> &slots, bool flushFirst) override;
+  CallResult batch(const std::vector<int> &slots) override;
   runtime::MemorySummary memory() override;
   // Ends the runner (killed if it does not leave at once) and removes its scratch directory.
   void stop();

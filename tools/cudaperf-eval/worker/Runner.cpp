@@ -8,7 +8,6 @@
 #include "Callee.h"
 #include "DeviceInfo.h"
 
-#include "cudaperf/DeviceKernels/DeviceKernels.h"
 #include "cudaperf/Runtime/Build.h"
 #include "cudaperf/Runtime/DeviceData.h"
 
@@ -31,7 +30,6 @@ struct Bound {
   std::vector<void *> mapped;             // what cudaIpcOpenMemHandle returned, to close
   std::vector<std::vector<unsigned char>> scalars;
   std::vector<void *> pointers;           // in the entry shim's shape
-  std::vector<std::pair<const void *, uint64_t>> spans; // each argument buffer (guards included)
 };
 
 // Read access: the system, the CUDA installation, the worker's own executable and libraries.
@@ -125,7 +123,6 @@ Json Runner::bind(const Json &req) {
         return out;
       }
       b.mapped.push_back(p);
-      b.spans.emplace_back(p, a.at("bytes").get<uint64_t>() + 2 * a.at("offset").get<uint64_t>());
       b.scalars.emplace_back();
       b.pointers.push_back(static_cast<unsigned char *>(p) + a.at("offset").get<uint64_t>());
     } else {
@@ -148,19 +145,6 @@ Json Runner::bind(const Json &req) {
 Json Runner::call(const Json &req, const std::string &op) {
   Json out = Json::object();
   if (op == "batch") {
-    // The L2 written over here, in this context, when asked (the wall-clock check's rounds): a
-    // flush from the worker's context between rounds would leave this context's address
-    // translation cold for the next round. The request's empty batch asks for it too, so the
-    // worker's subtraction of that batch takes its cost out.
-    if (req.value("flush", false)) {
-      cudaError_t e = flusher_.flush(stream_);
-      if (!e)
-        e = cudaStreamSynchronize(stream_);
-      if (e) {
-        out["error"] = int(e);
-        return out;
-      }
-    }
     std::vector<void *const *> calls;
     for (const Json &slot : req.at("slots")) {
       auto it = slots_.find(slot.get<int>());
@@ -185,17 +169,6 @@ Json Runner::call(const Json &req, const std::string &op) {
     return out;
   }
   if (op == "timed") {
-    // The worker (another context) has just written the inputs and poisoned the outputs: the
-    // buffers' pages are entered in this context's translation first, as in a process where the
-    // kernel before had touched them, then L2 is written over (timedCall) and the call timed.
-    // Measured on KernelBench's ReLU (6.4 GB a buffer, H100): 9.3 ms a call without it, 5.3 ms
-    // in the worker's own context (data/eval-runs/2026-12-06-h100-redteam-3).
-    auto it = slots_.find(req.value("slot", -1));
-    for (const auto &span : it->second.spans)
-      if (cudaError_t e = devicekernels::touchPages(span.first, span.second, 64 * 1024, stream_)) {
-        out["error"] = int(e);
-        return out;
-      }
     double ms = 0;
     out["error"] = int(timedCall(fn_, a, stream_, flusher_, ms));
     out["ms"] = ms;
@@ -334,8 +307,6 @@ void Runner::serve(const std::string &scratch, double cpuSeconds, bool sandbox, 
       if (cudaError_t e = flusher_.allocate(size_t(prop.l2CacheSize), 10)) {
         error = "L2 flush buffer in the runner: " + cudaErrorText(e);
         retryable = e == cudaErrorMemoryAllocation;
-      } else if (cudaError_t e = devicekernels::preloadKernels()) {
-        error = "loading the runner's own kernels: " + cudaErrorText(e);
       }
     }
   }

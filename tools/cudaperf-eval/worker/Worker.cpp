@@ -673,11 +673,9 @@ Verdict Worker::wallClockCheck(const std::string &impl, Callee &callee, size_t c
     if (cudaError_t e = sets.back()->fill(seeds.back(), stream_))
       return fromCudaError(e, false, cfg, "preparing inputs");
   }
-  // The empty batches flush L2 as the measured ones do (in the callee's context), so that their
-  // median takes the request's cost and the flush's out of the figure.
   std::vector<double> noops;
   for (int i = 0; i < 3; ++i) {
-    CallResult n = callee.batch({}, true);
+    CallResult n = callee.batch({});
     if (!n.ok())
       return fromCall(n, cfg, "wall-clock check");
     noops.push_back(n.wallMs);
@@ -688,10 +686,11 @@ Verdict Worker::wallClockCheck(const std::string &impl, Callee &callee, size_t c
   // ones recompute the same answers, which is all the clock needs.
   double best = -1;
   for (int round = 0; round < 3; ++round) {
-    // L2 is written over in the callee's context, not here: work of this context between rounds
-    // would leave the callee's address translation cold for the next round (a cost the timed
-    // calls, whose pages are touched first, do not have).
-    CallResult r = callee.batch(slots, true);
+    if (cudaError_t e = flusher_.flush(stream_))
+      return fromCudaError(e, false, cfg, "flushing L2");
+    if (cudaError_t e = cudaStreamSynchronize(stream_))
+      return fromCudaError(e, false, cfg, "flushing L2");
+    CallResult r = callee.batch(slots);
     if (!r.ok())
       return fromCall(r, cfg, "wall-clock check");
     if (round == 0)
