@@ -5,6 +5,7 @@
 #include "cudaperf/Runtime/EvalServer.h"
 #include "cudaperf/Support/Json.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <poll.h>
@@ -157,6 +158,8 @@ int runQueueWorkerMode(const QueueCommand &q, runtime::Evaluator &evaluator, con
   queue::WorkerOptions w;
   w.consumer = q.workerName;
   w.inFlight = q.inFlight > 0 ? q.inFlight : evaluator.options().jobs + 1;
+  // More than the server's queue would block the hand-over (the server stops reading).
+  w.inFlight = std::min(w.inFlight, int(std::max<size_t>(1, evaluator.options().queueLimit)));
   w.heartbeatSeconds = q.heartbeatSeconds;
   w.workDir = q.workDir;
   w.taskRoot = policy.taskRoot;
