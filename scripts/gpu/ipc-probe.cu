@@ -3,7 +3,8 @@
 // The parent allocates the buffers, times the kernel on them, exports them (legacy CUDA IPC, and
 // VMM allocations exported as POSIX file descriptors), and starts itself as a child that times the
 // same kernel on (a) its own cudaMalloc buffers, (b) the parent's through cudaIpcOpenMemHandle,
-// (c) the parent's VMM allocation imported and mapped; the parent keeps its context meanwhile, as
+// (c) the parent's VMM allocation imported and mapped; and a "fresh" child that maps the parent's
+// buffers before anything of its own, as the runner does, printing where they landed in 2 MiB pages; the parent keeps its context meanwhile, as
 // the worker does. Build: nvcc -O2 -arch=sm_90 ipc-probe.cu -lcuda -o ipc-probe; run: ./ipc-probe [MFLOATS]
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -12,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -133,6 +135,24 @@ static void unhex(const char *s, void *p, size_t n) {
 }
 
 int main(int argc, char **argv) {
+  if (argc >= 2 && !strcmp(argv[1], "fresh")) {
+    // As the runner: nothing of its own allocated before the parent's buffers are mapped.
+    long long n = atoll(argv[2]);
+    CK(cudaSetDevice(0));
+    CK(cudaFree(nullptr));
+    cudaIpcMemHandle_t hx, hy;
+    unhex(argv[3], &hx, sizeof hx);
+    unhex(argv[4], &hy, sizeof hy);
+    void *ix, *iy;
+    CK(cudaIpcOpenMemHandle(&ix, hx, cudaIpcMemLazyEnablePeerAccess));
+    CK(cudaIpcOpenMemHandle(&iy, hy, cudaIpcMemLazyEnablePeerAccess));
+    printf("fresh  parent's, legacy IPC    %.3f ms (mapped at %p, %p: offsets %zu, %zu into 2 MiB)\n",
+           timeRelu((const float *)ix, (float *)iy, n), ix, iy, size_t(uintptr_t(ix) % (2u << 20)),
+           size_t(uintptr_t(iy) % (2u << 20)));
+    printf("fresh  the same at +4096       %.3f ms\n",
+           timeRelu((const float *)((char *)ix + 4096), (float *)((char *)iy + 4096), n - 1024));
+    return 0;
+  }
   if (argc >= 2 && !strcmp(argv[1], "child")) {
     long long n = atoll(argv[2]);
     size_t bytes = size_t(n) * 4;
@@ -177,6 +197,20 @@ int main(int argc, char **argv) {
   CK(cudaIpcGetMemHandle(&hx, x));
   CK(cudaIpcGetMemHandle(&hy, y));
   fflush(stdout);
+  // The VMM descriptors must survive exec.
+  fcntl(vx.fd, F_SETFD, 0);
+  fcntl(vy.fd, F_SETFD, 0);
+  {
+    std::string a = hex(&hx, sizeof hx), b = hex(&hy, sizeof hy), nn = std::to_string(n);
+    pid_t f = fork();
+    if (f == 0) {
+      execl("/proc/self/exe", argv[0], "fresh", nn.c_str(), a.c_str(), b.c_str(), (char *)nullptr);
+      _exit(127);
+    }
+    int st = 0;
+    waitpid(f, &st, 0);
+    fflush(stdout);
+  }
   pid_t pid = fork();
   if (pid == 0) {
     std::string a = hex(&hx, sizeof hx), b = hex(&hy, sizeof hy), fx = std::to_string(vx.fd),
