@@ -23,6 +23,8 @@ std::string canonical(StringRef V, bool *Virtual = nullptr) {
   if (!V.starts_with("sm_") && !V.starts_with("compute_"))
     return "";
   std::optional<support::ComputeCapability> CC = support::parseArch(V);
+  if (CC && CC->suffix == "f") // family-specific (sm_100f): the family's base architecture
+    CC->suffix.clear();
   return CC ? CC->smName() : "";
 }
 
