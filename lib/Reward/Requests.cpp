@@ -238,6 +238,13 @@ Json serveRewardRequest(RewardPipeline &pipeline, const RewardRequest &request, 
       record["trajectory"] = trajectoryToJson(pipeline.config(), scored);
     }
     record["reward"] = pipeline.documentJson(last);
+    // The reward's components by name (NeMo Gym's `reward_components`, for trainers that normalize
+    // each component on its own, GDPO-style): each term's contribution to the last turn's document,
+    // summing to its total (a trajectory's total weighs the turns: see "trajectory").
+    Json components = Json::object();
+    for (const RewardTerm &t : last.reward.terms)
+      components[t.name] = components.value(t.name, 0.0) + t.contribution;
+    record["reward_components"] = std::move(components);
     if (withResult)
       record["result"] = last.resultJson;
     std::vector<std::string> sources;

@@ -138,6 +138,12 @@ def main():
         by_id = {json.dumps(x["id"]): x for x in records}
         check(r.returncode == 0 and len(records) == 6, "--batch: one record per line (%d)" % len(records))
         check(by_id.get('"a"', {}).get("ok") is True, "--batch: a good request")
+        rec_a = by_id.get('"a"', {})
+        comps = rec_a.get("reward_components") or {}
+        terms = (rec_a.get("reward") or {}).get("terms") or []
+        check(comps and set(comps) == {t["name"] for t in terms}
+              and abs(sum(comps.values()) - rec_a["reward"]["total"]) < 1e-9,
+              "--batch: reward_components name every term and sum to the document's total (%s)" % comps)
         check(any(x["id"] is None and x["status"] == 400 and "stdin:2" in x["error"] for x in records),
               "--batch: malformed JSON is an error record naming the line")
         check(by_id.get('"c"', {}).get("status") == 400 and "colour" in by_id['"c"']["error"],

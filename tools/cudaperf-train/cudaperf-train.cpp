@@ -997,6 +997,7 @@ int runRepairExamples(const std::vector<std::string> &argv) {
 
 namespace cudaperf::learn {
 int runDataParallelCheck(const std::vector<std::string> &argv); // dp-check.cpp
+int runPromptCommand(const std::vector<std::string> &argv);     // prompt.cpp
 }
 
 int main(int argc, char **argv) {
@@ -1006,6 +1007,8 @@ int main(int argc, char **argv) {
                          {"fit", "one training step of a model shape (memory-fit measurements)", runFit},
                          {"dp-check", "data parallelism against one process on this machine (one call per rank)",
                           runDataParallelCheck},
+                         {"prompt", "the policy prompt of a task (messages or ChatML), for outside trainers",
+                          runPromptCommand},
 #ifdef CUDAPERF_HAVE_RL
                          {"rl", "multi-turn GRPO from the SFT checkpoint (make train)", runRlCommand},
                          {"repair-examples", "the broken answers, nvcc logs and feedback of sft's repair examples",
