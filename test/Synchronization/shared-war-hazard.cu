@@ -99,3 +99,10 @@ int main() {
   matmulOneBarrier<<<dim3(64, 64), dim3(TILE, TILE)>>>(p, p, p, 1024);
   matmulTwoBarriers<<<dim3(64, 64), dim3(TILE, TILE)>>>(p, p, p, 1024);
 }
+
+// The text summary folds the 16 unrolled copies of each tile read into one line with a count.
+// RUN: %cudaperf-analyze --checks='-*' %cuda-builtin-args %s 2>/dev/null | FileCheck %s --check-prefix=SUMMARY
+// SUMMARY: kernel matmulOneBarrier
+// SUMMARY: line 21:14 load shared 4 B conflict-free, 1.00 wavefronts/request (x16: unrolled or inlined copies){{$}}
+// SUMMARY-NEXT: line 21:26 load shared 4 B conflict-free, 1.00 wavefronts/request (x16: unrolled or inlined copies){{$}}
+// SUMMARY-NEXT: sync:
