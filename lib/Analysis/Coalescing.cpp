@@ -354,11 +354,19 @@ private:
       Notes.push_back("block shape assumed (" + K.Launch.Block.str() + "); give it with --launch");
 
     WarpCost Main = costOf(S, M.Bytes);
-    if (!S.Warps.empty() && !S.Warps.front().Addresses.empty()) {
-      const std::vector<int64_t> &First = S.Warps.front().Addresses;
-      int64_t Min = *std::min_element(First.begin(), First.end());
-      A.Extra["misalignment_bytes"] = ((Min % SectorBytes) + SectorBytes) % SectorBytes;
+    // The first sampled warp whose lowest address is off a sector boundary (rows of an odd length
+    // start aligned in some warps and not in others); the first warp when every one is aligned.
+    std::optional<int64_t> Misalignment;
+    for (const SampledWarp &W : S.Warps) {
+      if (W.Addresses.empty())
+        continue;
+      int64_t Min = *std::min_element(W.Addresses.begin(), W.Addresses.end());
+      int64_t Off = ((Min % SectorBytes) + SectorBytes) % SectorBytes;
+      if (!Misalignment || (*Misalignment == 0 && Off != 0))
+        Misalignment = Off;
     }
+    if (Misalignment)
+      A.Extra["misalignment_bytes"] = *Misalignment;
     if (S.Affine && *S.CoefX != 0 && indexesStructArray(M.Pointer))
       A.Extra["struct_stride"] = true;
     A.Extra["ideal_sectors_per_request"] = round2(Main.Ideal);
