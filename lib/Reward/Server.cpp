@@ -409,9 +409,35 @@ private:
       if (!ok || closed || strm.expired())
         break;
     }
-    shutdown(sock, SHUT_RDWR);
-    close(sock);
+    lingeringClose(sock);
     return ok;
+  }
+
+  // The write side is shut first, then what the client still sends is read and dropped (at most
+  // 1 s and 1 MiB) before the socket is closed: closing with unread input makes the kernel send a
+  // reset, which can reach the client before the response it was sent (a 503 or 411 answered
+  // before the request's body was read arrived as "connection reset by peer").
+  static void lingeringClose(socket_t sock) {
+    shutdown(sock, SHUT_WR);
+    Clock::time_point until = Clock::now() + std::chrono::seconds(1);
+    size_t drained = 0;
+    char buf[16384];
+    while (drained < (size_t(1) << 20)) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+      if (left <= 0)
+        break;
+      pollfd p{sock, POLLIN, 0};
+      int r = poll(&p, 1, int(left));
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        break;
+      ssize_t n = recv(sock, buf, sizeof buf, 0);
+      if (n <= 0)
+        break;
+      drained += size_t(n);
+    }
+    close(sock);
   }
 
   // The next request's first byte, within the keep-alive time; a stopping server stops waiting.

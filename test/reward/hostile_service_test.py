@@ -149,6 +149,17 @@ def main():
         ok = all(st == 200 or (st == 503 and ra) for st, ra in results)
         check(ok and len(results) == 200, "serve: 200 concurrent requests answered or 503 (%s, %.1f s)"
               % (codes, time.time() - start))
+        # The service's own peak resident memory through all of the above (its evaluators and
+        # analyzers are processes of their own): the bound docs/security.md states.
+        hwm = None
+        try:
+            for line in open("/proc/%d/status" % proc.pid):
+                if line.startswith("VmHWM:"):
+                    hwm = int(line.split()[1])
+        except OSError:
+            pass
+        check(hwm is not None and hwm < 256 * 1024,
+              "serve: peak resident memory %s KiB after the burst (bound 256 MiB)" % hwm)
     finally:
         proc.terminate()
         try:
