@@ -206,9 +206,11 @@ double statedFactor(const std::string &message) {
   }
 }
 
-// Checks whose findings can explain a wrong answer or a failed launch.
+// Checks whose findings can explain a wrong answer or a failed launch (a shared-memory race across
+// loop iterations is one: the next tile overwrites what other warps still read).
 bool explainsFailure(const std::string &check) {
-  return check == "cuda-missing-barrier" || check == "cuda-divergent-barrier" || check == "cuda-invalid-launch-config";
+  return check == "cuda-missing-barrier" || check == "cuda-divergent-barrier" ||
+         check == "cuda-invalid-launch-config" || check == "cuda-shared-war-hazard";
 }
 
 std::vector<std::string> findingLines(const RewardConfig &config, const RewardDocument &doc,

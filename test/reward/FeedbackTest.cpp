@@ -134,3 +134,23 @@ TEST(Feedback, NeverLongerThanTheLimit) {
   EXPECT_NE(r.reward.feedback.find("Speedup over the baseline: small 2.00x."), std::string::npos)
       << r.reward.feedback;
 }
+
+// A wrong answer's feedback names the findings that can explain it, a shared-memory race across loop
+// iterations among them, and leaves performance findings out.
+TEST(Feedback, AWrongAnswerNamesTheRaceThatCanExplainIt) {
+  RewardConfig c;
+  c.feedback.maxFindings = 5;
+  std::vector<support::Json> diagnostics = {
+      {{"check", "cuda-uncoalesced-access"}, {"severity", "warning"}, {"message", "strided (8.0x)"},
+       {"kernel", "k"}, {"file", "cand.cu"}, {"line", 7}, {"column", 1}},
+      {{"check", "cuda-shared-war-hazard"}, {"severity", "warning"},
+       {"message", "tile[] is read here and overwritten in the next iteration without a barrier"},
+       {"kernel", "k"}, {"file", "cand.cu"}, {"line", 12}, {"column", 1}}};
+  rewardtest::ConfigSpec spec{"small", {rewardtest::LaunchSpec{}}, diagnostics};
+  auto doc = features::readAnalysis(rewardtest::analysis({spec}), "a.json");
+  CandidateResult r = rewardFromDocuments(c, rewardtest::evalResult({{"small", 1, 2}}, "wrong_answer"), "r.json", doc,
+                                          std::nullopt, std::nullopt);
+  EXPECT_EQ(r.reward.gate, "wrong_answer");
+  EXPECT_NE(r.reward.feedback.find("[cuda-shared-war-hazard]"), std::string::npos) << r.reward.feedback;
+  EXPECT_EQ(r.reward.feedback.find("[cuda-uncoalesced-access]"), std::string::npos) << r.reward.feedback;
+}
