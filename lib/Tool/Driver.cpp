@@ -107,7 +107,8 @@ struct Options {
       "deadline-seconds",
       cl::desc("Wall-clock seconds for the whole run (clang's parse, the analyses, NVIDIA's "
                "compiler for registers, every file); past it the analyzer stops, kills its "
-               "compilers and exits with code 3, reporting nothing (default 240; 0: no deadline)"),
+               "compilers and exits with code 3, reporting nothing (default 240 for each file "
+               "named; none for a whole compilation database; 0: no deadline)"),
       cl::init(240), cl::value_desc("s"), cl::cat(Category)};
   cl::opt<unsigned> MaxInstantiations{
       "max-instantiations",
@@ -362,7 +363,10 @@ int runAnalyzeTool(int Argc, const char **Argv) {
     return usage("--analysis-seconds must be positive");
   if (!(O.DeadlineSeconds >= 0) || O.DeadlineSeconds > 1e7)
     return usage("--deadline-seconds must be between 0 (none) and 10000000");
-  armRunDeadline(O.DeadlineSeconds);
+  // Unless given, the deadline grows with the files named (a project's many files are not one
+  // hostile file's 240 s); with none named (a whole compilation database) there is none.
+  armRunDeadline(O.DeadlineSeconds.getNumOccurrences() ? double(O.DeadlineSeconds)
+                                                       : double(O.DeadlineSeconds) * double(O.Files.size()));
   std::string ParseFault, ParseFaultFile;
   if (!O.InjectFault.empty()) {
     llvm::SmallVector<llvm::StringRef, 3> Parts;
