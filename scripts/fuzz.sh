@@ -55,6 +55,8 @@ seeds() {
       for f in "$root"/data/ranking/checkpoints/*/model.safetensors "$root"/test/learn/fixtures/hf/*/model*.safetensors; do
         [ "$(stat -c %s "$f")" -le 65536 ] && cp "$f" "$dir/$(echo "$f" | md5sum | cut -c1-12).safetensors"
       done
+      # earlier findings (test/fuzz/seeds/safetensors: 1e65 in a shape, 2026-12-06)
+      cp "$root"/test/fuzz/seeds/safetensors/* "$dir"/
       # a few tiny hand-made files: one tensor, an empty header, metadata only
       printf '\x40\x00\x00\x00\x00\x00\x00\x00{"t":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}        \x00\x00\x80\x3f\x00\x00\x00\x40' > "$dir/one.safetensors"
       printf '\x02\x00\x00\x00\x00\x00\x00\x00{}' > "$dir/empty.safetensors"

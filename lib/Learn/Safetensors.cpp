@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 
 #include <fcntl.h>
@@ -43,6 +44,27 @@ const DtypeInfo &info(TensorDtype dtype) {
 
 // A header larger than this is not a checkpoint (the reference implementation uses 100 MB).
 constexpr uint64_t kMaxHeaderBytes = 100ull << 20;
+
+// A JSON array of integers in T's range, element by element: nlohmann's get<std::vector<T>>() casts
+// a float such as 1e65 to T, undefined behaviour (found by fuzz-Safetensors), and 1.5 to 1.
+template <typename T> std::vector<T> integerList(const nlohmann::json &v, const std::string &what) {
+  if (!v.is_array()) throw SafetensorsError(what + " is not an array");
+  std::vector<T> out;
+  for (const nlohmann::json &e : v) {
+    if (e.is_number_unsigned()) {
+      uint64_t u = e.get<uint64_t>();
+      if (u > uint64_t(std::numeric_limits<T>::max())) throw SafetensorsError(what + ": " + e.dump() + " is too large");
+      out.push_back(T(u));
+    } else if (e.is_number_integer()) {
+      int64_t i = e.get<int64_t>();
+      if (i < 0 && !std::numeric_limits<T>::is_signed) throw SafetensorsError(what + ": " + e.dump() + " is negative");
+      out.push_back(T(i));
+    } else {
+      throw SafetensorsError(what + ": " + e.dump().substr(0, 40) + " is not an integer");
+    }
+  }
+  return out;
+}
 
 int64_t checkedElements(const std::vector<int64_t> &shape, const std::string &where) {
   int64_t n = 1;
@@ -133,8 +155,8 @@ SafetensorsFile SafetensorsFile::open(const std::string &path) {
     view.name = name;
     try {
       view.dtype = parseDtypeName(t["dtype"].get<std::string>());
-      view.shape = t["shape"].get<std::vector<int64_t>>();
-      auto offsets = t["data_offsets"].get<std::vector<uint64_t>>();
+      view.shape = integerList<int64_t>(t["shape"], "shape");
+      auto offsets = integerList<uint64_t>(t["data_offsets"], "data_offsets");
       if (offsets.size() != 2) throw SafetensorsError("data_offsets must have two entries");
       if (offsets[0] > offsets[1] || offsets[1] > dataBytes)
         throw SafetensorsError("data_offsets [" + std::to_string(offsets[0]) + ", " + std::to_string(offsets[1]) +

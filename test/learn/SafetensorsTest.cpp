@@ -133,6 +133,19 @@ TEST(Safetensors, BadFilesAreNamedErrors) {
              handMadeFile(R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", std::string(8, '\0')));
   EXPECT_NE(messageOf([&] { SafetensorsFile::open((dir / "shape.safetensors").string()); }).find("needs 12 bytes"),
             std::string::npos);
+  // Numbers that are not integers (fuzz-Safetensors: 1e65 cast to an unsigned was undefined behaviour).
+  writeBytes(dir / "float.safetensors",
+             handMadeFile(R"({"w":{"dtype":"F32","shape":[1e65],"data_offsets":[0,4]}})", std::string(4, '\0')));
+  std::string notInteger = messageOf([&] { SafetensorsFile::open((dir / "float.safetensors").string()); });
+  EXPECT_NE(notInteger.find("shape: 1e+65 is not an integer"), std::string::npos) << notInteger;
+  writeBytes(dir / "half.safetensors",
+             handMadeFile(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4.5]}})", std::string(4, '\0')));
+  EXPECT_NE(messageOf([&] { SafetensorsFile::open((dir / "half.safetensors").string()); }).find("not an integer"),
+            std::string::npos);
+  writeBytes(dir / "negative.safetensors",
+             handMadeFile(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[-4,0]}})", std::string(4, '\0')));
+  EXPECT_NE(messageOf([&] { SafetensorsFile::open((dir / "negative.safetensors").string()); }).find("is negative"),
+            std::string::npos);
   writeBytes(dir / "dtype.safetensors",
              handMadeFile(R"({"w":{"dtype":"F8_E4M3","shape":[1],"data_offsets":[0,1]}})", std::string(1, '\0')));
   EXPECT_NE(messageOf([&] { SafetensorsFile::open((dir / "dtype.safetensors").string()); }).find("F8_E4M3"),
