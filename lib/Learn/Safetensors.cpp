@@ -47,6 +47,8 @@ constexpr uint64_t kMaxHeaderBytes = 100ull << 20;
 
 // A JSON array of integers in T's range, element by element: nlohmann's get<std::vector<T>>() casts
 // a float such as 1e65 to T, undefined behaviour (found by fuzz-Safetensors), and 1.5 to 1.
+// (support::JsonField::integer reads ordered_json and throws SupportError; this reader's header is
+// plain nlohmann::json and its callers expect SafetensorsError, and it takes no 4.0 for an integer.)
 template <typename T> std::vector<T> integerList(const nlohmann::json &v, const std::string &what) {
   if (!v.is_array()) throw SafetensorsError(what + " is not an array");
   std::vector<T> out;

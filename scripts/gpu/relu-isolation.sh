@@ -16,10 +16,7 @@ export PATH=/opt/torch/.venv/bin:/usr/local/cuda/bin:$PATH
 log=$work/files/summary.txt
 note() { echo "$*" | tee -a "$log"; }
 kb=$work/kb/relu
-mkdir -p "$kb/impls"
-cp scripts/gpu/kernelbench-relu/model.py "$kb/model.py"
-cp data/tasks/pytorch/relu/impls/baseline.cu "$kb/impls/baseline.cu"
-(timeout 200 python3 scripts/import-pytorch-task.py "$kb/model.py" --out "$kb" > "$work/files/import.log" 2>&1) &
+bash scripts/gpu/kernelbench-relu/import.sh "$kb" "$work/files/import.log" 200 &
 ipid=$!
 prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2> /dev/null)
 t0=$SECONDS

@@ -39,11 +39,7 @@ note "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,nohe
 
 # KernelBench ReLU's import (PyTorch, 6.4 GB tensors) beside the builds.
 kb=$work/kb/relu
-mkdir -p "$kb/impls"
-cp scripts/gpu/kernelbench-relu/model.py "$kb/model.py"
-cp data/tasks/pytorch/relu/impls/baseline.cu "$kb/impls/baseline.cu"
-(timeout 240 python3 scripts/import-pytorch-task.py "$kb/model.py" --out "$kb" > "$work/files/import.log" 2>&1
- echo $? > "$work/import.rc") &
+bash scripts/gpu/kernelbench-relu/import.sh "$kb" "$work/files/import.log" 240 &
 import_pid=$!
 
 prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2> /dev/null)
@@ -93,7 +89,7 @@ done
 
 note "== KernelBench level-1 ReLU, 4096 x 393216 fp32: four candidates per evaluator"
 wait "$import_pid"
-note "import rc=$(cat "$work/import.rc" 2> /dev/null)"
+note "import rc=$(cat "$kb/import.rc" 2> /dev/null)"
 if [ -f "$kb/task.json" ]; then
   for i in 1 2 3; do { cat data/tasks/pytorch/relu/impls/baseline.cu; echo "// variant $i"; } > "$work/relu-naive-$i.cu"; done
   cp scripts/gpu/kernelbench-relu/relu_float4.cu "$work/relu-float4.cu"
