@@ -40,4 +40,31 @@ d=json.loads(open(sys.argv[1]).readline())
 c=(d.get('configs') or [{}])[0]
 print(d.get('outcome'), 'candidate', (c.get('candidate') or {}).get('median_ms'), 'baseline', (c.get('baseline') or {}).get('median_ms'), 'worker s', (d.get('stage_seconds') or {}).get('worker'))" "$work/files/relu-$iso.jsonl" 2>&1 | tail -1)"
 done
+# RELU_NCU=1: the same evaluations under Nsight Compute, every process followed: the kernel's own
+# duration in the worker and in the runner (if the runner's kernel itself runs at the worker's speed,
+# the time lost is outside the kernel: between the events, not in the memory).
+if [ "${RELU_NCU:-0}" = 1 ]; then
+  for iso in none runner-unconfined; do
+    t0=$SECONDS
+    CUDAPERF_CACHE_DIR=/tmp/relu-iso-cache timeout 200 ncu --target-processes all --clock-control none \
+      --print-units base --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum \
+      --launch-count 60 --csv --log-file "$work/files/ncu-$iso.log" \
+      build-gpu/bin/cudaperf-eval "$kb" "$work/relu-naive.cu" --jsonl --timeout 300 --stall-timeout 120 --jobs 1 \
+      --isolation $iso --allow-weak-sandbox --output "$work/files/ncu-relu-$iso.jsonl" > "$work/files/ncu-$iso.csv" 2> "$work/files/ncu-$iso.stderr"
+    note "ncu $iso: rc=$? in $((SECONDS - t0)) s"
+    python3 - "$work/files/ncu-$iso.csv" <<'PY' 2>&1 | tee -a "$log"
+import csv, sys, collections
+rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if l.startswith('"'))]
+if not rows: print("  no ncu rows"); sys.exit()
+h = rows[0]; ix = {k: h.index(k) for k in h}
+agg = collections.defaultdict(list)
+for r in rows[1:]:
+    try: agg[(r[ix["Process ID"]], r[ix["Kernel Name"]][:40], r[ix["Metric Name"]], r[ix["Metric Unit"]])].append(float(r[ix["Metric Value"]].replace(",", "")))
+    except Exception: pass
+big = {(k[0], k[1]) for k, v in agg.items() if k[2] == "gpu__time_duration.sum" and sorted(v)[len(v)//2] > 1e5}
+for k, v in sorted(agg.items()):
+    if (k[0], k[1]) in big: print("  pid %s %-40s %-52s %s n=%d median %.4g" % (k[0], k[1], k[2], k[3], len(v), sorted(v)[len(v)//2]))
+PY
+  done
+fi
 tar -czf "$out/relu-isolation.tar.gz" -C "$work" files
