@@ -1,6 +1,6 @@
-#include "cudaperf/Runtime/Outcome.h"
+#include "cudaperf/Schema/Outcome.h"
 
-namespace cudaperf::runtime {
+namespace cudaperf::schema {
 
 static const struct {
   Outcome outcome;
@@ -23,11 +23,11 @@ const char *outcomeName(Outcome o) {
   return "internal_error";
 }
 
-std::optional<Outcome> parseOutcome(const std::string &name) {
+std::optional<Outcome> parseOutcome(std::string_view name) {
   for (const auto &n : kNames)
     if (name == n.name)
       return n.outcome;
   return std::nullopt;
 }
 
-} // namespace cudaperf::runtime
+} // namespace cudaperf::schema
