@@ -38,7 +38,13 @@ for iso in ${RELU_ISOLATION:-none runner-unconfined runner}; do
 import json,sys
 d=json.loads(open(sys.argv[1]).readline())
 c=(d.get('configs') or [{}])[0]
-print(d.get('outcome'), 'candidate', (c.get('candidate') or {}).get('median_ms'), 'baseline', (c.get('baseline') or {}).get('median_ms'), 'worker s', (d.get('stage_seconds') or {}).get('worker'))" "$work/files/relu-$iso.jsonl" 2>&1 | tail -1)"
+def find(o, k):
+    if isinstance(o, dict):
+        if k in o: yield o[k]
+        for v in o.values(): yield from find(v, k)
+    elif isinstance(o, list):
+        for v in o: yield from find(v, k)
+print(d.get('outcome'), 'candidate', (c.get('candidate') or {}).get('median_ms'), 'baseline', (c.get('baseline') or {}).get('median_ms'), 'worker s', (d.get('stage_seconds') or {}).get('worker'), 'issue host ms', list(find(d, 'issue_host_median_ms')))" "$work/files/relu-$iso.jsonl" 2>&1 | tail -1)"
 done
 # RELU_NCU=1: the same evaluations under Nsight Compute, every process followed: the kernel's own
 # duration in the worker and in the runner (if the runner's kernel itself runs at the worker's speed,

@@ -121,7 +121,7 @@ CallResult InProcessCallee::check(int slot) {
 CallResult InProcessCallee::timed(int slot) {
   CallResult r;
   auto t0 = Clock::now();
-  r.error = timedCall(fn_, slots_.at(slot).pointers.data(), stream_, flusher_, r.eventMs);
+  r.error = timedCall(fn_, slots_.at(slot).pointers.data(), stream_, flusher_, r.eventMs, &r.hostMs);
   r.wallMs = msSince(t0);
   return r;
 }
@@ -283,6 +283,7 @@ CallResult RunnerCallee::request(const Json &message, Json *answer) {
   r.launchError = errorFrom(reply, "launch_error");
   r.error = errorFrom(reply, "error");
   r.eventMs = number(reply, "ms");
+  r.hostMs = number(reply, "host_ms");
   r.outOfMemory = u64(reply, "out_of_memory");
   if (const Json *m = support::member(reply, "memory"))
     r.memory = lastMemory_ = memorySummaryFromJson(*m);

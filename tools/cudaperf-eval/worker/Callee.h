@@ -28,6 +28,7 @@ struct CallResult {
   cudaError_t error = cudaSuccess;       // the synchronize after it, or a failed request
   double eventMs = 0;                    // timed calls: the events' span, as the callee reports it
   double wallMs = 0;                     // the worker's own clock around the whole request
+  double hostMs = 0;                     // timed calls: the callee's clock while the entry issued its work
   uint64_t outOfMemory = 0;              // out-of-memory answers the entry's allocations got
   runtime::MemorySummary memory;         // what the implementation holds after the call
   // The runner is gone (killed by its sandbox, crashed, exited) or broke the protocol: the outcome

@@ -73,7 +73,8 @@ int countThreads() {
   return n;
 }
 
-cudaError_t timedCall(EntryFn fn, void *const *args, cudaStream_t stream, L2Flusher &flusher, double &ms) {
+cudaError_t timedCall(EntryFn fn, void *const *args, cudaStream_t stream, L2Flusher &flusher, double &ms,
+                      double *hostMs) {
   // Created once per thread: the events are the worker's (or the runner's) own.
   static thread_local cudaEvent_t start = nullptr, stop = nullptr;
   if (!start && (cudaEventCreate(&start) || cudaEventCreate(&stop)))
@@ -81,9 +82,12 @@ cudaError_t timedCall(EntryFn fn, void *const *args, cudaStream_t stream, L2Flus
   ms = 0;
   if (cudaError_t e = flusher.flush(stream))
     return e;
+  auto t0 = Clock::now();
   cudaEventRecord(start, stream);
   callEntry(fn, args, stream);
   cudaEventRecord(stop, stream);
+  if (hostMs)
+    *hostMs = msSince(t0);
   if (cudaError_t e = cudaEventSynchronize(stop))
     return e;
   if (cudaError_t e = cudaGetLastError())

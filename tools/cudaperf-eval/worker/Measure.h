@@ -52,7 +52,10 @@ struct TimingOptions {
 // "Timing"): L2 written over on the stream (a cold L2, and work queued ahead so the events see
 // the call's kernels back to back, not the host's launch latency), an event, the call, an event,
 // waited for. `ms` is the events' span.
-cudaError_t timedCall(EntryFn fn, void *const *args, cudaStream_t stream, L2Flusher &flusher, double &ms);
+// hostMs, where given: this process's clock from the start event's record to the stop event's
+// (how long the entry took to return: a launch that blocks or is slow to issue shows here).
+cudaError_t timedCall(EntryFn fn, void *const *args, cudaStream_t stream, L2Flusher &flusher, double &ms,
+                      double *hostMs = nullptr);
 
 struct AuditResult {
   double streamSpanMs = 0; // events on the timed stream around the call

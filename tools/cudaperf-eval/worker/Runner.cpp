@@ -169,9 +169,10 @@ Json Runner::call(const Json &req, const std::string &op) {
     return out;
   }
   if (op == "timed") {
-    double ms = 0;
-    out["error"] = int(timedCall(fn_, a, stream_, flusher_, ms));
+    double ms = 0, host = 0;
+    out["error"] = int(timedCall(fn_, a, stream_, flusher_, ms, &host));
     out["ms"] = ms;
+    out["host_ms"] = host;
   } else if (op == "check") {
     takeCandidateOutOfMemory();
     callEntry(fn_, a, stream_);

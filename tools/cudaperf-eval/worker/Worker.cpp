@@ -571,7 +571,7 @@ Verdict Worker::timeCalls(const std::string &impl, Callee &callee, size_t c, Dev
     if (!r.ok())
       return fromCall(r, cfg, "warm-up call");
   }
-  std::vector<double> samples, walls;
+  std::vector<double> samples, walls, hosts;
   double lastMedian = -1;
   auto began = std::chrono::steady_clock::now();
   while (int(samples.size()) < o.maxRuns) {
@@ -583,6 +583,7 @@ Verdict Worker::timeCalls(const std::string &impl, Callee &callee, size_t c, Dev
       return fromCall(r, cfg, "timed calls");
     samples.push_back(r.eventMs);
     walls.push_back(r.wallMs);
+    hosts.push_back(r.hostMs);
     if (candidate && checked(secret_))
       if (Verdict v = verify(seed); v.outcome != Outcome::Ok)
         return v;
@@ -617,6 +618,10 @@ Verdict Worker::timeCalls(const std::string &impl, Callee &callee, size_t c, Dev
   check["fresh_inputs"] = fresh;
   check["checked_calls"] = checks;
   check["request_wall_median_ms"] = walls.empty() ? 0.0 : runtime::percentile(walls, 0.5);
+  // The callee's own clock while the entry issued its work (the runner's figure is its claim:
+  // diagnostics only, never a verdict).
+  std::sort(hosts.begin(), hosts.end());
+  check["issue_host_median_ms"] = hosts.empty() ? 0.0 : runtime::percentile(hosts, 0.5);
   return Verdict();
 }
 
