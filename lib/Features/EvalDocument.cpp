@@ -1,5 +1,6 @@
 #include "cudaperf/Features/EvalDocument.h"
 #include "cudaperf/Features/FeaturesError.h"
+#include "cudaperf/Schema/EvalResult.h"
 #include "cudaperf/Support/JsonReader.h"
 
 #include "FieldHelpers.h"
@@ -58,38 +59,50 @@ CountersSection readCounters(const JsonField &f) {
   return c;
 }
 
-TimingSummary readTiming(const JsonField &f) {
-  TimingSummary t;
-  t.medianMs = f.require("median_ms").number();
-  t.minMs = f.optionalNumber("min_ms").value_or(t.medianMs);
-  t.maxMs = f.optionalNumber("max_ms").value_or(t.medianMs);
-  t.meanMs = f.optionalNumber("mean_ms").value_or(t.medianMs);
-  t.p10Ms = f.optionalNumber("p10_ms").value_or(t.medianMs);
-  t.p90Ms = f.optionalNumber("p90_ms").value_or(t.medianMs);
-  t.spread = f.optionalNumber("spread").value_or(0);
-  t.runs = f.optionalInteger("runs", 0).value_or(0);
-  t.stable = f.optionalBoolean("stable");
-  return t;
+// A timing the schema read; median_ms is required (`f` names it when missing).
+TimingSummary timingOf(const schema::Timing &t, const JsonField &f) {
+  if (!t.medianMs)
+    f.require("median_ms");
+  TimingSummary s;
+  s.medianMs = *t.medianMs;
+  s.minMs = t.minMs.value_or(s.medianMs);
+  s.maxMs = t.maxMs.value_or(s.medianMs);
+  s.meanMs = t.meanMs.value_or(s.medianMs);
+  s.p10Ms = t.p10Ms.value_or(s.medianMs);
+  s.p90Ms = t.p90Ms.value_or(s.medianMs);
+  s.spread = t.spread.value_or(0);
+  if (t.runs && *t.runs < 0)
+    f.require("runs").fail("expected a whole number at least 0, got " + std::to_string(*t.runs));
+  s.runs = t.runs.value_or(0);
+  s.stable = t.stable;
+  return s;
 }
 
-std::optional<TimingSummary> optionalTiming(const JsonField &parent, const char *key) {
-  auto f = parent.get(key);
-  return f ? std::optional<TimingSummary>(readTiming(*f)) : std::nullopt;
+std::optional<TimingSummary> optionalTiming(const std::optional<schema::Timing> &t, const JsonField &parent,
+                                            const char *key) {
+  return t ? std::optional<TimingSummary>(timingOf(*t, parent.require(key))) : std::nullopt;
 }
 
-EvalConfiguration readConfiguration(const JsonField &f) {
+// One configuration: the typed part from the schema, the worker's payloads (counters, launches)
+// read here from `f`, the same member in the document.
+EvalConfiguration readConfiguration(const schema::ConfigResult &typed, const JsonField &f) {
   EvalConfiguration c;
-  c.name = f.require("name").string();
+  if (!typed.name)
+    f.require("name");
+  c.name = *typed.name;
   if (auto params = f.get("params"))
     for (const auto &[name, v] : params->members())
       c.params[name] = v.number();
-  if (auto correctness = f.get("correctness"))
-    c.correct = correctness->require("pass").boolean();
-  c.candidate = optionalTiming(f, "candidate");
-  c.baseline = optionalTiming(f, "baseline");
-  c.pytorchEager = optionalTiming(f, "pytorch_eager");
-  c.speedup = f.optionalNumber("speedup");
-  c.referenceMs = f.optionalNumber("reference_ms");
+  if (typed.correctness) {
+    if (!typed.correctness->pass)
+      f.require("correctness").require("pass");
+    c.correct = *typed.correctness->pass;
+  }
+  c.candidate = optionalTiming(typed.candidate, f, "candidate");
+  c.baseline = optionalTiming(typed.baseline, f, "baseline");
+  c.pytorchEager = optionalTiming(typed.pytorchEager, f, "pytorch_eager");
+  c.speedup = typed.speedup;
+  c.referenceMs = typed.referenceMs;
   if (auto counters = f.get("counters"))
     c.counters = readCounters(*counters);
   if (auto launches = f.get("launches")) {
@@ -102,7 +115,7 @@ EvalConfiguration readConfiguration(const JsonField &f) {
       m.dynamicSmemBytes = l.optionalInteger("dynamic_smem_bytes", 0);
       c.launches->push_back(std::move(m));
     }
-    c.launchesTruncated = f.optionalBoolean("launches_truncated").value_or(false);
+    c.launchesTruncated = typed.launchesTruncated.value_or(false);
   }
   return c;
 }
@@ -118,27 +131,30 @@ const EvalConfiguration *EvalResult::configuration(const std::string &name) cons
 
 EvalResult readEvalResult(const support::Json &json, const std::string &source) {
   try {
+    schema::EvalResult doc = schema::EvalResult::fromJson(json, source);
     JsonField root(json, source);
-    std::string schema = root.require("schema").string();
-    if (schema != "cudaperf-eval-result/1")
-      root.require("schema").fail("expected \"cudaperf-eval-result/1\", got \"" + schema + "\"");
     EvalResult r;
     r.source = source;
-    r.task = stringOr(root, "task");
-    r.taskDir = stringOr(root, "task_dir");
-    r.candidate = root.require("candidate").string();
-    r.candidateSha256 = stringOr(root, "candidate_sha256");
-    r.outcome = root.require("outcome").string();
-    r.detail = stringOr(root, "detail");
-    r.speedup = root.optionalNumber("speedup");
+    r.task = doc.task.value_or("");
+    r.taskDir = doc.taskDir.value_or("");
+    if (!doc.candidate)
+      root.require("candidate");
+    r.candidate = *doc.candidate;
+    r.candidateSha256 = doc.candidateSha256.value_or("");
+    r.outcome = doc.outcome;
+    r.unknownOutcome = doc.unknownOutcome;
+    r.detail = doc.detail.value_or("");
+    r.speedup = doc.speedupValue();
     if (auto gpu = root.get("gpu")) {
       r.gpuName = stringOr(*gpu, "name");
       r.arch = stringOr(*gpu, "arch");
       r.multiprocessors = gpu->optionalInteger("multiprocessors", 0);
     }
-    if (auto configs = root.get("configs"))
-      for (const JsonField &c : configs->elements())
-        r.configs.push_back(readConfiguration(c));
+    if (doc.configs) {
+      std::vector<JsonField> fields = root.require("configs").elements();
+      for (size_t i = 0; i < doc.configs->size(); ++i)
+        r.configs.push_back(readConfiguration((*doc.configs)[i], fields[i]));
+    }
     return r;
   } catch (const support::SupportError &e) {
     throw FeaturesError(e.what());

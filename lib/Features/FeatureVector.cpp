@@ -358,8 +358,9 @@ FeatureValue measuredMetricRatio(const C &in, std::initializer_list<const char *
   return ratio(n, d);
 }
 
-FeatureValue outcomeIs(const C &in, const char *outcome) {
-  return in.result ? FeatureValue(in.result->outcome == outcome ? 1.0 : 0.0) : std::nullopt;
+FeatureValue outcomeIs(const C &in, schema::Outcome outcome) {
+  return in.result ? FeatureValue(in.result->unknownOutcome.empty() && in.result->outcome == outcome ? 1.0 : 0.0)
+                   : std::nullopt;
 }
 
 FeatureValue candidateMedianMs(const C &in) {
@@ -373,7 +374,7 @@ FeatureValue measuredRooflineTotalUs(const C &in) {
 
 std::vector<FeatureSpec<C>> buildConfigurationSpecs() {
   auto mean = [](const char *name) { return [name](const C &in) { return launchMean(in, name, "roofline_time_us"); }; };
-  auto outcome = [](const char *o) { return [o](const C &in) { return outcomeIs(in, o); }; };
+  auto outcome = [](schema::Outcome o) { return [o](const C &in) { return outcomeIs(in, o); }; };
   return {
       {"launches", "launches", A, "launches of the entry point at this configuration",
        [](const C &in) { return analysed(in) ? FeatureValue(double(in.analysis->launches.size())) : std::nullopt; }},
@@ -469,14 +470,14 @@ std::vector<FeatureSpec<C>> buildConfigurationSpecs() {
          return measuredMetricRatio(in, {metric::kSharedLoadWavefronts, metric::kSharedStoreWavefronts},
                                     {metric::kSharedLoadInstructions, metric::kSharedStoreInstructions});
        }},
-      {"outcome_ok", "0/1", E, "1 when the result's outcome is ok", outcome("ok")},
-      {"outcome_compile_error", "0/1", E, "1 for compile_error", outcome("compile_error")},
-      {"outcome_launch_error", "0/1", E, "1 for launch_error", outcome("launch_error")},
-      {"outcome_runtime_fault", "0/1", E, "1 for runtime_fault", outcome("runtime_fault")},
-      {"outcome_timeout", "0/1", E, "1 for timeout", outcome("timeout")},
-      {"outcome_wrong_answer", "0/1", E, "1 for wrong_answer", outcome("wrong_answer")},
-      {"outcome_timing_violation", "0/1", E, "1 for timing_violation", outcome("timing_violation")},
-      {"outcome_internal_error", "0/1", E, "1 for internal_error", outcome("internal_error")},
+      {"outcome_ok", "0/1", E, "1 when the result's outcome is ok", outcome(schema::Outcome::Ok)},
+      {"outcome_compile_error", "0/1", E, "1 for compile_error", outcome(schema::Outcome::CompileError)},
+      {"outcome_launch_error", "0/1", E, "1 for launch_error", outcome(schema::Outcome::LaunchError)},
+      {"outcome_runtime_fault", "0/1", E, "1 for runtime_fault", outcome(schema::Outcome::RuntimeFault)},
+      {"outcome_timeout", "0/1", E, "1 for timeout", outcome(schema::Outcome::Timeout)},
+      {"outcome_wrong_answer", "0/1", E, "1 for wrong_answer", outcome(schema::Outcome::WrongAnswer)},
+      {"outcome_timing_violation", "0/1", E, "1 for timing_violation", outcome(schema::Outcome::TimingViolation)},
+      {"outcome_internal_error", "0/1", E, "1 for internal_error", outcome(schema::Outcome::InternalError)},
       {"correct", "0/1", E, "configs[].correctness.pass",
        [](const C &in) { return in.measured && in.measured->correct ? FeatureValue(*in.measured->correct ? 1.0 : 0.0) : std::nullopt; }},
       {"median_ms", "ms", E, "the candidate's median time (configs[].candidate.median_ms)",

@@ -105,7 +105,7 @@ Json FeatureSet::recordJson(const ConfigurationRecord &r) const {
     values[name] = v;
   j["values"] = std::move(values);
   j["arch"] = analysis_->arch;
-  j["outcome"] = result_ ? Json(result_->outcome) : Json(nullptr);
+  j["outcome"] = result_ ? Json(result_->outcomeText()) : Json(nullptr);
   j["entry_found"] = c.entryFound;
   j["launches_complete"] = c.launchesComplete;
   if (!c.reason.empty())

@@ -56,7 +56,7 @@ std::vector<RankExample> rankExamplesFromAnalysis(const features::AnalysisDocume
     for (size_t i = 0; i < specs.size(); ++i)
       e.features[specs[i].name] = record.features.values[i].value_or(std::nan(""));
     if (result) {
-      e.outcome = result->outcome;
+      e.outcome = result->outcomeText();
       e.correct = e.features["correct"] == 1.0;
       e.medianMs = e.features["median_ms"];
       e.spread = e.features["spread"];

@@ -1,5 +1,6 @@
 #include "cudaperf/Reward/EvalDetails.h"
 #include "cudaperf/Reward/RewardError.h"
+#include "cudaperf/Schema/EvalResult.h"
 #include "cudaperf/Support/JsonReader.h"
 
 namespace cudaperf::reward {
@@ -28,26 +29,32 @@ CorrectnessCheck readCheck(const JsonField &f) {
 EvalDetails readEvalDetails(const support::Json &result, const std::string &source) {
   EvalDetails d;
   try {
-    JsonField root(result, source);
-    d.compileOnly = root.optionalBoolean("compile_only").value_or(false);
-    if (auto compile = root.get("compile")) {
-      d.compileLog = compile->optionalString("log").value_or("");
-      d.compileCommand = compile->optionalString("command").value_or("");
+    schema::EvalResult doc = schema::EvalResult::fromJson(result, source);
+    d.compileOnly = doc.compileOnly.value_or(false);
+    if (doc.compile) {
+      d.compileLog = doc.compile->log.value_or("");
+      d.compileCommand = doc.compile->command.value_or("");
     }
-    d.gpuShared = root.optionalBoolean("gpu_shared");
-    if (auto configs = root.get("configs"))
-      for (const JsonField &c : configs->elements()) {
+    d.gpuShared = doc.gpuShared ? *doc.gpuShared : std::nullopt;
+    if (doc.configs) {
+      // The checks and the sizes are the worker's payloads: read here, with their paths.
+      std::vector<JsonField> fields = JsonField(result, source).require("configs").elements();
+      for (size_t i = 0; i < doc.configs->size(); ++i) {
+        const schema::ConfigResult &typed = (*doc.configs)[i];
+        const JsonField &c = fields[i];
         ConfigurationChecks cc;
-        cc.name = c.require("name").string();
+        if (!typed.name)
+          c.require("name");
+        cc.name = *typed.name;
         if (auto params = c.get("params"))
           for (const auto &[name, value] : params->members())
             cc.params.emplace_back(name, value.number());
-        if (auto correctness = c.get("correctness"))
-          if (auto checks = correctness->get("checks"))
-            for (const JsonField &check : checks->elements())
-              cc.checks.push_back(readCheck(check));
+        if (typed.correctness && typed.correctness->checks)
+          for (const JsonField &check : c.require("correctness").require("checks").elements())
+            cc.checks.push_back(readCheck(check));
         d.configs.push_back(std::move(cc));
       }
+    }
   } catch (const support::SupportError &e) {
     throw RewardError(e.what());
   }

@@ -48,11 +48,16 @@ std::string staleResults(const EvalDetails &d) {
 } // namespace
 
 std::string gateOf(const features::EvalResult &result, const EvalDetails &details, std::string &reason) {
-  const std::string &o = result.outcome;
   reason = result.detail;
-  if (o == "ok")
+  if (!result.unknownOutcome.empty()) {
+    // An outcome this reward does not know (a newer evaluator): not the candidate's fault to prove.
+    reason = "unknown outcome \"" + result.unknownOutcome + "\"" + (result.detail.empty() ? "" : ": " + result.detail);
+    return schema::outcomeName(schema::Outcome::InternalError);
+  }
+  switch (result.outcome) {
+  case schema::Outcome::Ok:
     return "";
-  if (o == "wrong_answer") {
+  case schema::Outcome::WrongAnswer:
     if (std::string m = modifiedInput(details); !m.empty()) {
       reason = m;
       return "modified_input";
@@ -61,14 +66,16 @@ std::string gateOf(const features::EvalResult &result, const EvalDetails &detail
       reason = s;
       return "stale_results";
     }
-    return o;
+    return schema::outcomeName(result.outcome);
+  case schema::Outcome::CompileError:
+  case schema::Outcome::LaunchError:
+  case schema::Outcome::RuntimeFault:
+  case schema::Outcome::Timeout:
+  case schema::Outcome::TimingViolation:
+  case schema::Outcome::InternalError:
+    return schema::outcomeName(result.outcome);
   }
-  if (o == "compile_error" || o == "launch_error" || o == "runtime_fault" || o == "timeout" ||
-      o == "timing_violation" || o == "internal_error")
-    return o;
-  // An outcome this reward does not know (a newer evaluator): not the candidate's fault to prove.
-  reason = "unknown outcome \"" + o + "\"" + (result.detail.empty() ? "" : ": " + result.detail);
-  return "internal_error";
+  return schema::outcomeName(schema::Outcome::InternalError);
 }
 
 std::string noWorkEvidence(const features::AnalysisDocument &analysis) {

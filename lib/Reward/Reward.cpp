@@ -425,7 +425,7 @@ RewardDocument computeReward(const RewardConfig &config, const RewardInputs &in)
   doc.task = result.task;
   doc.candidate = result.candidate;
   doc.candidateSha256 = result.candidateSha256;
-  doc.outcome = result.outcome;
+  doc.outcome = result.outcomeText();
   doc.detail = result.detail;
   doc.configName = config.name;
   doc.configDigest = rewardConfigDigest(config);
@@ -476,11 +476,11 @@ RewardDocument computeReward(const RewardConfig &config, const RewardInputs &in)
   if (doc.mode == "static-only") {
     base.name = "compiled";
     base.value = config.staticOnly.compiled;
-    base.inputs = Json::object({{"outcome", result.outcome}, {"compile_only", true}});
+    base.inputs = Json::object({{"outcome", result.outcomeText()}, {"compile_only", true}});
   } else {
     base.name = "correct";
     base.value = config.correct;
-    base.inputs = Json::object({{"outcome", result.outcome}});
+    base.inputs = Json::object({{"outcome", result.outcomeText()}});
   }
   base.contribution = *base.value;
   doc.terms.push_back(std::move(base));

@@ -60,7 +60,7 @@ TEST(ComputeFeatures, ReadsTheFilesAndPicksTheCandidatesResult) {
   request.resultPath = f.result;
   std::unique_ptr<FeatureSet> set = computeFeatures(request);
   ASSERT_NE(set->result(), nullptr);
-  EXPECT_EQ(set->result()->outcome, "ok"); // not the other candidate's wrong_answer
+  EXPECT_EQ(set->result()->outcome, schema::Outcome::Ok); // not the other candidate's wrong_answer
   EXPECT_EQ(set->records().size(), 2u);
   std::ofstream(f.candidate) << "// changed after the evaluation\n";
   try {

@@ -136,7 +136,7 @@ TEST(AnalysisReader, FilesThatAreNotJsonSayWhere) {
 
 TEST(EvalResultReader, ReadsTheResult) {
   EvalResult r = readEvalResult(fixtures::evalResult(), "result.json");
-  EXPECT_EQ(r.outcome, "ok");
+  EXPECT_EQ(r.outcome, cudaperf::schema::Outcome::Ok);
   EXPECT_EQ(r.gpuName, "NVIDIA H200");
   ASSERT_EQ(r.configs.size(), 2u);
   const EvalConfiguration &small = r.configs[0];

@@ -1,9 +1,11 @@
 // The evaluator's result (`cudaperf-eval-result/1`, docs/eval-result.md) and the counters document
 // (`cudaperf-counters/1`, docs/counters.md; also embedded per configuration of a result) as
-// structs: what features and joins read. Keys a newer writer adds are ignored.
+// structs: what features and joins read. The result is read with lib/Schema's EvalResult (one
+// reader of the document); this is the features' view of it. Keys a newer writer adds are ignored.
 #pragma once
 
 #include "cudaperf/Features/AnalysisDocument.h"
+#include "cudaperf/Schema/Outcome.h"
 #include "cudaperf/Support/Json.h"
 
 #include <map>
@@ -79,13 +81,17 @@ struct EvalConfiguration {
 
 struct EvalResult {
   std::string source;
-  std::string task, taskDir, candidate, candidateSha256, outcome, detail;
+  std::string task, taskDir, candidate, candidateSha256, detail;
+  schema::Outcome outcome = schema::Outcome::InternalError;
+  std::string unknownOutcome; // an outcome a newer evaluator added (outcome is then InternalError)
   std::optional<double> speedup;
   std::string gpuName, arch;
   std::optional<int64_t> multiprocessors;
   std::vector<EvalConfiguration> configs;
 
   const EvalConfiguration *configuration(const std::string &name) const;
+  // The outcome's wire name ("ok", ...; unknownOutcome when set).
+  std::string outcomeText() const { return unknownOutcome.empty() ? schema::outcomeName(outcome) : unknownOutcome; }
 };
 
 // Throws FeaturesError naming `source` and the field path.

@@ -1,6 +1,7 @@
 // The parts of an eval result (docs/eval-result.md) that the reward and the feedback read beyond
 // lib/Features' EvalResult: every correctness check of every configuration, the compile log,
-// whether the run was --compile-only, and whether another process shared the GPU.
+// whether the run was --compile-only, and whether another process shared the GPU. Read with
+// lib/Schema's EvalResult (the document's one reader).
 #pragma once
 
 #include "cudaperf/Support/Json.h"

@@ -59,7 +59,8 @@ struct ConfigResult {
   std::optional<Correctness> correctness;
   std::optional<Json> launches; // an array
   std::optional<bool> launchesTruncated;
-  std::optional<Json> audit, counters, pytorchEager; // objects
+  std::optional<Timing> pytorchEager; // pytorch-to-cuda: PyTorch eager's timing
+  std::optional<Json> audit, counters; // objects: the worker's audit and counters events
   std::optional<double> referenceMs;
   Nullable<double> speedupVsBaseline;
   std::optional<double> speedup;
@@ -106,6 +107,9 @@ struct EvalResult {
   std::string schema = kEvalResultSchema;
   std::optional<std::string> task, taskDir, candidate, candidateSha256;
   Outcome outcome = Outcome::InternalError;
+  // The name when the document's outcome is one this build does not know (a newer evaluator adds
+  // outcomes: docs/eval-result.md); `outcome` is then InternalError. Written back as it was.
+  std::string unknownOutcome;
   std::optional<std::string> detail;
   Nullable<double> speedup;
   std::optional<CompileInfo> compile;
@@ -123,7 +127,7 @@ struct EvalResult {
   KeyOrder keyOrder;
 
   // Reads a document; `document` names it in errors ("result.json"). Throws support::SupportError
-  // "DOCUMENT: PATH: WHAT" for a wrong schema, a wrong type or an unknown outcome.
+  // "DOCUMENT: PATH: WHAT" for a wrong schema, a missing outcome or a wrong type.
   static EvalResult fromJson(const Json &doc, const std::string &document = "eval result");
   Json toJson() const;
 
@@ -139,6 +143,9 @@ struct EvalResult {
   static EvalResult synthetic(const std::string &task, const std::string &taskDir, const std::string &candidate,
                               const std::string &candidateSha256, Outcome outcome, const std::string &detail,
                               const std::string &compileLog, bool compileOnly);
+
+  // The outcome's wire name (unknownOutcome when set).
+  std::string outcomeText() const { return unknownOutcome.empty() ? outcomeName(outcome) : unknownOutcome; }
 
   // Convenience for readers.
   bool compiled() const { return compile && compile->ok.value_or(false); }
