@@ -70,6 +70,7 @@ EnvironmentOptions environmentOptions(const RlConfig &c, const std::string &work
   e.gamma = c.gamma;
   e.staticOnly = c.staticOnly;
   e.evaluator = c.evaluator;
+  e.queueUrl = c.queueUrl;
   e.evalPath = c.evalPath;
   e.analyzerPath = c.analyzerPath;
   e.evalArgs = c.evalArgs;
@@ -584,6 +585,13 @@ int runRlCommand(const std::vector<std::string> &argv) {
                        "OUT/state (exact resume), OUT/checkpoint, OUT/{reward,correctness,speedup}.svg, OUT/rl-report.json.");
   declareCommon(p, a, configPath, sets);
   p.flag("--resume", "continue from OUT/state when it exists (the logs are cut back to its step)", a.resume);
+  p.option("--queue", "redis://HOST:PORT/QUEUE",
+           "submit candidates to the Redis work queue instead of starting a local evaluator (evaluator=queue, "
+           "queue_url=URL; workers: cudaperf-eval --worker URL)",
+           [&sets](const std::string &v) {
+             sets.push_back("evaluator=queue");
+             sets.push_back("queue_url=" + v);
+           });
   p.option("--stop-after-steps", "N", "stop (and save) after step N, the schedule unchanged (a run over several sessions)",
            [&a](const std::string &v) { a.stopAfter = support::parseInteger(v, 1, 1 << 30); });
   p.epilog("Exit codes: 0 ok, 1 failed input or run, 2 bad usage, 3 out of memory.");

@@ -67,7 +67,11 @@ const std::vector<Key> &keys() {
       {"reward_mode", &RlConfig::rewardMode, 0, 0, "unified|outcome",
        "unified: the reward's total; outcome: only its outcome and speed terms (the ablation)"},
       {"static_only", &RlConfig::staticOnly, 0, 0, "", "compile + static analysis only (no GPU): predicted speedup instead of measured"},
-      {"evaluator", &RlConfig::evaluator, 0, 0, "process|serve", "process: cudaperf-eval per candidate; serve: one persistent cudaperf-eval --serve"},
+      {"evaluator", &RlConfig::evaluator, 0, 0, "process|serve|queue",
+       "process: cudaperf-eval per candidate; serve: one persistent cudaperf-eval --serve; queue: the Redis work queue "
+       "queue_url (workers: cudaperf-eval --worker URL on the GPU hosts; docs/eval-serve.md)"},
+      {"queue_url", &RlConfig::queueUrl, 0, 0, "",
+       "evaluator queue: redis://HOST:PORT/QUEUE; each candidate travels with its task's files (--queue URL sets both)"},
       {"eval_path", &RlConfig::evalPath, 0, 0, "", "cudaperf-eval; empty: beside cudaperf-train, then PATH"},
       {"analyzer_path", &RlConfig::analyzerPath, 0, 0, "", "cudaperf-analyze; empty: beside cudaperf-train, then PATH; none: no static terms"},
       {"ranking_checkpoint", &RlConfig::rankingCheckpoint, 0, 0, "",
@@ -228,6 +232,10 @@ void validateRlConfig(const RlConfig &c) {
   if (c.dataset.empty()) throw LearnError("dataset: a dataset folder is required");
   if (c.clipLow >= 1) throw LearnError("clip_low: must be below 1 (the ratio's lower bound is 1 - clip_low)");
   if (c.kinds.empty()) throw LearnError("kinds: at least one task kind");
+  if (c.evaluator == "queue" && c.queueUrl.rfind("redis://", 0) != 0)
+    throw LearnError("queue_url: evaluator queue needs a redis://HOST:PORT/QUEUE URL (--queue URL)");
+  if (c.evaluator != "queue" && !c.queueUrl.empty())
+    throw LearnError("queue_url: given, but the evaluator is " + c.evaluator + " (set evaluator to queue, or use --queue URL)");
 }
 
 } // namespace cudaperf::learn

@@ -3,6 +3,9 @@
 #include "cudaperf/Learn/Error.h"
 #include "cudaperf/Reward/RewardError.h"
 #include "cudaperf/Reward/ServiceEvaluator.h"
+#ifdef CUDAPERF_HAVE_QUEUE
+#include "cudaperf/Queue/RewardEvaluator.h"
+#endif
 #include "cudaperf/Support/Sha256.h"
 
 #include <chrono>
@@ -350,8 +353,20 @@ std::unique_ptr<reward::Evaluator> makeEnvironmentEvaluator(const EnvironmentOpt
     s.timeoutSeconds = options.evalTimeout;
     return reward::makeServiceEvaluator(s);
   }
+  if (options.evaluator == "queue") {
+#ifdef CUDAPERF_HAVE_QUEUE
+    queue::QueueEvaluatorOptions q;
+    q.url = options.queueUrl;
+    q.compileOnly = options.staticOnly;
+    q.extraArgs = options.evalArgs;
+    q.timeoutSeconds = options.evalTimeout;
+    return queue::makeQueueEvaluator(q);
+#else
+    throw LearnError("evaluator queue: built without hiredis (libhiredis-dev)");
+#endif
+  }
   if (options.evaluator != "process")
-    throw LearnError("evaluator: expected process or serve, got \"" + options.evaluator + "\"");
+    throw LearnError("evaluator: expected process, serve or queue, got \"" + options.evaluator + "\"");
   reward::EvaluatorOptions e;
   e.evalPath = options.evalPath;
   e.compileOnly = options.staticOnly;

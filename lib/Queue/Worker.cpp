@@ -28,6 +28,12 @@ double now() { return std::chrono::duration<double>(std::chrono::steady_clock::n
 long long unixNow() { return (long long)std::chrono::duration_cast<std::chrono::seconds>(
                           std::chrono::system_clock::now().time_since_epoch()).count(); }
 
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
 std::string defaultConsumer() {
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
@@ -339,8 +345,16 @@ int runQueueWorker(const RedisUrl &url, const QueueConfig &config, JobEvaluator 
 int submitAndWait(const RedisUrl &url, const QueueConfig &config, const std::vector<support::Json> &requests,
                   const SubmitOptions &options, const std::function<void(const support::Json &)> &onMessage,
                   SubmitStats &stats) {
-  const char *who = "cudaperf-eval --submit";
+  const std::string who = options.who;
   double start = now();
+  // Every way out but success says why: on stderr (unless quiet) and in stats.error.
+  auto failWith = [&](int rc, const std::string &why) {
+    stats.error = why;
+    stats.seconds = now() - start;
+    if (!options.quiet)
+      std::cerr << who << ": " << why << "\n";
+    return rc;
+  };
   // Jobs, one per idempotency key; a key asked for twice is evaluated once and answered twice.
   // task_dir -> its files and their digest; a job's body is made when it is submitted, so the
   // submitter holds each task's files once, whatever the number of requests.
@@ -401,8 +415,7 @@ int submitAndWait(const RedisUrl &url, const QueueConfig &config, const std::vec
       }
     }
   } catch (const std::exception &e) {
-    std::cerr << who << ": " << e.what() << "\n";
-    return 2;
+    return failWith(2, e.what());
   }
   stats.submitted = (long long)requests.size();
   stats.unique = (long long)jobs.size();
@@ -412,8 +425,7 @@ int submitAndWait(const RedisUrl &url, const QueueConfig &config, const std::vec
     qp = std::make_unique<WorkQueue>(url, config);
     qp->ensureGroup();
   } catch (const QueueError &e) {
-    std::cerr << who << ": " << e.what() << "\n";
-    return 1;
+    return failWith(1, url.text() + ": " + e.what());
   }
   WorkQueue &q = *qp;
   std::set<std::string> outstanding;
@@ -454,13 +466,25 @@ int submitAndWait(const RedisUrl &url, const QueueConfig &config, const std::vec
   for (size_t i = 0; i < jobs.size(); ++i)
     waiting.push_back(i);
   double lastNews = now();
+  double unreachableSince = 0; // when the connection was lost (0: connected)
   bool firstPass = true;
   while (!outstanding.empty()) {
-    if (now() - start > options.timeoutSeconds) {
-      std::cerr << who << ": " << outstanding.size() << " results missing after " << options.timeoutSeconds
-                << " s\n";
-      stats.seconds = now() - start;
-      return 1;
+    if (now() - start > options.timeoutSeconds)
+      return failWith(1, std::to_string(outstanding.size()) + " results missing after " +
+                             seconds(options.timeoutSeconds) + " s (no worker answered in time)");
+    if (unreachableSince > 0) { // Redis went away: one try to reconnect per turn, bounded in time
+      try {
+        q.client().reconnect();
+        unreachableSince = 0;
+        if (!options.quiet)
+          std::cerr << who << ": reconnected to " << url.text() << "\n";
+      } catch (const ConnectionError &e) {
+        if (now() - unreachableSince > options.unreachableSeconds)
+          return failWith(1, url.text() + " unreachable for " + seconds(options.unreachableSeconds) +
+                                 " s: " + e.what());
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+        continue;
+      }
     }
     try {
       if (firstPass) { // results stored by an earlier run of the same requests (a restarted trainer)
@@ -504,11 +528,11 @@ int submitAndWait(const RedisUrl &url, const QueueConfig &config, const std::vec
         takeAll(std::vector<std::string>(outstanding.begin(), outstanding.end()));
       }
     } catch (const ConnectionError &e) {
-      reconnect(q, who, nullptr);
+      if (!options.quiet)
+        std::cerr << who << ": " << e.what() << "; reconnecting\n";
+      unreachableSince = now();
     } catch (const std::exception &e) {
-      std::cerr << who << ": " << e.what() << "\n";
-      stats.seconds = now() - start;
-      return 1;
+      return failWith(1, e.what());
     }
   }
   stats.seconds = now() - start;

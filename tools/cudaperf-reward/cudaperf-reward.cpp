@@ -9,6 +9,9 @@
 #include "cudaperf/Reward/Server.h"
 #include "cudaperf/Support/ArgParser.h"
 #include "cudaperf/Support/Subprocess.h"
+#ifdef CUDAPERF_HAVE_QUEUE
+#include "cudaperf/Queue/RewardEvaluator.h"
+#endif
 
 #include <atomic>
 #include <cstdlib>
@@ -39,6 +42,7 @@ struct Options {
   RequestPolicy requests;
   support::ChildPolicy children;
   int jobs = 2;
+  std::string queueUrl; // --queue redis://...: the work queue instead of a local cudaperf-eval
   ServerOptions server;
   Options() { children.addressSpaceLimit = int64_t(8192) << 20; }
 };
@@ -254,8 +258,27 @@ int main(int argc, char **argv) {
       .option("--port", "N", "--serve: port (0: any free one, printed on stdout)",
               [&](const std::string &v) { o.server.port = int(support::parseInteger(v, 0, 65535)); })
       .option("--port-file", "FILE", "--serve: write the port here once listening", o.server.portFile)
-      .option("--queue", "N", "--serve: candidates waiting at most (256); more get 503 with Retry-After",
-              [&](const std::string &v) { o.server.queueLimit = int(support::parseInteger(v, 1, 1 << 20)); })
+      .option("--queue", "redis://HOST:PORT/QUEUE|N",
+              "a redis:// URL: submit each candidate (with its task's files) to the work queue instead of\n"
+              "running cudaperf-eval here; workers are cudaperf-eval --worker URL (docs/reward.md, \"Through the\n"
+              "queue\"); --eval-timeout bounds each wait. A number N: --serve's candidates waiting at most (256);\n"
+              "more get 503 with Retry-After",
+              [&](const std::string &v) {
+                if (v.rfind("redis:", 0) == 0) {
+#ifdef CUDAPERF_HAVE_QUEUE
+                  try {
+                    queue::parseRedisUrl(v);
+                  } catch (const queue::QueueError &e) {
+                    throw support::SupportError(e.what());
+                  }
+                  o.queueUrl = v;
+#else
+                  throw support::SupportError("built without hiredis (libhiredis-dev): --queue redis:// is not available");
+#endif
+                } else {
+                  o.server.queueLimit = int(support::parseInteger(v, 1, 1 << 20));
+                }
+              })
       .option("--header-timeout", "S", "--serve: a request's line and headers must arrive within S seconds of its "
               "first byte (10), its body within 120 s after them; slower clients are disconnected",
               [&](const std::string &v) { o.server.headerTimeoutSeconds = int(support::parseInteger(v, 1, 3600)); })
@@ -307,7 +330,21 @@ int main(int argc, char **argv) {
       o.children.cpuSecondsLimit = int64_t(o.analyzer.timeoutSeconds) + 5;
       support::setChildPolicy(o.children);
     }
-    RewardPipeline pipeline(config, makeProcessEvaluator(o.evaluator), o.analyzer, o.workDir);
+    std::unique_ptr<Evaluator> evaluator;
+#ifdef CUDAPERF_HAVE_QUEUE
+    if (!o.queueUrl.empty()) {
+      queue::QueueEvaluatorOptions q;
+      q.url = o.queueUrl;
+      q.compileOnly = o.staticOnly;
+      q.counters = o.counters;
+      q.extraArgs = o.evaluator.extraArgs;
+      q.timeoutSeconds = o.evaluator.timeoutSeconds;
+      evaluator = queue::makeQueueEvaluator(q);
+    }
+#endif
+    if (!evaluator)
+      evaluator = makeProcessEvaluator(o.evaluator);
+    RewardPipeline pipeline(config, std::move(evaluator), o.analyzer, o.workDir);
     if (o.batch)
       return batchMode(o, pipeline);
     if (o.serve) {

@@ -54,7 +54,9 @@ struct RlConfig {
   std::string rewardConfig;              // empty: the built-in reward config
   std::string rewardMode = "unified";    // "unified" (every term) or "outcome" (correctness + speed only)
   bool staticOnly = false;               // compile + analysis, no GPU
-  std::string evaluator = "process";     // "process" (cudaperf-eval per candidate) or "serve" (cudaperf-eval --serve)
+  std::string evaluator = "process";     // "process" (cudaperf-eval per candidate), "serve" (cudaperf-eval --serve)
+                                         // or "queue" (the Redis work queue at queueUrl)
+  std::string queueUrl;                  // evaluator "queue": redis://HOST:PORT/QUEUE (cudaperf-eval --worker URL)
   std::string evalPath;                  // default: beside cudaperf-train, then PATH
   std::string analyzerPath;              // default: beside cudaperf-train, then PATH; "none": no analysis
   std::string rankingCheckpoint = "default"; // the ranking model of the learned term; "default": the shipped one; "none": off

@@ -58,7 +58,8 @@ struct EnvironmentOptions {
   std::string rewardMode = "unified";  // "unified" or "outcome" (correctness + speed terms only)
   double gamma = 0.4;                  // replaces the reward config's trajectory.gamma
   bool staticOnly = false;             // cudaperf-eval --compile-only: no GPU
-  std::string evaluator = "process";   // "process" or "serve"
+  std::string evaluator = "process";   // "process", "serve" or "queue"
+  std::string queueUrl;                // evaluator "queue": redis://HOST:PORT/QUEUE
   std::string evalPath, analyzerPath;  // empty: beside this program, then PATH
   std::vector<std::string> evalArgs;
   int jobs = 4;

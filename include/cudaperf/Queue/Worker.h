@@ -42,12 +42,18 @@ int runQueueWorker(const RedisUrl &url, const QueueConfig &config, JobEvaluator 
 struct SubmitOptions {
   bool shareTaskPaths = false; // send "task_dir" as a path (workers need it under their --task-root)
   double timeoutSeconds = 3600;
+  // Redis unreachable for this long after the first connection (it went away mid-run): give up
+  // (exit 1) instead of retrying until timeoutSeconds.
+  double unreachableSeconds = 60;
+  std::string who = "cudaperf-eval --submit"; // how its messages on stderr begin
+  bool quiet = false;                         // no messages on stderr (the reason is in SubmitStats::error)
   TaskFileLimits limits;
 };
 
 struct SubmitStats {
   long long submitted = 0, unique = 0, results = 0, fullWaits = 0, maxLength = 0, ignored = 0;
   double seconds = 0;
+  std::string error; // why it returned 1 or 2 (also on stderr unless quiet)
 };
 
 // Submits serve requests (each with an "id" and a local "task_dir"), waits for every result and

@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""The queue gives the same rewards as the local evaluator (issue 38; docs/reward.md, "Through the queue").
+
+Starts its own redis-server on a free loopback port and a worker that runs the same per-candidate
+evaluator as the local path (fake-queue-worker --exec test/reward/fake-eval.py: no GPU, no nvcc), then:
+  - cudaperf-reward --batch on candidates of several outcomes, locally (--eval fake-eval.py) and
+    with --queue redis://...: the same total, outcome and reward_components for every id;
+    one candidate in the single-candidate mode too;
+  - a fixed-seed `cudaperf-train rl` (a policy that always writes a code block, static-only) with
+    eval_path fake-eval.py and with --queue: the same per-candidate rewards in candidates.jsonl;
+  - the comparison itself fails on a changed reward (so it can fail);
+  - bad input: a bad URL (exit 2), an unreachable Redis (exit 1, said, fast), no worker (exit 1 after
+    --eval-timeout; in --batch an error record), an evaluator argument that cannot travel, a worker of
+    the other mode (static-only run, measured worker): exit 1 with the reason.
+Exit 77 (skipped) when redis-server is missing.
+Usage: queue_paths.py --reward BIN --fake-worker BIN --source-dir DIR [--train BIN]"""
+import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, time
+
+FAILS = []
+CHILDREN = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        FAILS.append(what)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def ping(port):
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+            s.sendall(b"*1\r\n$4\r\nPING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def run(argv, stdin=None, timeout=120, cwd=None):
+    return subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=timeout, cwd=cwd)
+
+
+def spawn(argv, log):
+    p = subprocess.Popen(argv, stdout=open(log + ".out", "w"), stderr=open(log + ".err", "w"))
+    CHILDREN.append(p)
+    return p
+
+
+def candidate(work, name, marker):
+    path = os.path.join(work, name)
+    with open(path, "w") as f:
+        f.write("// fake: %s\n__global__ void k(float *x) { x[0] = 1.0f; } // %s\n" % (marker, name))
+    return path
+
+
+def records_by_id(text):
+    out = {}
+    for line in text.splitlines():
+        if line.strip():
+            r = json.loads(line)
+            out[r.get("id")] = r
+    return out
+
+
+def same_rewards(a, b):
+    """The differences between two {id: record} maps (total, outcome, reward_components); [] when equal."""
+    diffs = []
+    if set(a) != set(b):
+        diffs.append("ids differ: %s vs %s" % (sorted(a), sorted(b)))
+    for k in sorted(set(a) & set(b), key=str):
+        ra, rb = a[k], b[k]
+        for field in ("total", "outcome", "reward_components"):
+            va, vb = ra.get(field), rb.get(field)
+            if field == "total" and isinstance(va, float) and isinstance(vb, float):
+                equal = abs(va - vb) <= 1e-12
+            else:
+                equal = va == vb
+            if not equal:
+                diffs.append("%s: %s %r vs %r" % (k, field, va, vb))
+    return diffs
+
+
+def rl_rewards(out):
+    rows = [json.loads(l) for l in open(os.path.join(out, "candidates.jsonl")) if l.strip()]
+    return {(r["step"], r["phase"], i): {"total": r["own_reward"], "outcome": r.get("outcome"), "source": r.get("source")}
+            for i, r in enumerate(rows)}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reward", required=True)
+    ap.add_argument("--fake-worker", required=True)
+    ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--train")
+    ap.add_argument("--redis-server", default=shutil.which("redis-server") or "")
+    args = ap.parse_args()
+    for k in ("reward", "fake_worker", "train"):
+        if getattr(args, k):
+            setattr(args, k, os.path.abspath(getattr(args, k)))
+    if not args.redis_server or not os.access(args.redis_server, os.X_OK):
+        print("skip: redis-server not found (apt-get install redis-server)")
+        return 77
+    src = os.path.abspath(args.source_dir)
+    fake_eval = os.path.join(src, "test", "reward", "fake-eval.py")
+    task = os.path.join(src, "data", "tasks", "vector_add")
+    tmp = tempfile.mkdtemp(prefix="queue-paths-")
+    os.chmod(tmp, 0o700)
+    port = free_port()
+    url = "redis://127.0.0.1:%d/paths" % port
+    try:
+        spawn([args.redis_server, "--port", str(port), "--bind", "127.0.0.1", "--dir", tmp, "--save", "",
+               "--appendonly", "no", "--daemonize", "no", "--logfile", os.path.join(tmp, "redis.log")],
+              os.path.join(tmp, "redis"))
+        for _ in range(200):
+            if ping(port):
+                break
+            time.sleep(0.025)
+        else:
+            check(False, "redis-server started")
+            return 1
+
+        def worker(name, queue, extra=()):
+            wd = os.path.join(tmp, "wd-" + name)
+            os.makedirs(wd, mode=0o700)
+            return spawn([args.fake_worker, "redis://127.0.0.1:%d/%s" % (port, queue), "--name", name,
+                          "--heartbeat", "0.2", "--work-dir", wd, "--exec", fake_eval] + list(extra),
+                         os.path.join(tmp, "worker-" + name))
+
+        worker("measured", "paths")
+        local = [args.reward, "--eval", fake_eval, "--analyzer", "none"]
+        queued = [args.reward, "--queue", url, "--analyzer", "none", "--eval-timeout", "60"]
+
+        # ---- cudaperf-reward: the same records through both paths
+        markers = {"fast": "ok 4", "slow": "ok 0.5", "even": "ok 1", "broken": "compile_error", "wrong": "wrong_answer"}
+        reqs = "".join(json.dumps({"id": k, "task": task, "candidate": candidate(tmp, k + ".cu", m)}) + "\n"
+                       for k, m in markers.items())
+        cand_root = ["--candidate-root", tmp]
+        t0 = time.time()
+        a = run(local + ["--batch", "--jobs", "2"] + cand_root, stdin=reqs)
+        b = run(queued + ["--batch", "--jobs", "2"] + cand_root, stdin=reqs)
+        check(a.returncode == 0 and b.returncode == 0, "reward --batch: both paths exit 0 (%d, %d; %s)" %
+              (a.returncode, b.returncode, b.stderr.strip()[-300:]))
+        ra, rb = records_by_id(a.stdout), records_by_id(b.stdout)
+        totals = sorted({r.get("total") for r in ra.values()}, key=lambda x: (x is None, x or 0))
+        check(len(ra) == 5 and len(totals) >= 4, "reward --batch: 5 records of different rewards locally (%s)" % totals)
+        diffs = same_rewards(ra, rb)
+        check(not diffs, "reward --batch: the queue's total, outcome and reward_components equal the local ones %s"
+              % (diffs[:3] if diffs else "(%.1f s for both)" % (time.time() - t0)))
+        one_local = run(local + [task, os.path.join(tmp, "fast.cu"), "--format", "jsonl"])
+        one_queue = run(queued + [task, os.path.join(tmp, "fast.cu"), "--format", "jsonl"])
+        check(one_local.returncode == 0 and one_queue.returncode == 0 and
+              not same_rewards({1: json.loads(one_local.stdout)}, {1: json.loads(one_queue.stdout or "{}")}),
+              "reward TASK CANDIDATE: the same document's reward through the queue")
+        # The comparison can fail: one component changed.
+        changed = json.loads(json.dumps(rb))
+        changed["fast"]["total"] += 0.01
+        check(len(same_rewards(ra, changed)) == 1, "the comparison finds a changed total")
+
+        # ---- bad input: a defined exit and a message, never a hang
+        r = run(queued[:1] + ["--queue", "redis://127.0.0.1:%d/a/b" % port, task, os.path.join(tmp, "fast.cu")])
+        check(r.returncode == 2 and "queue" in r.stderr, "a bad queue URL: exit 2 (%d)" % r.returncode)
+        r = run(queued[:1] + ["--queue", "redis://user:pw@127.0.0.1:%d/x" % port, task, os.path.join(tmp, "fast.cu")])
+        check(r.returncode == 2, "a URL with credentials: exit 2 (%d)" % r.returncode)
+        t0 = time.time()
+        r = run([args.reward, "--queue", "redis://127.0.0.1:%d/x" % free_port(), "--analyzer", "none", task,
+                 os.path.join(tmp, "fast.cu")], timeout=30)
+        check(r.returncode == 1 and "cannot connect" in r.stderr and time.time() - t0 < 10,
+              "an unreachable Redis: exit 1, said at once (%d, %.1f s: %s)" % (r.returncode, time.time() - t0, r.stderr.strip()[:120]))
+        t0 = time.time()
+        r = run([args.reward, "--queue", "redis://127.0.0.1:%d/nobody" % port, "--analyzer", "none", "--eval-timeout", "2",
+                 task, os.path.join(tmp, "fast.cu")], timeout=30)
+        check(r.returncode == 1 and "missing after 2 s" in r.stderr and time.time() - t0 < 15,
+              "no worker: exit 1 after --eval-timeout (%d, %.1f s)" % (r.returncode, time.time() - t0))
+        r = run([args.reward, "--queue", "redis://127.0.0.1:%d/nobody2" % port, "--analyzer", "none", "--eval-timeout", "2",
+                 "--batch"] + cand_root, stdin=reqs.splitlines()[0] + "\n", timeout=30)
+        rec = records_by_id(r.stdout).get("fast", {})
+        check(r.returncode == 0 and "missing after 2 s" in json.dumps(rec),
+              "no worker, --batch: an error record for the request (%s)" % json.dumps(rec)[:160])
+        r = run(queued + ["--eval-arg=--budget-ms", "--eval-arg=5", task, os.path.join(tmp, "fast.cu")])
+        check(r.returncode == 1 and "cannot travel" in r.stderr, "an evaluator argument that cannot travel: exit 1, named")
+        r = run(queued + ["--static-only", task, os.path.join(tmp, "fast.cu")])
+        check(r.returncode == 1 and "measured result" in r.stderr, "a static-only run against a measured worker: exit 1, said")
+
+        # ---- cudaperf-train rl: a fixed-seed run, the same per-candidate rewards through both paths
+        if args.train and os.access(args.train, os.X_OK):
+            worker("static", "rl", ["--exec-arg", "--compile-only"])
+            d = os.path.join(tmp, "rl")
+            os.makedirs(d)
+            ok = run([sys.executable, os.path.join(src, "test", "learn", "tiny-dataset.py"), src], cwd=d).returncode == 0
+            r = run([args.train, "sft", "--dataset", ".", "--device", "cpu", "--dtype", "float32", "--model-config",
+                     "shape.json", "--vocab", "384", "--batch-tokens", "3000", "--micro-batch-tokens", "1500",
+                     "--max-seq-len", "1500", "--warmup", "1", "--steps", "1", "--out", "sft"], cwd=d, timeout=300)
+            ok = ok and r.returncode == 0 and run([sys.executable, os.path.join(src, "test", "learn", "chain-model.py"),
+                                                   "sft/checkpoint", "chain"], cwd=d).returncode == 0
+            check(ok, "tiny policy for RL (%s)" % r.stderr.strip()[-200:])
+            config = {"model": "chain", "dataset": ".", "device": "cpu", "dtype": "float32", "lora_rank": 4,
+                      "tasks_per_step": 2, "group_size": 2, "turns": 2, "max_new_tokens": 12, "eval_tasks": 0,
+                      "eval_held_out_family_tasks": 0, "analyzer_path": "none", "ranking_checkpoint": "none",
+                      "reward_jobs": 2, "steps": 1, "static_only": True, "temperature": 0.01, "kinds": "c", "seed": 7,
+                      "eval_path": fake_eval}
+            with open(os.path.join(d, "rl.json"), "w") as f:
+                json.dump(config, f)
+            base = [args.train, "rl", "--config", "rl.json"]
+            r1 = run(base + ["--out", "local"], cwd=d, timeout=300)
+            r2 = run(base + ["--queue", "redis://127.0.0.1:%d/rl" % port, "--out", "queued"], cwd=d, timeout=300)
+            check(r1.returncode == 0 and r2.returncode == 0, "rl: both runs exit 0 (%d, %d; %s)" %
+                  (r1.returncode, r2.returncode, r2.stderr.strip()[-300:]))
+            if r1.returncode == 0 and r2.returncode == 0:
+                qa, qb = rl_rewards(os.path.join(d, "local")), rl_rewards(os.path.join(d, "queued"))
+                evaluated = [v for v in qa.values() if v["outcome"] not in (None, "no_code_block")]
+                check(len(qa) == 8 and evaluated, "rl: 8 candidates, %d of them evaluated (rewards %s)" %
+                      (len(evaluated), sorted({v["total"] for v in qa.values()})))
+                diffs = same_rewards(qa, qb)
+                check(not diffs, "rl: the queue's per-candidate rewards equal the local evaluator's %s" % diffs[:3])
+                cfg = json.load(open(os.path.join(d, "queued", "rl-config.json")))
+                check(cfg.get("evaluator") == "queue" and cfg.get("queue_url", "").endswith("/rl"),
+                      "rl: rl-config.json records the queue")
+            r = run(base + ["--queue", "http://x/y", "--out", "bad"], cwd=d)
+            check(r.returncode == 1 and "queue_url" in r.stderr, "rl: a bad --queue URL: exit 1, named (%d)" % r.returncode)
+            r = run(base + ["--queue", "redis://127.0.0.1:%d/rl" % free_port(), "--out", "bad2"], cwd=d, timeout=60)
+            check(r.returncode == 1 and "cannot connect" in r.stderr, "rl: an unreachable Redis: exit 1 before training (%d)"
+                  % r.returncode)
+        else:
+            print("skip cudaperf-train rl (not built)")
+    finally:
+        for p in CHILDREN[::-1]:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%d failure(s)" % len(FAILS))
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
