@@ -54,11 +54,11 @@ if [ "${RELU_NCU:-0}" = 1 ]; then
     t0=$SECONDS
     CUDAPERF_CACHE_DIR=/tmp/relu-iso-cache timeout 200 ncu --target-processes all --clock-control none \
       --print-units base --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum \
-      --launch-count 60 --csv --log-file "$work/files/ncu-$iso.log" \
+      --kernel-name "regex:${RELU_NCU_KERNEL:-reluKernel}" --launch-count 16 --csv --log-file "$work/files/ncu-$iso.log" \
       build-gpu/bin/cudaperf-eval "$kb" "$work/relu-naive.cu" --jsonl --timeout 300 --stall-timeout 120 --jobs 1 \
       --isolation $iso --allow-weak-sandbox --output "$work/files/ncu-relu-$iso.jsonl" > "$work/files/ncu-$iso.csv" 2> "$work/files/ncu-$iso.stderr"
     note "ncu $iso: rc=$? in $((SECONDS - t0)) s"
-    python3 - "$work/files/ncu-$iso.csv" <<'PY' 2>&1 | tee -a "$log"
+    python3 - "$work/files/ncu-$iso.log" <<'PY' 2>&1 | tee -a "$log"
 import csv, sys, collections
 rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if l.startswith('"'))]
 if not rows: print("  no ncu rows"); sys.exit()
