@@ -1,5 +1,6 @@
 #include "cudaperf/Bench/EvalResults.h"
 #include "cudaperf/Bench/BenchError.h"
+#include "cudaperf/Schema/EvalResult.h"
 
 #include <filesystem>
 #include <fstream>
@@ -11,7 +12,6 @@ using support::Json;
 
 namespace {
 
-constexpr const char *kResultSchema = "cudaperf-eval-result/1";
 constexpr const char *kTorchTimingSchema = "cudaperf-torch-timing/1";
 
 [[noreturn]] void resultError(const std::string &message) { throw BenchError(BenchError::Kind::Results, message); }
@@ -40,6 +40,7 @@ double number(const Json &obj, const char *key, const std::string &where) {
   return it->get<double>();
 }
 
+// A timing of the torch-timing document (cudaperf-torch-timing/1).
 std::optional<Timing> timingAt(const Json &obj, const char *key, const std::string &where) {
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null())
@@ -80,48 +81,72 @@ void requireDocument(const Json &doc, const char *schema, const std::string &whe
     resultError(where + ".schema: \"" + found + "\" is not " + schema);
 }
 
+// A timing the schema read: median_ms present and positive; p10/p90 default to it.
+std::optional<Timing> benchTiming(const std::optional<schema::Timing> &t, const std::string &at) {
+  if (!t)
+    return std::nullopt;
+  if (!t->medianMs)
+    resultError(at + ": missing \"median_ms\"");
+  Timing b;
+  b.medianMs = *t->medianMs;
+  b.p10Ms = t->p10Ms.value_or(b.medianMs);
+  b.p90Ms = t->p90Ms.value_or(b.medianMs);
+  if (!(b.medianMs > 0))
+    resultError(at + ".median_ms: " + std::to_string(b.medianMs) + " is not a positive time");
+  return b;
+}
+
 } // namespace
 
 EvalResult parseEvalResult(const Json &doc, const std::string &where) {
-  requireDocument(doc, kResultSchema, where);
+  if (!doc.is_object())
+    resultError(where + ": expected an object (" + std::string(schema::kEvalResultSchema) + ")");
+  schema::EvalResult typed;
+  try {
+    typed = schema::EvalResult::fromJson(doc, where);
+  } catch (const support::SupportError &e) {
+    resultError(e.what());
+  }
   EvalResult r;
   r.where = where;
-  r.candidate = requiredString(doc, "candidate", where);
-  r.outcome = requiredString(doc, "outcome", where);
-  r.task = optionalString(doc, "task", where);
-  r.taskDir = optionalString(doc, "task_dir", where);
+  if (!typed.candidate)
+    resultError(where + ": missing \"candidate\"");
+  r.candidate = *typed.candidate;
+  r.outcome = typed.outcome;
+  r.unknownOutcome = typed.unknownOutcome;
+  r.task = typed.task.value_or("");
+  r.taskDir = typed.taskDir.value_or("");
   if (r.task.empty() && r.taskDir.empty())
     resultError(where + ": neither \"task\" nor \"task_dir\" says which task " + r.candidate + " was for");
-  r.detail = optionalString(doc, "detail", where);
-  if (auto gpu = doc.find("gpu"); gpu != doc.end() && gpu->is_object())
-    r.gpu = optionalString(*gpu, "name", where + ".gpu");
-  if (auto tools = doc.find("tools"); tools != doc.end() && tools->is_object())
-    r.evaluatorVersion = optionalString(*tools, "cudaperf_eval", where + ".tools");
-  if (auto shared = doc.find("gpu_shared"); shared != doc.end() && shared->is_boolean())
-    r.gpuShared = shared->get<bool>();
-  if (auto cached = doc.find("baseline_cached"); cached != doc.end() && cached->is_boolean())
-    r.baselineCached = cached->get<bool>();
-  if (auto configs = doc.find("configs"); configs != doc.end() && !configs->is_null()) {
-    if (!configs->is_array())
-      resultError(where + ".configs: expected an array");
-    for (size_t i = 0; i < configs->size(); ++i) {
-      const Json &c = (*configs)[i];
+  r.detail = typed.detail.value_or("");
+  if (typed.gpu)
+    if (const Json *name = support::member(*typed.gpu, "name")) {
+      if (!name->is_string())
+        resultError(where + ".gpu.name: expected a string, got " + support::jsonSnippet(*name));
+      r.gpu = name->get<std::string>();
+    }
+  if (typed.tools)
+    r.evaluatorVersion = typed.tools->cudaperfEval.value_or("");
+  r.gpuShared = typed.gpuShared && typed.gpuShared->value_or(false);
+  r.baselineCached = typed.baselineCached.value_or(false);
+  if (typed.configs)
+    for (size_t i = 0; i < typed.configs->size(); ++i) {
+      const schema::ConfigResult &c = (*typed.configs)[i];
       std::string at = where + ".configs[" + std::to_string(i) + "]";
-      if (!c.is_object())
-        resultError(at + ": expected an object");
       ConfigResult cr;
-      cr.name = requiredString(c, "name", at);
-      cr.candidate = timingAt(c, "candidate", at);
-      cr.baseline = timingAt(c, "baseline", at);
-      cr.eager = timingAt(c, "pytorch_eager", at);
-      cr.audited = c.contains("audit") && c["audit"].is_object();
-      if (auto launches = c.find("launches"); launches != c.end() && launches->is_array())
-        for (const Json &l : *launches)
-          if (l.is_object() && l.contains("kernel") && l["kernel"].is_string())
-            cr.launchedKernels.push_back(l["kernel"].get<std::string>());
+      if (!c.name)
+        resultError(at + ": missing \"name\"");
+      cr.name = *c.name;
+      cr.candidate = benchTiming(c.candidate, at + ".candidate");
+      cr.baseline = benchTiming(c.baseline, at + ".baseline");
+      cr.eager = benchTiming(c.pytorchEager, at + ".pytorch_eager");
+      cr.audited = c.audit.has_value();
+      if (c.launches)
+        for (const Json &l : *c.launches)
+          if (const Json *kernel = support::member(l, "kernel"); kernel && kernel->is_string())
+            cr.launchedKernels.push_back(kernel->get<std::string>());
       r.configs.push_back(std::move(cr));
     }
-  }
   return r;
 }
 

@@ -55,7 +55,7 @@ Json timingConventions(const BenchReport &report) {
       versions.insert(r.evaluatorVersion);
     shared += r.gpuShared;
     cachedBaselines += r.baselineCached;
-    if (r.outcome != "ok" || r.configs.empty())
+    if (!r.ok() || r.configs.empty())
       continue;
     ++ok;
     bool all = true;

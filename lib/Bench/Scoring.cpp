@@ -61,9 +61,9 @@ CandidateScore scoreCandidate(const CandidateFile &file, const EvalResult *resul
     s.detail = "no evaluation result for " + file.path;
     return s;
   }
-  s.outcome = result->outcome;
+  s.outcome = result->outcomeText();
   s.detail = result->detail;
-  if (result->outcome != "ok")
+  if (!result->ok())
     return s;
 
   std::vector<std::string> kernels;

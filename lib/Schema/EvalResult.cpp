@@ -306,7 +306,7 @@ EvalResult EvalResult::fromJson(const Json &doc, const std::string &document) {
   ObjectReader r(root, e.extra, e.keyOrder);
   auto schema = r.take("schema");
   if (!schema)
-    root.fail("missing \"schema\" (expected \"" + std::string(kEvalResultSchema) + "\")");
+    throw support::SupportError(document + ": missing \"schema\" (expected \"" + std::string(kEvalResultSchema) + "\")");
   e.schema = schema->string();
   if (e.schema != kEvalResultSchema)
     schema->fail("expected \"" + std::string(kEvalResultSchema) + "\", got \"" + e.schema + "\"");
@@ -316,7 +316,7 @@ EvalResult EvalResult::fromJson(const Json &doc, const std::string &document) {
   e.candidateSha256 = r.string("candidate_sha256");
   auto outcome = r.take("outcome");
   if (!outcome)
-    root.fail("missing \"outcome\"");
+    throw support::SupportError(document + ": missing \"outcome\"");
   std::string name = outcome->string();
   std::optional<Outcome> parsed = parseOutcome(name);
   e.outcome = parsed.value_or(Outcome::InternalError);

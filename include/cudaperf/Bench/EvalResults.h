@@ -1,11 +1,13 @@
 // Typed readers of what cudaperf-bench scores: cudaperf-eval's result documents
 // (docs/eval-result.md, schema cudaperf-eval-result/1) and the PyTorch timings of
 // scripts/torch-baselines.py (<task>/exported/torch-timing.json, schema cudaperf-torch-timing/1).
-// Unknown keys are ignored: both contracts add keys.
+// Unknown keys are ignored: both contracts add keys. The result is read with lib/Schema's
+// EvalResult (the document's one reader); this is what the bench scores of it.
 #pragma once
 
 #include "cudaperf/Bench/Metrics.h"
 
+#include "cudaperf/Schema/Outcome.h"
 #include "cudaperf/Support/Json.h"
 
 #include <map>
@@ -24,11 +26,16 @@ struct ConfigResult {
 
 struct EvalResult {
   std::string where; // file:line it was read from
-  std::string task, taskDir, candidate, outcome, detail;
+  std::string task, taskDir, candidate, detail;
+  schema::Outcome outcome = schema::Outcome::InternalError;
+  std::string unknownOutcome; // an outcome a newer evaluator added (outcome is then InternalError)
   std::string gpu, evaluatorVersion;
   bool gpuShared = false; // the evaluator saw other work on the GPU during the run
   bool baselineCached = false; // the baseline's timing was reused from an earlier worker (--baseline-reuse)
   std::vector<ConfigResult> configs;
+
+  bool ok() const { return unknownOutcome.empty() && outcome == schema::Outcome::Ok; }
+  std::string outcomeText() const { return unknownOutcome.empty() ? schema::outcomeName(outcome) : unknownOutcome; }
 };
 
 // Throws BenchError (Results) naming `where` and the field: not an object, another schema, a
