@@ -99,9 +99,11 @@ def main():
     ap.add_argument("--fake-worker", required=True)
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--train")
+    ap.add_argument("--bench")
+    ap.add_argument("--eval")
     ap.add_argument("--redis-server", default=shutil.which("redis-server") or "")
     args = ap.parse_args()
-    for k in ("reward", "fake_worker", "train"):
+    for k in ("reward", "fake_worker", "train", "bench", "eval"):
         if getattr(args, k):
             setattr(args, k, os.path.abspath(getattr(args, k)))
     if not args.redis_server or not os.access(args.redis_server, os.X_OK):
@@ -187,6 +189,47 @@ def main():
         check(r.returncode == 1 and "cannot travel" in r.stderr, "an evaluator argument that cannot travel: exit 1, named")
         r = run(queued + ["--static-only", task, os.path.join(tmp, "fast.cu")])
         check(r.returncode == 1 and "measured result" in r.stderr, "a static-only run against a measured worker: exit 1, said")
+
+        # ---- cudaperf-bench --queue (through cudaperf-eval --submit): the same report as from the
+        # local evaluator's results (the same evaluator run here on each candidate)
+        if args.bench and args.eval:
+            bd = os.path.join(tmp, "bench")
+            for t in ("vector_add", "saxpy"):
+                shutil.copytree(os.path.join(src, "data", "tasks", t), os.path.join(bd, "tasks", t))
+            with open(os.path.join(bd, "suite.json"), "w") as f:
+                json.dump({"schema": "cudaperf-suite/1", "name": "q", "tasks": ["tasks/vector_add", "tasks/saxpy"]}, f)
+            cands = os.path.join(bd, "cands")
+            for t, marks in (("vector_add", ["ok 4", "wrong_answer", "ok 0.5"]), ("saxpy", ["ok 2", "compile_error"])):
+                os.makedirs(os.path.join(cands, t))
+                for i, m in enumerate(marks):
+                    candidate(os.path.join(cands, t), "%d.cu" % i, m)
+            with open(os.path.join(bd, "local.jsonl"), "w") as f:
+                for t in ("vector_add", "saxpy"):
+                    for c in sorted(os.listdir(os.path.join(cands, t))):
+                        r = run([fake_eval, os.path.join(bd, "tasks", t), os.path.join(cands, t, c), "--jsonl"])
+                        f.write(r.stdout.strip().splitlines()[-1] + "\n")
+            common = ["--suite", os.path.join(bd, "suite.json"), "--candidates", cands, "--resamples", "0"]
+            r1 = run([args.bench, "--results", os.path.join(bd, "local.jsonl"), "--out", os.path.join(bd, "o1")] + common)
+            r2 = run([args.bench, "--queue", url, "--eval", args.eval, "--out", os.path.join(bd, "o2")] + common)
+            check(r1.returncode == 0 and r2.returncode == 0, "bench: local results and --queue both exit 0 (%d, %d: %s)"
+                  % (r1.returncode, r2.returncode, r2.stderr.strip()[-300:]))
+            if r1.returncode == 0 and r2.returncode == 0:
+                d1, d2 = (json.load(open(os.path.join(bd, o, "bench.json"))) for o in ("o1", "o2"))
+                f1 = {k: v.get("value") for k, v in d1["summary"]["figures"].items()}
+                f2 = {k: v.get("value") for k, v in d2["summary"]["figures"].items()}
+                check(f1 == f2 and d1["outcomes"] == d2["outcomes"] and d1["outcomes"].get("ok") == 3,
+                      "bench: the same figures and outcomes through the queue (%s; correctness %s)"
+                      % (d2["outcomes"], f2.get("correctness")))
+            r = run([args.bench, "--queue", "redis://127.0.0.1:%d/bench" % free_port(), "--eval", args.eval, "--out",
+                     os.path.join(bd, "o3")] + common, timeout=60)
+            check(r.returncode == 1 and "cannot connect" in r.stderr, "bench: an unreachable Redis: exit 1, said (%d)" % r.returncode)
+            r = run([args.bench, "--queue", "redis://127.0.0.1:%d/nobody" % port, "--queue-wait", "2", "--eval", args.eval,
+                     "--out", os.path.join(bd, "o4")] + common, timeout=60)
+            check(r.returncode == 1 and "missing after 2 s" in r.stderr, "bench: no worker: exit 1 after --queue-wait (%d)" % r.returncode)
+            r = run([args.bench, "--queue", "http://x", "--out", os.path.join(bd, "o5")] + common)
+            check(r.returncode == 2, "bench: a bad --queue: exit 2 (%d)" % r.returncode)
+        else:
+            print("skip cudaperf-bench --queue (cudaperf-bench or cudaperf-eval not built)")
 
         # ---- cudaperf-train rl: a fixed-seed run, the same per-candidate rewards through both paths
         if args.train and os.access(args.train, os.X_OK):

@@ -11,6 +11,9 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <cerrno>
+#include <cstring>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace cudaperf::bench;
@@ -34,6 +37,8 @@ struct CommandLine {
   int jobs = 8;
   bool useImpls = false;
   std::vector<std::string> evalArgs;
+  std::string queueUrl;     // --queue redis://...: cudaperf-eval --submit instead of a local evaluation
+  double queueWait = 3600;  // --queue-wait S
 };
 
 std::vector<double> numberList(const std::string &text) {
@@ -92,6 +97,17 @@ support::ArgParser benchArgs(CommandLine &c) {
       .option("--eval", "PATH", "cudaperf-eval to run (default: beside cudaperf-bench, else on PATH)", c.evalPath)
       .option("--jobs,-j", "N", "parallel builds in cudaperf-eval (default 8)",
               [&](const std::string &v) { c.jobs = int(parseInteger(v, 1, 1024)); })
+      .option("--queue", "redis://HOST:PORT/QUEUE",
+              "submit the candidates (with their tasks' files) to the Redis work queue through\n"
+              "cudaperf-eval --submit instead of evaluating here; workers: cudaperf-eval --worker URL\n"
+              "(docs/eval-serve.md). Of --eval-arg only --configs and --counters travel",
+              [&](const std::string &v) {
+                if (v.rfind("redis://", 0) != 0)
+                  throw support::SupportError("--queue: expected redis://HOST:PORT/QUEUE, got '" + v.substr(0, 100) + "'");
+                c.queueUrl = v;
+              })
+      .option("--queue-wait", "S", "with --queue: give up when results are missing after S seconds (3600)",
+              [&](const std::string &v) { c.queueWait = support::parseNumber(v, 1, 1e7); })
       .option("--eval-arg", "ARG", "passed on to cudaperf-eval, repeatable (--eval-arg=--configs=small)",
               [&](const std::string &v) { c.evalArgs.push_back(v); })
       .option("--devices", "LIST", "GPUs cudaperf-eval spreads the candidates over: all (its default) or 0,1,...",
@@ -110,6 +126,122 @@ std::string defaultEvaluator(const char *argv0) {
   fs::path self = n > 0 ? fs::path(std::string(buf, size_t(n))) : fs::path(argv0);
   fs::path beside = self.parent_path() / "cudaperf-eval";
   return fs::exists(beside) ? beside.string() : "cudaperf-eval";
+}
+
+// fork + exec with this process's stdout/stderr: the exit status, or -1 with `why`.
+int runInheriting(const std::vector<std::string> &argv, std::string &why) {
+  std::vector<char *> args;
+  for (const std::string &a : argv)
+    args.push_back(const_cast<char *>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    why = std::string("fork: ") + std::strerror(errno);
+    return -1;
+  }
+  if (pid == 0) {
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) {
+      why = std::string("waitpid: ") + std::strerror(errno);
+      return -1;
+    }
+  if (WIFSIGNALED(status)) {
+    why = "killed by signal " + std::to_string(WTERMSIG(status));
+    return -1;
+  }
+  return WEXITSTATUS(status);
+}
+
+// --queue: every candidate through `cudaperf-eval --submit URL` (lib/Queue's submitter, the one
+// cudaperf-reward --queue and cudaperf-train rl --queue use); its messages become the result
+// documents the scoring reads, each with the candidate's and task's local paths. A request a worker
+// answered with an error has no result (the scoring counts the slot as a failure). Returns the command.
+std::vector<std::string> runThroughQueue(const std::string &evalPath, const CommandLine &c, const CandidateSet &candidates,
+                                         const Suite &suite, const std::string &workDir, const std::string &resultsPath) {
+  auto fail = [](const std::string &m) -> void { throw BenchError(BenchError::Kind::Run, m); };
+  std::vector<std::string> travel;
+  for (size_t i = 0; i < c.evalArgs.size(); ++i) {
+    const std::string &a = c.evalArgs[i];
+    if ((a == "--configs" || a == "--devices") && i + 1 < c.evalArgs.size()) {
+      if (a == "--configs")
+        travel.insert(travel.end(), {a, c.evalArgs[i + 1]});
+      ++i;
+    } else if (a.rfind("--configs=", 0) == 0 || a == "--counters") {
+      travel.push_back(a);
+    } else if (a.rfind("--devices=", 0) != 0) {
+      fail("--queue: the evaluator argument '" + a.substr(0, 100) +
+           "' cannot travel in a queued request; give it to the workers (cudaperf-eval --worker URL " + a.substr(0, 100) + ")");
+    }
+  }
+  std::error_code ec;
+  fs::create_directories(workDir, ec);
+  std::string batch = (fs::path(workDir) / "queue.batch").string(), messages = (fs::path(workDir) / "queue-messages.jsonl").string();
+  std::ofstream out(batch);
+  std::vector<std::pair<std::string, std::string>> byId; // id -> task dir, candidate path
+  for (const CandidateFile &f : candidates.files) {
+    const SuiteTask *t = suite.find(f.task);
+    if (!t || !t->present)
+      continue;
+    out << support::writeJson(support::Json{{"id", byId.size()}, {"task_dir", t->dir}, {"candidate", f.path}}) << "\n";
+    byId.emplace_back(t->dir, f.path);
+  }
+  out.close();
+  if (!out)
+    fail(batch + ": cannot be written");
+  if (byId.empty())
+    fail("no candidate belongs to a task that is present in suite " + suite.name);
+  char wait[32];
+  std::snprintf(wait, sizeof wait, "%g", c.queueWait);
+  std::vector<std::string> argv = {evalPath, "--submit", c.queueUrl, "--batch", batch, "--output", messages, "--queue-wait", wait};
+  argv.insert(argv.end(), travel.begin(), travel.end());
+  std::string why;
+  int rc = runInheriting(argv, why);
+  if (rc < 0)
+    fail(evalPath + " " + why);
+  if (rc == 127)
+    fail(evalPath + ": cannot be run (use --eval PATH)");
+  if (rc != 0) // 1: results missing after --queue-wait or Redis unreachable; 2: a bad URL or request
+    fail(evalPath + " --submit exited with status " + std::to_string(rc) + " (its reason is above); messages so far in " + messages);
+  std::ifstream in(messages);
+  std::ofstream results(resultsPath, std::ios::trunc);
+  size_t written = 0, errors = 0;
+  std::string firstError;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos)
+      continue;
+    support::Json m;
+    try {
+      m = support::parseJson(line, messages);
+    } catch (const std::exception &e) {
+      fail(e.what());
+    }
+    const support::Json *id = support::member(m, "id");
+    const support::Json *result = support::member(m, "result");
+    if (!id || !id->is_number_unsigned() || id->get<size_t>() >= byId.size())
+      continue;
+    if (m.value("type", "") != "result" || !result || !result->is_object()) {
+      if (errors++ == 0)
+        firstError = m.value("code", "") + ": " + m.value("message", "").substr(0, 300);
+      continue;
+    }
+    support::Json r = *result;
+    r["task_dir"] = byId[id->get<size_t>()].first;
+    r["candidate"] = byId[id->get<size_t>()].second;
+    results << support::writeJson(r) << "\n";
+    ++written;
+  }
+  results.close();
+  if (!results)
+    fail(resultsPath + ": cannot be written");
+  std::cerr << "cudaperf-bench: " << written << " results through " << c.queueUrl << (errors ? ", " : "")
+            << (errors ? std::to_string(errors) + " answered with an error (first: " + firstError + ")" : std::string()) << "\n";
+  if (written == 0)
+    fail("no result came back through the queue" + (errors ? " (first error: " + firstError + ")" : std::string()));
+  return argv;
 }
 
 void writeFile(const fs::path &path, const std::string &text) {
@@ -194,8 +326,11 @@ int main(int argc, char **argv) {
       std::string results = (fs::path(outDir) / "results.jsonl").string();
       std::string eval = evalPath.empty() ? defaultEvaluator(argv[0]) : evalPath;
       std::cerr << "cudaperf-bench: evaluating with " << eval << " (results in " << results << ")\n";
-      inputs.evalCommand = runEvaluator(eval, *inputs.candidates, suite, (fs::path(outDir) / "work").string(),
-                                        results, cl.jobs, cl.evalArgs);
+      inputs.evalCommand = cl.queueUrl.empty()
+                               ? runEvaluator(eval, *inputs.candidates, suite, (fs::path(outDir) / "work").string(),
+                                              results, cl.jobs, cl.evalArgs)
+                               : runThroughQueue(eval, cl, *inputs.candidates, suite, (fs::path(outDir) / "work").string(),
+                                                 results);
       inputs.results = readEvalResults(results);
       inputs.resultsPath = fs::absolute(results).string();
     }
