@@ -135,6 +135,27 @@ def main():
                           "--heartbeat", "0.2", "--work-dir", wd, "--exec", fake_eval] + list(extra),
                          os.path.join(tmp, "worker-" + name))
 
+        # ---- scripts/gpu/queue-bench.sh (the lead runs it on the GPU host): its shell parses, and its
+        # counter finds a duplicate and a missing result (so its "exactly one" can fail)
+        for sh in ("queue-bench.sh", "pack-redis.sh"):
+            r = run(["bash", "-n", os.path.join(src, "scripts", "gpu", sh)])
+            check(r.returncode == 0, "bash -n scripts/gpu/%s %s" % (sh, r.stderr.strip()[:200]))
+        qb = [sys.executable, os.path.join(src, "scripts", "gpu", "queue-bench.py")]
+        pool = os.path.join(tmp, "pool.txt")
+        with open(pool, "w") as f:
+            f.write("%s %s\n" % (task, os.path.join(task, "impls", "baseline.cu")))
+        r = run(qb + ["requests", pool, "3", "t", os.path.join(tmp, "req.jsonl")])
+        reqs3 = [json.loads(l) for l in open(os.path.join(tmp, "req.jsonl"))]
+        check(r.returncode == 0 and len({q["source"] for q in reqs3}) == 3 and [q["id"] for q in reqs3] == ["t-0", "t-1", "t-2"],
+              "queue-bench.py requests: 3 requests, each source unique")
+        for name, ids, want in (("one each", ["t-0", "t-1", "t-2"], 0), ("a duplicate", ["t-0", "t-1", "t-2", "t-1"], 1),
+                                ("one missing", ["t-0", "t-2"], 1)):
+            with open(os.path.join(tmp, "msg.jsonl"), "w") as f:
+                for i in ids:
+                    f.write(json.dumps({"type": "result", "id": i, "result": {"outcome": "ok"}}) + "\n")
+            r = run(qb + ["count", os.path.join(tmp, "req.jsonl"), os.path.join(tmp, "msg.jsonl"), "1"])
+            check(r.returncode == want, "queue-bench.py count, %s: exit %d (%d)" % (name, want, r.returncode))
+
         worker("measured", "paths")
         local = [args.reward, "--eval", fake_eval, "--analyzer", "none"]
         queued = [args.reward, "--queue", url, "--analyzer", "none", "--eval-timeout", "60"]
