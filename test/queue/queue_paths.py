@@ -14,7 +14,7 @@ evaluator as the local path (fake-queue-worker --exec test/reward/fake-eval.py: 
     the other mode (static-only run, measured worker): exit 1 with the reason.
 Exit 77 (skipped) when redis-server is missing.
 Usage: queue_paths.py --reward BIN --fake-worker BIN --source-dir DIR [--train BIN]"""
-import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, time
+import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.request
 
 FAILS = []
 CHILDREN = []
@@ -181,6 +181,27 @@ def main():
         check(one_local.returncode == 0 and one_queue.returncode == 0 and
               not same_rewards({1: json.loads(one_local.stdout)}, {1: json.loads(one_queue.stdout or "{}")}),
               "reward TASK CANDIDATE: the same document's reward through the queue")
+        # --serve through the queue: the same records (POST /v1/batches, streamed)
+        port_file = os.path.join(tmp, "reward-port")
+        srv = spawn(queued + ["--serve", "--port", "0", "--port-file", port_file, "--jobs", "2"] + cand_root,
+                    os.path.join(tmp, "reward-serve"))
+        for _ in range(400):
+            if os.path.exists(port_file) and open(port_file).read().strip() or srv.poll() is not None:
+                break
+            time.sleep(0.025)
+        served = {}
+        try:
+            body = json.dumps({"requests": [json.loads(l) for l in reqs.splitlines()], "stream": True}).encode()
+            req = urllib.request.Request("http://127.0.0.1:%s/v1/batches" % open(port_file).read().strip(), data=body,
+                                         method="POST", headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(req, timeout=60) as resp:
+                served = records_by_id(resp.read().decode())
+        except (OSError, ValueError) as e:
+            print("serve: %s" % e)
+        srv.send_signal(signal.SIGTERM)
+        srv.wait(30)
+        diffs = same_rewards(ra, served)
+        check(not diffs, "reward --serve --queue: the same records as the local --batch %s" % diffs[:3])
         # The comparison can fail: one component changed.
         changed = json.loads(json.dumps(rb))
         changed["fast"]["total"] += 0.01
@@ -197,14 +218,14 @@ def main():
         check(r.returncode == 1 and "cannot connect" in r.stderr and time.time() - t0 < 10,
               "an unreachable Redis: exit 1, said at once (%d, %.1f s: %s)" % (r.returncode, time.time() - t0, r.stderr.strip()[:120]))
         t0 = time.time()
-        r = run([args.reward, "--queue", "redis://127.0.0.1:%d/nobody" % port, "--analyzer", "none", "--eval-timeout", "2",
+        r = run([args.reward, "--queue", "redis://127.0.0.1:%d/nobody" % port, "--analyzer", "none", "--eval-timeout", "1",
                  task, os.path.join(tmp, "fast.cu")], timeout=30)
-        check(r.returncode == 1 and "missing after 2 s" in r.stderr and time.time() - t0 < 15,
-              "no worker: exit 1 after --eval-timeout (%d, %.1f s)" % (r.returncode, time.time() - t0))
-        r = run([args.reward, "--queue", "redis://127.0.0.1:%d/nobody2" % port, "--analyzer", "none", "--eval-timeout", "2",
+        check(r.returncode == 1 and "missing after 1 s" in r.stderr and time.time() - t0 < 15,
+              "no worker: exit 1 after --eval-timeout 1 (%d, %.1f s)" % (r.returncode, time.time() - t0))
+        r = run([args.reward, "--queue", "redis://127.0.0.1:%d/nobody2" % port, "--analyzer", "none", "--eval-timeout", "1",
                  "--batch"] + cand_root, stdin=reqs.splitlines()[0] + "\n", timeout=30)
         rec = records_by_id(r.stdout).get("fast", {})
-        check(r.returncode == 0 and "missing after 2 s" in json.dumps(rec),
+        check(r.returncode == 0 and "missing after 1 s" in json.dumps(rec),
               "no worker, --batch: an error record for the request (%s)" % json.dumps(rec)[:160])
         r = run(queued + ["--eval-arg=--budget-ms", "--eval-arg=5", task, os.path.join(tmp, "fast.cu")])
         check(r.returncode == 1 and "cannot travel" in r.stderr, "an evaluator argument that cannot travel: exit 1, named")
@@ -244,9 +265,9 @@ def main():
             r = run([args.bench, "--queue", "redis://127.0.0.1:%d/bench" % free_port(), "--eval", args.eval, "--out",
                      os.path.join(bd, "o3")] + common, timeout=60)
             check(r.returncode == 1 and "cannot connect" in r.stderr, "bench: an unreachable Redis: exit 1, said (%d)" % r.returncode)
-            r = run([args.bench, "--queue", "redis://127.0.0.1:%d/nobody" % port, "--queue-wait", "2", "--eval", args.eval,
+            r = run([args.bench, "--queue", "redis://127.0.0.1:%d/nobody" % port, "--queue-wait", "1", "--eval", args.eval,
                      "--out", os.path.join(bd, "o4")] + common, timeout=60)
-            check(r.returncode == 1 and "missing after 2 s" in r.stderr, "bench: no worker: exit 1 after --queue-wait (%d)" % r.returncode)
+            check(r.returncode == 1 and "missing after 1 s" in r.stderr, "bench: no worker: exit 1 after --queue-wait (%d)" % r.returncode)
             r = run([args.bench, "--queue", "http://x", "--out", os.path.join(bd, "o5")] + common)
             check(r.returncode == 2, "bench: a bad --queue: exit 2 (%d)" % r.returncode)
         else:
