@@ -2,6 +2,7 @@
 
 #include "cudaperf/Reward/Pipeline.h"
 #include "cudaperf/Reward/RewardConfig.h"
+#include "cudaperf/Schema/EvalResult.h"
 #include "cudaperf/Support/Json.h"
 #include "cudaperf/Support/Sha256.h"
 
@@ -20,15 +21,18 @@ double rankStaticScore(const features::AnalysisDocument &analysis,
   config.learned.weight = 0; // as trained (see the header)
   config.speedup.defaultConfigurationWeight = 0;
   config.speedup.configurationWeights = {{configuration, 1.0}};
-  Json compileOnly = {{"schema", "cudaperf-eval-result/1"},
-                      {"task", analysis.task ? analysis.task->name : ""},
-                      {"candidate", candidatePath},
-                      {"candidate_sha256", sourceSha256},
-                      {"compile", {{"ok", true}, {"arch", analysis.arch}}},
-                      {"outcome", "ok"},
-                      {"detail", "compiled (--compile-only: not run)"},
-                      {"speedup", nullptr},
-                      {"compile_only", true}};
+  schema::EvalResult view;
+  view.task = analysis.task ? analysis.task->name : "";
+  view.candidate = candidatePath;
+  view.candidateSha256 = sourceSha256;
+  view.compile.emplace();
+  view.compile->ok = true;
+  view.compile->arch = analysis.arch;
+  view.outcome = schema::Outcome::Ok;
+  view.detail = "compiled (--compile-only: not run)";
+  view.speedup = std::optional<double>();
+  view.compileOnly = true;
+  Json compileOnly = view.toJson();
   try {
     reward::CandidateResult r =
         reward::rewardFromDocuments(config, compileOnly, "static view", analysis, baseline, std::nullopt);

@@ -13,6 +13,7 @@
 #include "cudaperf/Reward/Pipeline.h"
 #include "cudaperf/Reward/RewardConfig.h"
 #include "cudaperf/Runtime/Build.h"
+#include "cudaperf/Schema/EvalResult.h"
 #include "cudaperf/Support/Hash.h"
 #include "cudaperf/Support/Json.h"
 
@@ -546,16 +547,9 @@ std::vector<BrokenAnswer> undeclaredIdentifiers(const runtime::Task &, const std
 
 std::string repairFeedback(const runtime::Task &task, const std::string &compileLog) {
   // The evaluator's result for a build that failed, as cudaperf-eval writes it (the fields the reward reads).
-  Json result = {{"schema", "cudaperf-eval-result/1"},
-                 {"task", task.name},
-                 {"task_dir", task.dir},
-                 {"candidate", "candidate.cu"},
-                 {"candidate_sha256", ""},
-                 {"outcome", "compile_error"},
-                 {"detail", compileLog},
-                 {"speedup", nullptr},
-                 {"compile", {{"ok", false}, {"log", compileLog}}},
-                 {"compile_only", false}};
+  Json result = schema::EvalResult::synthetic(task.name, task.dir, "candidate.cu", "", schema::Outcome::CompileError,
+                                              compileLog, compileLog, false)
+                    .toJson();
   return reward::rewardFromDocuments(reward::RewardConfig(), result, "repair example", std::nullopt, std::nullopt,
                                      std::nullopt, "the candidate does not compile")
       .reward.feedback;

@@ -1,6 +1,7 @@
 #include "cudaperf/Reward/Requests.h"
 #include "cudaperf/Reward/CodeExtraction.h"
 #include "cudaperf/Reward/RewardError.h"
+#include "cudaperf/Schema/EvalResult.h"
 #include "cudaperf/Support/JsonReader.h"
 #include "cudaperf/Support/Sha256.h"
 #include "cudaperf/Support/SourceGate.h"
@@ -145,15 +146,11 @@ namespace {
 // trainer gets the same gate and feedback as for any source that does not build.
 CandidateResult refusedCandidate(RewardPipeline &pipeline, const CandidateRequest &c, const std::string &why) {
   std::string log = "[cudaperf-reward] candidate.cu was refused before compiling: " + why + "\n";
-  Json result = Json::object({{"schema", "cudaperf-eval-result/1"},
-                              {"task", fs::path(c.taskDir).filename().string()},
-                              {"candidate", "candidate.cu"},
-                              {"candidate_sha256", support::sha256Hex(c.source)},
-                              {"outcome", "compile_error"},
-                              {"detail", log},
-                              {"speedup", nullptr},
-                              {"compile", Json::object({{"ok", false}, {"log", log}})},
-                              {"compile_only", false}});
+  schema::EvalResult refused =
+      schema::EvalResult::synthetic(fs::path(c.taskDir).filename().string(), "", "candidate.cu",
+                                    support::sha256Hex(c.source), schema::Outcome::CompileError, log, log, false);
+  refused.taskDir.reset(); // the service's requests name no server path
+  Json result = refused.toJson();
   return rewardFromDocuments(pipeline.config(), result, "the request", std::nullopt, std::nullopt, c.rankingScore,
                              "not analysed: refused before compiling");
 }

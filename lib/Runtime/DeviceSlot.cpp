@@ -4,6 +4,7 @@
 #include "cudaperf/Runtime/CounterRng.h"
 #include "cudaperf/Runtime/DeviceData.h"
 #include "cudaperf/Runtime/GpuMonitor.h"
+#include "cudaperf/Schema/EvalResult.h"
 #include "cudaperf/Support/Sha256.h"
 
 #include <algorithm>
@@ -291,15 +292,11 @@ Json DeviceSlot::run(BuiltCandidate &c, size_t waiting) {
   Clock::time_point dataReady = Clock::now();
   stages["task_data"] = secondsBetween(acquired, dataReady);
   if (!dataError.empty()) {
-    Json doc = Json::object();
-    doc["schema"] = kResultSchema;
-    doc["task"] = t.task.name;
-    doc["task_dir"] = t.dir;
-    doc["candidate"] = c.candidatePath;
-    doc["outcome"] = outcomeName(Outcome::InternalError);
-    doc["detail"] = "the task's data could not be prepared on GPU " + std::to_string(index_) + ": " + dataError;
-    doc["stage_seconds"] = stages;
-    return doc;
+    return schema::EvalResult::taskDataFailed(t.task.name, t.dir, c.candidatePath,
+                                              "the task's data could not be prepared on GPU " +
+                                                  std::to_string(index_) + ": " + dataError,
+                                              stages)
+        .toJson();
   }
 
   std::string baselineKey = key + support::Sha256().field(t.baseline.objectPath).field(std::to_string(options_.warmup))

@@ -1,4 +1,5 @@
 #include "cudaperf/Runtime/EvalResult.h"
+#include "cudaperf/Schema/EvalResult.h"
 
 #include <algorithm>
 #include <cmath>
@@ -122,39 +123,37 @@ Outcome resultOutcome(const Json &result) {
 }
 
 Json assembleResult(const EvalRecord &r) {
-  Json doc = Json::object();
-  doc["schema"] = kResultSchema;
-  doc["task"] = r.task ? r.task->name : "";
-  doc["task_dir"] = r.task ? r.task->dir : "";
-  doc["candidate"] = r.candidatePath;
-  doc["candidate_sha256"] = r.candidateSha256;
-  doc["outcome"] = "internal_error";
-  doc["detail"] = "";
-  doc["speedup"] = nullptr;
+  schema::EvalResult doc;
+  doc.task = r.task ? r.task->name : "";
+  doc.taskDir = r.task ? r.task->dir : "";
+  doc.candidate = r.candidatePath;
+  doc.candidateSha256 = r.candidateSha256;
+  doc.outcome = Outcome::InternalError;
+  doc.detail = "";
+  doc.speedup = std::optional<double>(); // null until every configuration is timed
 
-  Json compile = Json::object();
-  compile["ok"] = r.candidateBuild.ok;
-  compile["cached"] = r.candidateBuild.cached;
-  compile["seconds"] = r.candidateBuild.seconds;
-  compile["arch"] = r.arch;
-  compile["command"] = r.candidateBuild.command;
-  compile["log"] = r.candidateBuild.log;
-  doc["compile"] = std::move(compile);
-  doc["compile_only"] = r.compileOnly;
+  schema::CompileInfo &compile = doc.compile.emplace();
+  compile.ok = r.candidateBuild.ok;
+  compile.cached = r.candidateBuild.cached;
+  compile.seconds = r.candidateBuild.seconds;
+  compile.arch = r.arch;
+  compile.command = r.candidateBuild.command;
+  compile.log = r.candidateBuild.log;
+  doc.compileOnly = r.compileOnly;
 
-  Json tools = Json::object();
-  tools["cudaperf_eval"] = kEvalVersion;
+  schema::ToolVersions tools;
+  tools.cudaperfEval = kEvalVersion;
   if (r.toolchain) {
-    tools["nvcc"] = r.toolchain->nvccVersion;
-    tools["host_compiler"] = firstLines(r.toolchain->hostCompilerVersionText, 1, 200);
+    tools.nvcc = r.toolchain->nvccVersion;
+    tools.hostCompiler = firstLines(r.toolchain->hostCompilerVersionText, 1, 200);
   }
 
   auto finishDoc = [&](Outcome o, const std::string &detail) {
-    doc["outcome"] = outcomeName(o);
-    doc["detail"] = detail;
-    doc["tools"] = std::move(tools);
-    doc["evaluation_seconds"] = r.evaluationSeconds;
-    return std::move(doc);
+    doc.outcome = o;
+    doc.detail = detail;
+    doc.tools = std::move(tools);
+    doc.evaluationSeconds = r.evaluationSeconds;
+    return doc.toJson();
   };
 
   if (!r.candidateBuild.ok)
@@ -165,8 +164,8 @@ Json assembleResult(const EvalRecord &r) {
   if (!r.workerRan)
     return finishDoc(Outcome::InternalError, "the worker was not started");
 
-  doc["seed"] = (long long)r.seed;
-  doc["sets"] = r.sets;
+  doc.seed = (int64_t)r.seed;
+  doc.sets = r.sets;
   std::vector<Json> events = parseEvents(r.events);
 
   // Per-configuration record, in task order.
@@ -222,10 +221,13 @@ Json assembleResult(const EvalRecord &r) {
       for (const auto &kv : e.items())
         if (kv.key() != "event" && kv.key() != "t" && kv.key() != "pid")
           gpu[kv.key()] = kv.value();
-      const Json *driver = member(e, "driver_version"), *runtime = member(e, "runtime_version");
-      tools["driver_version"] = driver ? *driver : Json();
-      tools["cuda_runtime_version"] = runtime ? *runtime : Json();
-      doc["gpu"] = std::move(gpu);
+      auto version = [&](const char *key) {
+        const Json *v = member(e, key);
+        return v && v->is_number_integer() ? std::optional<int64_t>(v->get<int64_t>()) : std::nullopt;
+      };
+      tools.driverVersion = version("driver_version");
+      tools.cudaRuntimeVersion = version("runtime_version");
+      doc.gpu = std::move(gpu);
     } else if (type == "reference" && ci >= 0) {
       referenceMs[size_t(ci)].push_back(numberOr(member(e, "ms"), 0));
     } else if (type == "check" && ci >= 0 && str(e, "impl") == "candidate") {
@@ -254,7 +256,7 @@ Json assembleResult(const EvalRecord &r) {
       memory = payloadOf(e);
     } else if (type == "sandbox") {
       // Where the candidate ran and how it was confined (docs/security.md), in every result.
-      doc["sandbox"] = payloadOf(e);
+      doc.sandbox = payloadOf(e);
     } else if (type == "retry") {
       ++retries;
     } else if (type == "device_data") {
@@ -312,14 +314,14 @@ Json assembleResult(const EvalRecord &r) {
     }
   }
 
-  Json worker = Json::object();
-  worker["status"] = r.worker.describe();
-  worker["seconds"] = r.worker.seconds;
-  worker["output"] = r.worker.output;
-  worker["output_bytes"] = (long long)r.worker.outputBytes;
-  worker["output_truncated"] = r.worker.outputTruncated;
+  schema::WorkerInfo &worker = doc.worker.emplace();
+  worker.status = r.worker.describe();
+  worker.seconds = r.worker.seconds;
+  worker.output = r.worker.output;
+  worker.outputBytes = (int64_t)r.worker.outputBytes;
+  worker.outputTruncated = r.worker.outputTruncated;
   if (lastPhase)
-    worker["last_phase"] = describePhase(lastPhase);
+    worker.lastPhase = describePhase(lastPhase);
   if (tDevice >= 0) {
     Json stages = Json::object();
     stages["start_and_context"] = tDevice;
@@ -340,17 +342,16 @@ Json assembleResult(const EvalRecord &r) {
     // The hardware counters follow the candidate's verdict (part of "candidate" above).
     if (r.counters && tCandidateVerdict >= 0 && tEnd >= tCandidateVerdict)
       stages["counters"] = tEnd - tCandidateVerdict;
-    worker["stage_seconds"] = std::move(stages);
+    worker.stageSeconds = std::move(stages);
   }
-  worker["retries"] = retries;
+  worker.retries = retries;
   if (r.maxConnections > 0)
-    worker["max_connections"] = r.maxConnections;
-  worker["memory_wait_seconds"] = memoryWaitSeconds;
-  worker["shared_data_intact"] = sharedDataIntact;
+    worker.maxConnections = r.maxConnections;
+  worker.memoryWaitSeconds = memoryWaitSeconds;
+  worker.sharedDataIntact = sharedDataIntact;
   if (!dataMode.empty())
-    worker["data_mode"] = dataMode; // "ipc": the holder's data mapped; "copy": a copy of its own
-  doc["worker"] = std::move(worker);
-  doc["baseline_cached"] = baselineCached;
+    worker.dataMode = dataMode; // "ipc": the holder's data mapped; "copy": a copy of its own
+  doc.baselineCached = baselineCached;
   if (r.sharing) {
     Json activity = gpuActivityJson(*r.sharing);
     double spread = 0;
@@ -359,17 +360,24 @@ Json assembleResult(const EvalRecord &r) {
         if (const Json *t = member(c, impl))
           spread = std::max(spread, numberOr(member(*t, "spread"), 0));
     activity["timing_spread_max"] = spread;
-    doc["gpu_shared"] = r.sharing->available ? Json(r.sharing->shared) : Json();
-    doc["gpu_activity"] = std::move(activity);
+    doc.gpuShared = r.sharing->available ? std::optional<bool>(r.sharing->shared) : std::nullopt;
+    doc.gpuActivity = std::move(activity);
   }
   if (memory.is_object())
-    doc["memory"] = std::move(memory);
+    doc.memory = std::move(memory);
   if (r.stageSeconds.is_object())
-    doc["stage_seconds"] = r.stageSeconds;
-  Json cfgArray = Json::array();
-  for (auto &c : configs)
-    cfgArray.push_back(std::move(c));
-  doc["configs"] = std::move(cfgArray);
+    doc.stageSeconds = r.stageSeconds;
+  // Each configuration, built from the worker's events above, becomes the schema's type: events that
+  // do not make one (a wrong type where a number belongs) are the evaluator's failure, said here.
+  doc.configs.emplace();
+  for (size_t i = 0; i < configs.size(); ++i) {
+    try {
+      doc.configs->push_back(schema::configResultFromJson(configs[i], "configs[" + std::to_string(i) + "]"));
+    } catch (const support::SupportError &e) {
+      doc.configs->clear();
+      return finishDoc(Outcome::InternalError, std::string("the worker's events do not make a result: ") + e.what());
+    }
+  }
 
   bool inCandidate = lastPhase && str(*lastPhase, "impl") == "candidate";
   if (setupError)
@@ -379,8 +387,8 @@ Json assembleResult(const EvalRecord &r) {
                                                  "): " + str(*baselineVerdict, "detail"));
   if (candidateVerdict && done) {
     Outcome o = parseOutcome(str(*candidateVerdict, "outcome")).value_or(Outcome::InternalError);
-    if (o == Outcome::Ok && timed == int(doc["configs"].size()) && timed > 0)
-      doc["speedup"] = std::exp(logSum / timed);
+    if (o == Outcome::Ok && timed == int(doc.configs->size()) && timed > 0)
+      doc.speedup = std::optional<double>(std::exp(logSum / timed));
     return finishDoc(o, str(*candidateVerdict, "detail"));
   }
   // The worker ended without a verdict: the way it ended is the outcome, if candidate code was running.

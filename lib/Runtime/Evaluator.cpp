@@ -2,6 +2,7 @@
 #include "DeviceSlot.h"
 #include "EvalTask.h"
 
+#include "cudaperf/Schema/EvalResult.h"
 #include "cudaperf/Support/Sha256.h"
 #include "cudaperf/Support/Subprocess.h"
 
@@ -31,13 +32,7 @@ std::string joinedConfigs(const std::vector<std::string> &names) {
 
 // A result for a candidate that never reached a worker.
 Json failureDoc(const std::string &taskDir, const std::string &candidate, Outcome outcome, const std::string &detail) {
-  Json doc = Json::object();
-  doc["schema"] = kResultSchema;
-  doc["task_dir"] = taskDir;
-  doc["candidate"] = candidate;
-  doc["outcome"] = outcomeName(outcome);
-  doc["detail"] = detail;
-  return doc;
+  return schema::EvalResult::notRun(taskDir, candidate, outcome, detail).toJson();
 }
 
 } // namespace

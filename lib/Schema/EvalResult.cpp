@@ -299,6 +299,12 @@ Json writeWorker(const WorkerInfo &k) {
 
 } // namespace
 
+ConfigResult configResultFromJson(const Json &config, const std::string &document) {
+  return readConfig(JsonField(config, document));
+}
+
+Json configResultToJson(const ConfigResult &config) { return writeConfig(config); }
+
 EvalResult EvalResult::fromJson(const Json &doc, const std::string &document) {
   JsonField root(doc, document);
   EvalResult e;

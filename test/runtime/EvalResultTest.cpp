@@ -315,3 +315,49 @@ TEST_F(ResultFixture, UnknownSharingIsNullAndRetryableSetUpIsSeen) {
   EXPECT_TRUE(retryableSetupError(rec.events));
   EXPECT_FALSE(retryableSetupError(R"({"event":"error","detail":"no task"})"));
 }
+
+// The wire order of a full result (docs/eval-result.md; every stored run has it): assembleResult
+// fills schema::EvalResult, whose writer must give the order the events used to give.
+TEST_F(ResultFixture, AFullResultKeepsTheStoredKeyOrder) {
+  rec.events = okBaseline() + R"({"event":"sandbox","isolation":"runner","pid":7}
+{"event":"phase","impl":"candidate","config":"small","step":"correctness","set":0}
+{"event":"check","impl":"candidate","config":"small","set":0,"seed":11,"step":"correctness","pass":true}
+{"event":"audit","impl":"candidate","config":"small","kernels":1,"launches":[{"kernel":"k"}],"launches_truncated":false}
+{"event":"timing","impl":"candidate","config":"small","median_ms":0.01,"min_ms":0.01,"max_ms":0.02,"mean_ms":0.01,"p10_ms":0.01,"p90_ms":0.02,"spread":0.1,"runs":20,"stable":true}
+{"event":"counters","impl":"candidate","config":"small","available":false,"reason":"no"}
+{"event":"timing","impl":"candidate","config":"medium","median_ms":0.04,"runs":20}
+{"event":"timing","impl":"candidate","config":"large","median_ms":0.045,"runs":20}
+{"event":"memory","impl":"candidate","device_bytes":0}
+{"event":"verdict","impl":"candidate","outcome":"ok"}
+{"event":"done"})";
+  rec.stageSeconds = Json{{"queued", 0.0}};
+  Json r = assembleResult(rec);
+  auto keys = [](const Json &o) {
+    std::string s;
+    for (const auto &kv : o.items())
+      s += (s.empty() ? "" : " ") + kv.key();
+    return s;
+  };
+  EXPECT_EQ(keys(r), "schema task task_dir candidate candidate_sha256 outcome detail speedup compile compile_only seed "
+                     "sets gpu sandbox worker baseline_cached memory stage_seconds configs tools evaluation_seconds");
+  EXPECT_EQ(keys(r["compile"]), "ok cached seconds arch command log");
+  EXPECT_EQ(keys(r["tools"]), "cudaperf_eval driver_version cuda_runtime_version");
+  EXPECT_EQ(keys(r["worker"]), "status seconds output output_bytes output_truncated last_phase retries "
+                               "memory_wait_seconds shared_data_intact");
+  EXPECT_EQ(keys(r["configs"][0]),
+            "name params baseline correctness launches launches_truncated audit candidate counters reference_ms speedup");
+  EXPECT_EQ(keys(r["configs"][0]["candidate"]), "median_ms min_ms max_ms mean_ms p10_ms p90_ms spread runs stable");
+  EXPECT_EQ(r["tools"]["driver_version"], 13000);
+  EXPECT_TRUE(r["speedup"].is_number());
+}
+
+// Events that cannot make a configuration (a timing that is not a number) are the evaluator's
+// failure, named, not a document the readers refuse.
+TEST_F(ResultFixture, EventsOfTheWrongTypeAreAnInternalError) {
+  rec.events = okBaseline() + R"({"event":"timing","impl":"candidate","config":"small","median_ms":"fast","runs":20}
+{"event":"verdict","impl":"candidate","outcome":"ok"}
+{"event":"done"})";
+  Json r = assembleResult(rec);
+  EXPECT_EQ(outcome(r), "internal_error");
+  EXPECT_NE(detail(r).find("configs[0]: candidate.median_ms: expected a number"), std::string::npos) << detail(r);
+}

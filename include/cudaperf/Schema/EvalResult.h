@@ -68,6 +68,11 @@ struct ConfigResult {
   KeyOrder keyOrder;
 };
 
+// One configuration read on its own (a writer that builds it from events); errors name
+// `document` and the path inside the configuration.
+ConfigResult configResultFromJson(const Json &config, const std::string &document);
+Json configResultToJson(const ConfigResult &config);
+
 // `compile`.
 struct CompileInfo {
   std::optional<bool> ok, cached;
