@@ -29,12 +29,16 @@ note "build rc=$? in $((SECONDS - t0)) s"
 wait $ipid
 [ -f "$kb/task.json" ] || { note "import failed"; tail -20 "$work/files/import.log" | tee -a "$log"; }
 cp "$kb/impls/baseline.cu" "$work/relu-naive.cu"; echo "// candidate" >> "$work/relu-naive.cu"
+# RELU_SETTLE="0 1": each isolation mode with and without CUDAPERF_TIMED_SETTLE (a one-thread kernel,
+# waited for, in the callee before each timed call's flush).
+for settle in ${RELU_SETTLE:-0}; do
 for iso in ${RELU_ISOLATION:-none runner-unconfined runner}; do
+  export CUDAPERF_TIMED_SETTLE=$settle
   t0=$SECONDS
   CUDAPERF_CACHE_DIR=/tmp/relu-iso-cache timeout 90 build-gpu/bin/cudaperf-eval "$kb" "$work/relu-naive.cu" --jsonl --timeout 300 \
-    --stall-timeout 60 --jobs 1 --isolation $iso --allow-weak-sandbox --output "$work/files/relu-$iso.jsonl" 2> "$work/files/relu-$iso.stderr"
+    --stall-timeout 60 --jobs 1 --isolation $iso --allow-weak-sandbox --output "$work/files/relu-$iso-s$settle.jsonl" 2> "$work/files/relu-$iso-s$settle.stderr"
   rc=$?
-  note "isolation $iso: rc=$rc in $((SECONDS - t0)) s: $(python3 -c "
+  note "isolation $iso, settle $settle: rc=$rc in $((SECONDS - t0)) s: $(python3 -c "
 import json,sys
 d=json.loads(open(sys.argv[1]).readline())
 c=(d.get('configs') or [{}])[0]
@@ -44,8 +48,10 @@ def find(o, k):
         for v in o.values(): yield from find(v, k)
     elif isinstance(o, list):
         for v in o: yield from find(v, k)
-print(d.get('outcome'), 'candidate', (c.get('candidate') or {}).get('median_ms'), 'baseline', (c.get('baseline') or {}).get('median_ms'), 'worker s', (d.get('stage_seconds') or {}).get('worker'), 'issue host ms', list(find(d, 'issue_host_median_ms')))" "$work/files/relu-$iso.jsonl" 2>&1 | tail -1)"
+print(d.get('outcome'), 'candidate', (c.get('candidate') or {}).get('median_ms'), 'baseline', (c.get('baseline') or {}).get('median_ms'), 'worker s', (d.get('stage_seconds') or {}).get('worker'), 'issue host ms', list(find(d, 'issue_host_median_ms')))" "$work/files/relu-$iso-s$settle.jsonl" 2>&1 | tail -1)"
 done
+done
+unset CUDAPERF_TIMED_SETTLE
 # RELU_NCU=1: the same evaluations under Nsight Compute, every process followed: the kernel's own
 # duration in the worker and in the runner (if the runner's kernel itself runs at the worker's speed,
 # the time lost is outside the kernel: between the events, not in the memory).

@@ -121,7 +121,8 @@ CallResult InProcessCallee::check(int slot) {
 CallResult InProcessCallee::timed(int slot) {
   CallResult r;
   auto t0 = Clock::now();
-  r.error = timedCall(fn_, slots_.at(slot).pointers.data(), stream_, flusher_, r.eventMs, &r.hostMs);
+  r.error = timedCall(fn_, slots_.at(slot).pointers.data(), stream_, flusher_, r.eventMs, &r.hostMs,
+                      settleTimedCalls());
   r.wallMs = msSince(t0);
   return r;
 }
@@ -358,7 +359,9 @@ int RunnerCallee::bind(const DeviceArgs &dev, std::string &error) {
 void RunnerCallee::unbind(int slot) { request(Json{{"op", "unbind"}, {"slot", slot}}); }
 
 CallResult RunnerCallee::check(int slot) { return request(Json{{"op", "check"}, {"slot", slot}}); }
-CallResult RunnerCallee::timed(int slot) { return request(Json{{"op", "timed"}, {"slot", slot}}); }
+CallResult RunnerCallee::timed(int slot) {
+  return request(Json{{"op", "timed"}, {"slot", slot}, {"settle", settleTimedCalls()}});
+}
 
 CallResult RunnerCallee::audit(int slot, AuditReport &report) {
   Json answer;

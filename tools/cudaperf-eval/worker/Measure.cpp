@@ -2,9 +2,12 @@
 #include "AllocationInterpose.h"
 #include "DeviceInfo.h"
 
+#include "cudaperf/DeviceKernels/DeviceKernels.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <dirent.h>
 
@@ -45,6 +48,21 @@ cudaError_t L2Flusher::flush(cudaStream_t stream) {
   return cudaMemsetAsync(buffer_, ++value_, bytes_, stream);
 }
 
+cudaError_t L2Flusher::settle(cudaStream_t stream) {
+  namespace dk = cudaperf::devicekernels;
+  if (cudaError_t e = dk::fillElements(buffer_, 1, dk::FillSpec{}, stream))
+    return e;
+  return cudaStreamSynchronize(stream);
+}
+
+bool settleTimedCalls() {
+  static const bool on = [] {
+    const char *v = getenv("CUDAPERF_TIMED_SETTLE");
+    return v && std::string(v) == "1";
+  }();
+  return on;
+}
+
 cudaError_t L2Flusher::prepareClean() {
   WorkerAllocations own;
   cudaError_t e = cudaSuccess;
@@ -74,12 +92,15 @@ int countThreads() {
 }
 
 cudaError_t timedCall(EntryFn fn, void *const *args, cudaStream_t stream, L2Flusher &flusher, double &ms,
-                      double *hostMs) {
+                      double *hostMs, bool settle) {
   // Created once per thread: the events are the worker's (or the runner's) own.
   static thread_local cudaEvent_t start = nullptr, stop = nullptr;
   if (!start && (cudaEventCreate(&start) || cudaEventCreate(&stop)))
     return cudaGetLastError();
   ms = 0;
+  if (settle)
+    if (cudaError_t e = flusher.settle(stream))
+      return e;
   if (cudaError_t e = flusher.flush(stream))
     return e;
   auto t0 = Clock::now();

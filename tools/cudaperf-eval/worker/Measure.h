@@ -26,6 +26,9 @@ public:
   // The worker's own memory, waiting up to memoryWaitSeconds while the device is full.
   cudaError_t allocate(size_t l2Bytes, double memoryWaitSeconds = 30);
   cudaError_t flush(cudaStream_t stream);
+  // One one-thread kernel on `stream`, waited for: this process's context is the one on the device
+  // before a timed interval starts (diagnostics of issue 33's cross-process slowdown).
+  cudaError_t settle(cudaStream_t stream);
   // flush(), then read twice L2's size of a second buffer back to the host, so that no dirty line
   // of the flush is left to be written back during the next kernel (a cold and clean L2, as ncu's
   // --cache-control all). Its buffers are allocated by prepareClean(), or at the first call.
@@ -54,8 +57,12 @@ struct TimingOptions {
 // waited for. `ms` is the events' span.
 // hostMs, where given: this process's clock from the start event's record to the stop event's
 // (how long the entry took to return: a launch that blocks or is slow to issue shows here).
+// settle: flusher.settle() first.
 cudaError_t timedCall(EntryFn fn, void *const *args, cudaStream_t stream, L2Flusher &flusher, double &ms,
-                      double *hostMs = nullptr);
+                      double *hostMs = nullptr, bool settle = false);
+// CUDAPERF_TIMED_SETTLE=1 in the worker's environment: every timed call settles first (an experiment's
+// switch; off by default).
+bool settleTimedCalls();
 
 struct AuditResult {
   double streamSpanMs = 0; // events on the timed stream around the call

@@ -170,7 +170,7 @@ Json Runner::call(const Json &req, const std::string &op) {
   }
   if (op == "timed") {
     double ms = 0, host = 0;
-    out["error"] = int(timedCall(fn_, a, stream_, flusher_, ms, &host));
+    out["error"] = int(timedCall(fn_, a, stream_, flusher_, ms, &host, req.value("settle", false)));
     out["ms"] = ms;
     out["host_ms"] = host;
   } else if (op == "check") {
