@@ -1,6 +1,7 @@
 #include "cudaperf/Learn/Rl.h"
 
 #include "cudaperf/Reward/CodeExtraction.h"
+#include "cudaperf/Schema/Outcome.h"
 #include "cudaperf/Support/Sha256.h"
 
 #include <algorithm>
@@ -520,7 +521,9 @@ Json evaluationSummary(const std::vector<TurnRecord> &records, size_t tasks, int
     for (size_t i = 0; i < tasks; ++i) {
       const TurnRecord &r = records[i * T + t];
       const CandidateOutcome &o = r.outcome;
-      bool didCompile = o.extracted && o.outcome != "compile_error" && o.outcome != "internal_error";
+      std::optional<schema::Outcome> evaluated = schema::parseOutcome(o.outcome);
+      bool didCompile = o.extracted && evaluated != schema::Outcome::CompileError &&
+                        evaluated != schema::Outcome::InternalError;
       compiled += didCompile;
       bestCompiled[i] |= didCompile;
       if (o.reward) {

@@ -3,6 +3,7 @@
 #include "cudaperf/Learn/Error.h"
 #include "cudaperf/Reward/RewardError.h"
 #include "cudaperf/Reward/ServiceEvaluator.h"
+#include "cudaperf/Schema/EvalResult.h"
 #ifdef CUDAPERF_HAVE_QUEUE
 #include "cudaperf/Queue/RewardEvaluator.h"
 #endif
@@ -22,18 +23,11 @@ namespace {
 
 // An eval result of the evaluator's schema for what never reached it (no code block) or what it
 // could not finish (it died on the candidate), so the reward's own gate and feedback apply.
-Json syntheticResult(const std::string &taskDir, const std::string &sha, const std::string &outcome,
+Json syntheticResult(const std::string &taskDir, const std::string &sha, schema::Outcome outcome,
                      const std::string &detail, const std::string &compileLog, bool compileOnly) {
-  return Json{{"schema", "cudaperf-eval-result/1"},
-              {"task", fs::path(taskDir).filename().string()},
-              {"task_dir", taskDir},
-              {"candidate", "(policy answer)"},
-              {"candidate_sha256", sha},
-              {"outcome", outcome},
-              {"detail", detail},
-              {"speedup", nullptr},
-              {"compile", {{"ok", outcome != "compile_error"}, {"log", compileLog}}},
-              {"compile_only", compileOnly}};
+  return schema::EvalResult::synthetic(fs::path(taskDir).filename().string(), taskDir, "(policy answer)", sha, outcome,
+                                       detail, compileLog, compileOnly)
+      .toJson();
 }
 
 } // namespace
@@ -253,7 +247,7 @@ CandidateOutcome RlEnvironment::evaluate(const std::string &taskDir, const std::
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   const reward::RewardConfig &config = pipeline_->config();
   if (!source) {
-    Json result = syntheticResult(taskDir, "", "compile_error", "no code block",
+    Json result = syntheticResult(taskDir, "", schema::Outcome::CompileError, "no code block",
                                   "the answer has no ```cuda code block", options_.staticOnly);
     CandidateOutcome o = fromResult(reward::rewardFromDocuments(config, result, "rl environment", std::nullopt,
                                                                 std::nullopt, std::nullopt, "no code block"),
@@ -284,7 +278,7 @@ CandidateOutcome RlEnvironment::evaluate(const std::string &taskDir, const std::
       failure = e.what();
     }
   }
-  Json result = syntheticResult(taskDir, sha, "runtime_fault",
+  Json result = syntheticResult(taskDir, sha, schema::Outcome::RuntimeFault,
                                 "the evaluator failed on this candidate twice: " + failure.substr(0, 400), "",
                                 options_.staticOnly);
   CandidateOutcome o;

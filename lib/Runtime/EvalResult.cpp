@@ -382,7 +382,7 @@ Json assembleResult(const EvalRecord &r) {
   bool inCandidate = lastPhase && str(*lastPhase, "impl") == "candidate";
   if (setupError)
     return finishDoc(Outcome::InternalError, "worker set-up failed: " + str(*setupError, "detail"));
-  if (baselineVerdict && str(*baselineVerdict, "outcome") != "ok")
+  if (baselineVerdict && parseOutcome(str(*baselineVerdict, "outcome")) != Outcome::Ok)
     return finishDoc(Outcome::InternalError, "the task's baseline failed (" + str(*baselineVerdict, "outcome") +
                                                  "): " + str(*baselineVerdict, "detail"));
   if (candidateVerdict && done) {

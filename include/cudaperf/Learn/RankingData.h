@@ -6,6 +6,7 @@
 #pragma once
 
 #include "cudaperf/Learn/Error.h"
+#include "cudaperf/Schema/Outcome.h"
 
 #include <cmath>
 #include <limits>
@@ -49,7 +50,9 @@ struct RankExample {
     return it == features.end() ? std::nullopt : std::optional<double>(it->second);
   }
 
-  bool measuredOk() const { return outcome == "ok" && correct && std::isfinite(medianMs) && medianMs > 0; }
+  bool measuredOk() const {
+    return schema::parseOutcome(outcome) == schema::Outcome::Ok && correct && std::isfinite(medianMs) && medianMs > 0;
+  }
   std::string groupKey() const { return set + "/" + task + "/" + configuration; }
 };
 
