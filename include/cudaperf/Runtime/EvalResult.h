@@ -1,5 +1,5 @@
 // Turns what happened to one candidate (its build, the worker's event lines, how the worker
-// process ended) into the result document of docs/eval-result.md. A pure function of its
+// process ended) into the result document of docs/eval-result.md (schema::EvalResult, lib/Schema). A pure function of its
 // inputs, so every outcome rule is unit-tested without a GPU.
 #pragma once
 
@@ -7,6 +7,7 @@
 #include "cudaperf/Runtime/GpuMonitor.h"
 #include "cudaperf/Runtime/Outcome.h"
 #include "cudaperf/Runtime/Task.h"
+#include "cudaperf/Schema/EvalResult.h"
 #include "cudaperf/Support/Json.h"
 #include "cudaperf/Support/Subprocess.h"
 
@@ -15,7 +16,7 @@
 
 namespace cudaperf::runtime {
 
-constexpr const char *kResultSchema = "cudaperf-eval-result/1";
+constexpr const char *kResultSchema = schema::kEvalResultSchema; // the document: schema::EvalResult
 constexpr const char *kEvalVersion = "0.1.0";
 
 struct EvalRecord {
