@@ -156,3 +156,26 @@ TEST(EvalResultRoundTrip, EveryStoredResultReadsAndWritesBackIdentically) {
 }
 
 } // namespace
+
+namespace {
+
+// Issue 37's rule: the eval result is built in one place. A C++ source outside lib/Schema that
+// spells the schema's string literal is writing (or checking) the document by hand.
+TEST(EvalResultOwnership, NoHandBuiltEvalResultOutsideLibSchema) {
+  std::vector<std::string> offenders;
+  for (const char *dir : {"lib", "tools", "include"})
+    for (const auto &e : fs::recursive_directory_iterator(fs::path(CUDAPERF_SOURCE_DIR) / dir)) {
+      std::string p = e.path().string();
+      if (!e.is_regular_file() || !(endsWith(p, ".cpp") || endsWith(p, ".h") || endsWith(p, ".cu")))
+        continue;
+      std::string rel = fs::relative(e.path(), CUDAPERF_SOURCE_DIR).string();
+      if (rel.rfind("lib/Schema/", 0) == 0 || rel.rfind("include/cudaperf/Schema/", 0) == 0)
+        continue;
+      if (cudaperf::support::readRegularFile(p).find("\"cudaperf-eval-result/1\"") != std::string::npos)
+        offenders.push_back(rel);
+    }
+  EXPECT_TRUE(offenders.empty()) << "use schema::EvalResult (include/cudaperf/Schema/EvalResult.h) in: "
+                                 << ::testing::PrintToString(offenders);
+}
+
+} // namespace
