@@ -72,7 +72,7 @@ for target in Json Task SizeExpr ServeProtocol Safetensors TokenizerJson; do
   [ -n "$only" ] && [ "$only" != "$target" ] && continue
   program="$bin/fuzz-$target"
   if [ ! -x "$program" ]; then
-    echo "fuzz.sh: $program is not built (test/fuzz: clang-19 and libclang-rt-19-dev)" >&2
+    echo "fuzz.sh: $program is not built (test/fuzz: clang-22 and libclang-rt-22-dev)" >&2
     exit 2
   fi
   work="$corpus/$target"

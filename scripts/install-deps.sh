@@ -4,7 +4,7 @@
 #   LibTorch (libtorch-dev, CPU) builds the learning stack (lib/Learn: cudaperf-lm, -rank, -train);
 #   libopenblas0-pthread replaces Debian's reference BLAS under it (about 12x faster here).
 set -euo pipefail
-pkgs=(cmake ninja-build make g++ python3 llvm-19-dev libclang-19-dev clang-19 libclang-rt-19-dev llvm-19-tools libfmt-dev libgtest-dev
+pkgs=(cmake ninja-build make g++ python3 llvm-22-dev libclang-22-dev clang-22 libclang-rt-22-dev llvm-22-tools libfmt-dev libgtest-dev
       zlib1g-dev libzstd-dev ccache nlohmann-json3-dev libpcre2-dev libutf8proc-dev libcpp-httplib-dev gnuplot-nox zstd xz-utils
       libhiredis-dev redis-server)
 [ "${1:-}" != "--no-torch" ] && pkgs+=(libtorch-dev libopenblas0-pthread libgloo-dev)

@@ -21,7 +21,7 @@
 # of xz -9 on 2 busy cores), too large beside .carry/deps and the tree since; PACK_SKIP="libicudata.so.72
 # libicuuc.so.72 libxml2.so.2" leaves out libraries the GPU host is known to have (their ICU alone is 8 MB).
 # The static form needs the build tree of ANALYZER (its build.ninja: the objects and the link line) and the
-# static archives of llvm-19-dev / libclang-19-dev (/usr/lib/llvm-19/lib/lib*.a).
+# static archives of llvm-22-dev / libclang-22-dev (/usr/lib/llvm-22/lib/lib*.a).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -32,7 +32,7 @@ limit_mb=${PACK_LIMIT_MB:-56}
 command -v xz > /dev/null || { echo "xz is missing (apt-get install xz-utils)"; exit 2; }
 
 resource=$(sed -n 's/^CUDAPERF_CLANG_RESOURCE_DIR:PATH=//p' "$(dirname "$(dirname "$analyzer")")/CMakeCache.txt" 2>/dev/null || true)
-[ -d "$resource/include" ] || resource=$(clang-19 -print-resource-dir 2>/dev/null || true)
+[ -d "$resource/include" ] || resource=$(clang-22 -print-resource-dir 2>/dev/null || true)
 [ -d "$resource/include" ] || { echo "clang resource directory not found"; exit 2; }
 
 rm -rf "$dest"
@@ -51,9 +51,9 @@ if [ "$mode" = static ]; then
   # prefix in one group (the linker takes what is referenced; --gc-sections drops unreferenced sections).
   build_dir=$(dirname "$(dirname "$analyzer")")
   llvm_lib=$(sed -n 's/^LLVM_DIR:PATH=//p' "$build_dir/CMakeCache.txt" | sed 's#/cmake/llvm$##')
-  [ -d "$llvm_lib" ] || llvm_lib=/usr/lib/llvm-19/lib
+  [ -d "$llvm_lib" ] || llvm_lib=/usr/lib/llvm-22/lib
   ls "$llvm_lib"/libclangAST.a "$llvm_lib"/libLLVMSupport.a > /dev/null 2>&1 ||
-    { echo "no static LLVM/Clang archives in $llvm_lib (apt-get install llvm-19-dev libclang-19-dev), or PACK_MODE=shared"; exit 2; }
+    { echo "no static LLVM/Clang archives in $llvm_lib (apt-get install llvm-22-dev libclang-22-dev), or PACK_MODE=shared"; exit 2; }
   line=$(cd "$build_dir" && ninja -t commands "bin/$(basename "$analyzer")" | tail -1)
   case "$line" in *libclang-cpp.so*) ;; *) echo "unexpected link line for $analyzer: $line"; exit 2 ;; esac
   tmp=$(mktemp -d)

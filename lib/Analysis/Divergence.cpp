@@ -26,7 +26,7 @@ bool isUniformCall(const CallBase &C) {
   }
   if (N.starts_with("llvm.nvvm.shfl") || N.starts_with("llvm.nvvm.vote") ||
       N.starts_with("llvm.nvvm.match") || N.starts_with("llvm.nvvm.redux") ||
-      N.starts_with("llvm.nvvm.atomic") || N.starts_with("llvm.nvvm.barrier0.") ||
+      N.starts_with("llvm.nvvm.atomic") || N.starts_with("llvm.nvvm.barrier.cta.red.") ||
       N.starts_with("llvm.nvvm.read.ptx.sreg"))
     return false;
   // Pure functions of their arguments: math (libdevice __nv_*, LLVM intrinsics such as

@@ -230,7 +230,7 @@ LaneValues LaneEvaluator::evalValue(const Value *V) {
       const DataLayout &DL = F.getParent()->getDataLayout();
       unsigned IdxBits = DL.getIndexTypeSizeInBits(GEP->getType());
       APInt Const(IdxBits, 0);
-      MapVector<Value *, APInt> Vars;
+      SmallMapVector<Value *, APInt, 4> Vars;
       R = evalValue(GEP->getPointerOperand());
       if (GEP->collectOffset(DL, IdxBits, Vars, Const) && Vars.empty())
         for (auto &X : R)
@@ -418,7 +418,7 @@ LaneValues LaneEvaluator::evalInstruction(const Instruction *I) {
     const DataLayout &DL = F.getParent()->getDataLayout();
     unsigned IdxBits = DL.getIndexTypeSizeInBits(GEP->getType());
     APInt Const(IdxBits, 0);
-    MapVector<Value *, APInt> Vars;
+    SmallMapVector<Value *, APInt, 4> Vars;
     R = evalValue(GEP->getPointerOperand());
     if (!GEP->collectOffset(DL, IdxBits, Vars, Const)) {
       Flags |= LaneUnsupported;
@@ -544,9 +544,7 @@ LaneValues LaneEvaluator::evalInstruction(const Instruction *I) {
     const auto *CB = dyn_cast<CallBase>(I);
     bool IsLoadIntrinsic = false;
     if (const auto *II = dyn_cast_or_null<IntrinsicInst>(CB))
-      IsLoadIntrinsic = II->getIntrinsicID() == Intrinsic::nvvm_ldg_global_i ||
-                        II->getIntrinsicID() == Intrinsic::nvvm_ldg_global_p ||
-                        II->getIntrinsicID() == Intrinsic::nvvm_ldu_global_i ||
+      IsLoadIntrinsic = II->getIntrinsicID() == Intrinsic::nvvm_ldu_global_i ||
                         II->getIntrinsicID() == Intrinsic::nvvm_ldu_global_p;
     Flags |= (CB && !IsLoadIntrinsic) ? LaneUnsupported : LaneDataDependent;
     return splat(I->getType()->isPointerTy() ? baseAddressOf(I) : 0);

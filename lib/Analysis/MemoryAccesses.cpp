@@ -170,8 +170,7 @@ struct BaseFinder {
       return add(MemorySpace::Global, BaseKind::LoadedPointer, V);
     }
     if (const auto *II = dyn_cast<IntrinsicInst>(V))
-      if (II->getIntrinsicID() == Intrinsic::nvvm_ldg_global_p ||
-          II->getIntrinsicID() == Intrinsic::nvvm_ldu_global_p)
+      if (II->getIntrinsicID() == Intrinsic::nvvm_ldu_global_p)
         return add(MemorySpace::Global, BaseKind::LoadedPointer, V);
     add(MemorySpace::Generic, BaseKind::Unknown, V);
   }
@@ -192,9 +191,6 @@ unsigned storeBytes(const DataLayout &DL, Type *T) {
 std::optional<AccessKind> kindOfIntrinsic(const IntrinsicInst &II, unsigned &PtrArg) {
   PtrArg = 0;
   switch (II.getIntrinsicID()) {
-  case Intrinsic::nvvm_ldg_global_i:
-  case Intrinsic::nvvm_ldg_global_f:
-  case Intrinsic::nvvm_ldg_global_p:
   case Intrinsic::nvvm_ldu_global_i:
   case Intrinsic::nvvm_ldu_global_f:
   case Intrinsic::nvvm_ldu_global_p:

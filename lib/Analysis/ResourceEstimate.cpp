@@ -163,8 +163,10 @@ KernelResourceUsage estimateResources(const llvm::Function &Kernel) {
           llvm::StringRef Name = Call->getCalledFunction()->getName();
           if (!Name.starts_with("llvm.nvvm.barrier"))
             continue;
-          int Id = 0; // __syncthreads and its variants use barrier 0
-          if (Call->arg_size() >= 1 && !Name.contains("barrier0"))
+          // clang 22's llvm.nvvm.barrier.cta.* take the barrier id first (0 for __syncthreads and
+          // its reduction forms); the cluster barriers take none.
+          int Id = 0;
+          if (Call->arg_size() >= 1)
             if (const auto *C = llvm::dyn_cast<llvm::ConstantInt>(Call->getArgOperand(0)))
               Id = int(C->getZExtValue());
           MaxBarrierId = std::max(MaxBarrierId, Id);

@@ -51,8 +51,10 @@ namespace cudaperf {
 
 namespace {
 
-/// Block-wide barrier: __syncthreads (barrier0), its reduction forms, barrier.sync / bar.sync with
-/// any id, and the same written as inline PTX.
+/// Block-wide barrier: __syncthreads and barrier.sync / bar.sync with any id (clang 22:
+/// llvm.nvvm.barrier.cta.sync.*), the reduction forms __syncthreads_count/and/or
+/// (llvm.nvvm.barrier.cta.red.*), and the same written as inline PTX. barrier.cta.arrive does not
+/// wait, and cluster barriers are not block barriers.
 bool isBlockBarrier(const Instruction &I) {
   const auto *C = dyn_cast<CallBase>(&I);
   if (!C)
@@ -67,9 +69,8 @@ bool isBlockBarrier(const Instruction &I) {
   if (!F)
     return false;
   StringRef N = F->getName();
-  return N.starts_with("llvm.nvvm.barrier0") || N == "llvm.nvvm.barrier.n" ||
-         N == "llvm.nvvm.barrier" || N.starts_with("llvm.nvvm.barrier.sync") ||
-         N == "llvm.nvvm.bar.sync" || N == "__syncthreads";
+  return N.starts_with("llvm.nvvm.barrier.cta.sync.") || N.starts_with("llvm.nvvm.barrier.cta.red.") ||
+         N == "__syncthreads";
 }
 
 /// The warp-level primitive a call is, or "".

@@ -4,8 +4,8 @@
 // single frontend action both generates the device LLVM IR (at -O3, with line tables so each
 // instruction maps to a source line and column) and walks the AST for kernels and launch sites.
 //
-// Headers: with a toolkit, its headers plus cudaperf's compatibility headers (CUDA 13 removed a
-// header that clang 19 includes); without one, cudaperf's built-in declarations. Both sets are
+// Headers: with a toolkit, its headers as they are (clang 22's CUDA wrapper accepts CUDA 13's);
+// without one, cudaperf's built-in declarations. Both, with the nvcc compatibility header, are
 // compiled into the binary and served from an in-memory file system. Libdevice is never linked
 // (-nocudalib): math functions stay visible as calls (__nv_expf ...), which later analyses count.
 //
@@ -34,8 +34,10 @@ namespace cudaperf {
 
 namespace {
 
-/// clang 19 accepts the CUDA 13 headers once given this SDK version for its launch lowering; with
-/// -nocudalib the driver would otherwise pick the pre-9.2 launch API.
+/// The SDK version for clang's launch lowering (__cudaPushCallConfiguration, CUDA >= 9.2): clang 22's
+/// driver finds no version in the pip-style CUDA 13 layout, and with -nocudalib it would otherwise
+/// pick the pre-9.2 launch API. CUDA 13 itself is newer than clang 22 knows (12.9), hence
+/// -Wno-unknown-cuda-version below.
 constexpr const char *AssumedSdkVersion = "12.5";
 
 class CollectingCodeGenAction : public EmitLLVMOnlyAction {
@@ -78,13 +80,15 @@ public:
     PF.Context = std::make_unique<llvm::LLVMContext>();
 
     Invocation->getCodeGenOpts().ClearASTBeforeBackend = false;
-    CompilerInstance Compiler(std::move(PCHOps));
-    Compiler.setInvocation(std::move(Invocation));
+    // As clang 22's tooling::FrontendActionFactory::runInvocation: the instance takes the
+    // invocation at construction and the tool's file system with its file manager.
+    CompilerInstance Compiler(std::move(Invocation), std::move(PCHOps));
+    Compiler.setVirtualFileSystem(Files->getVirtualFileSystemPtr());
     Compiler.setFileManager(Files);
     Compiler.createDiagnostics(DiagConsumer, /*ShouldOwnClient=*/false);
     if (!Compiler.hasDiagnostics())
       return false;
-    Compiler.createSourceManager(*Files);
+    Compiler.createSourceManager();
     CollectingCodeGenAction Action(PF.Context.get(), PF.Kernels, Entry, PF.HostEvaluations);
     bool Ok = Compiler.ExecuteAction(Action) && !Compiler.getDiagnostics().hasErrorOccurred();
     Files->clearStatCache();
@@ -265,6 +269,11 @@ std::vector<ParsedFile> parseFiles(const tooling::CompilationDatabase &DB,
       "-Wno-c++11-narrowing",
       Opts.OptLevel,
       "-gline-tables-only",
+      // LLVM 22's SLP vectorizer packs a thread's scalar index arithmetic and bounds checks into
+      // vectors (four icmp as <4 x i1>, bitcast to i4), which the per-lane evaluator cannot follow:
+      // a guarded tile load (corpus conv2d_5x5_tiled) then counted every lane as executing and its
+      // DRAM estimate rose 5x. Each thread's code stays scalar, as the analyses model it.
+      "-fno-slp-vectorize",
       "-resource-dir=" + ResourceDir,
   };
   // nvcc defines the list of virtual architectures it compiles for (sm_90 -> 900); CCCL puts it in the
@@ -279,8 +288,6 @@ std::vector<ParsedFile> parseFiles(const tooling::CompilationDatabase &DB,
   }
   if (UseSdk) {
     Extra.push_back("--cuda-path=" + CudaPath);
-    Extra.push_back("-isystem");
-    Extra.push_back(Root + "/compat");
     // nvcc's own macros, consistent with the toolkit (headers and user code test them).
     Extra.push_back("-D__NVCC__=1");
     if (auto V = toolkitVersion(CudaPath)) {

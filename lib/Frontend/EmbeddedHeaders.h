@@ -8,7 +8,7 @@
 namespace cudaperf {
 
 struct EmbeddedHeader {
-  const char *Path;     // relative to lib/Frontend/headers, e.g. "compat/texture_fetch_functions.h"
+  const char *Path;     // relative to lib/Frontend/headers, e.g. "common/cudaperf_nvcc_compat.h"
   const char *Contents;
 };
 

@@ -134,7 +134,7 @@ std::string clangDeviceArch(const std::string &Arch) {
   if (clang::StringToOffloadArch(Arch) != clang::OffloadArch::UNKNOWN)
     return Arch;
   std::optional<support::ComputeCapability> Want = support::parseArch(Arch);
-  // The newest sm_XX clang knows at or below the request (sm_90 on clang 19 for sm_100+).
+  // The newest sm_XX clang knows at or below the request (clang 22 knows sm_100/103/120 itself).
   std::string Best = "sm_90";
   int BestNumber = 0;
   for (int N = 30; N <= 199; ++N) {

@@ -1,9 +1,9 @@
 //===- MemoryAccesses.h - Every memory instruction of a kernel -*- C++ -*-===//
 //
 // The inventory shared by the memory analyses (coalescing, shared memory, synchronization): each
-// load, store, atomic, nvvm ldg/ldu intrinsic and constant-size memcpy/memset of a kernel's device
-// function, with its width, its address space resolved from the pointer's base, and its source
-// location. Calls that remain after inlining are listed separately: their memory effects are not
+// load, store, atomic, nvvm ldu intrinsic and constant-size memcpy/memset of a kernel's device
+// function (clang 22 emits __ldg as a plain load marked !invariant.load), with its width, its
+// address space resolved from the pointer's base, and its source location. Calls that remain after inlining are listed separately: their memory effects are not
 // seen.
 //
 // Address spaces: clang's NVPTX IR keeps most pointers generic (addrspace 0); the base decides.

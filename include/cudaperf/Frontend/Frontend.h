@@ -25,7 +25,7 @@ namespace cudaperf {
 
 enum class HeaderMode {
   Auto,    // the CUDA toolkit's headers when a toolkit is found, else the built-in ones
-  SDK,     // the toolkit's headers (with cudaperf's compatibility headers for clang 19)
+  SDK,     // the toolkit's headers (as they are: clang 22 accepts CUDA 13's)
   Builtin, // cudaperf's self-contained declarations; no toolkit needed
 };
 

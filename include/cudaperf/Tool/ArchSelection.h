@@ -3,9 +3,9 @@
 // The architecture comes from, in this order: --gpu NAME (the device's compute capability),
 // --arch, the file's compile command (--cuda-gpu-arch=, --offload-arch=, nvcc's -arch,
 // --gpu-architecture, -code/--gpu-code, -gencode/--generate-code), else sm_90. Clang parses the
-// device code for the newest architecture it knows at or below the requested one (clang 19:
-// sm_90 for sm_100/103/120); the occupancy and roofline tables and NVIDIA's compiler (registers)
-// use the requested one.
+// device code for the newest architecture it knows at or below the requested one (clang 22 knows
+// every architecture of the GPU table, sm_100/103/120 included; clang 19 parsed those as sm_90);
+// the occupancy and roofline tables and NVIDIA's compiler (registers) use the requested one.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDAPERF_TOOL_ARCHSELECTION_H
@@ -25,7 +25,7 @@ std::vector<std::string> archsOfCompileCommand(const std::vector<std::string> &A
 std::string newestArch(const std::vector<std::string> &Archs);
 
 /// The architecture clang parses the device code as for \p Arch: \p Arch itself when clang knows
-/// it, else the newest architecture clang knows ("sm_90" for clang 19).
+/// it, else the newest architecture clang knows at or below it.
 std::string clangDeviceArch(const std::string &Arch);
 
 /// "sm_70, sm_75, ..." — the GPU table's architectures.

@@ -1,4 +1,4 @@
-/* cudaperf compatibility header: what nvcc provides and clang 19's CUDA mode does not, so that
+/* cudaperf compatibility header: what nvcc provides and clang 22's CUDA mode does not, so that
  * files nvcc compiles parse unchanged. Force-included after the CUDA headers in both header modes
  * (the toolkit's with clang's wrapper, or cudaperf's built-in declarations). Definitions only need
  * to give the analyses the right memory operations: nothing here is ever run or assembled (the
@@ -63,11 +63,15 @@ static inline __host__ double max(float a, double b) { return max((double)a, b);
 static inline __host__ double max(double a, float b) { return max(a, (double)b); }
 
 /* ---- cache-hint loads and stores ------------------------------------------------------------- */
-/* Templates, so that the toolkit's own overloads (for __half, __nv_bfloat16 ...) stay preferred. */
+/* Templates, so that the toolkit's own overloads (for __half, __nv_bfloat16 ...) stay preferred.
+ * clang 22's __clang_cuda_intrinsics.h defines __ldcg, __ldcs, __ldcv and __stwt itself, as inline
+ * PTX (ld.global.cs.f32 ...) that the memory analyses cannot see into; clang 19 had none of them.
+ * So every name is an object-like macro for cudaperf's plain load or store: the user's calls (and
+ * any toolkit overload defined after this header, renamed alike) reach these, clang's stay unused. */
 #define CUDAPERF_LOAD_HINT(NAME)                                                                   \
-  template <class T> static __device__ __forceinline__ T NAME(const T *p) { return *p; }
+  template <class T> static __device__ __forceinline__ T __cudaperf##NAME(const T *p) { return *p; }
 #define CUDAPERF_STORE_HINT(NAME)                                                                  \
-  template <class T> static __device__ __forceinline__ void NAME(T *p, T v) { *p = v; }
+  template <class T> static __device__ __forceinline__ void __cudaperf##NAME(T *p, T v) { *p = v; }
 CUDAPERF_LOAD_HINT(__ldca)
 CUDAPERF_LOAD_HINT(__ldcg)
 CUDAPERF_LOAD_HINT(__ldcs)
@@ -79,6 +83,15 @@ CUDAPERF_STORE_HINT(__stcs)
 CUDAPERF_STORE_HINT(__stwt)
 #undef CUDAPERF_LOAD_HINT
 #undef CUDAPERF_STORE_HINT
+#define __ldca __cudaperf__ldca
+#define __ldcg __cudaperf__ldcg
+#define __ldcs __cudaperf__ldcs
+#define __ldlu __cudaperf__ldlu
+#define __ldcv __cudaperf__ldcv
+#define __stwb __cudaperf__stwb
+#define __stcg __cudaperf__stcg
+#define __stcs __cudaperf__stcs
+#define __stwt __cudaperf__stwt
 
 /* ---- nvcc's atomic builtins ------------------------------------------------------------------ */
 enum {
@@ -154,6 +167,19 @@ static __device__ __forceinline__ void __nv_atomic_thread_fence(int order, int s
 }
 
 /* ---- surfaces -------------------------------------------------------------------------------- */
+/* clang 22's CUDA wrapper includes the toolkit's surface_indirect_functions.h (clang 19 did not),
+ * whose surf* templates lower to inline PTX (suld/sust) through clang's texture intrinsics and make
+ * the calls below ambiguous: every name is an object-like macro for cudaperf's, as the cache hints. */
+#define surf1Dread __cudaperf_surf1Dread
+#define surf2Dread __cudaperf_surf2Dread
+#define surf3Dread __cudaperf_surf3Dread
+#define surf1DLayeredread __cudaperf_surf1DLayeredread
+#define surf2DLayeredread __cudaperf_surf2DLayeredread
+#define surf1Dwrite __cudaperf_surf1Dwrite
+#define surf2Dwrite __cudaperf_surf2Dwrite
+#define surf3Dwrite __cudaperf_surf3Dwrite
+#define surf1DLayeredwrite __cudaperf_surf1DLayeredwrite
+#define surf2DLayeredwrite __cudaperf_surf2DLayeredwrite
 typedef unsigned long long __cudaperf_surface_t;
 /* Opaque: declared, never defined; the memory analyses recognise the calls by name (one access of
  * sizeof(T) bytes, space "surface"). x is in bytes, as CUDA's surface functions take it. */
