@@ -18,7 +18,8 @@ namespace {
 
 [[noreturn]] void runError(const std::string &message) { throw BenchError(BenchError::Kind::Run, message); }
 
-// fork + exec with this process's stdout/stderr; the exit status, or -1 with `why` set.
+} // namespace
+
 int runInheritingOutput(const std::vector<std::string> &argv, std::string &why) {
   std::vector<char *> args;
   for (const std::string &a : argv)
@@ -46,8 +47,6 @@ int runInheritingOutput(const std::vector<std::string> &argv, std::string &why) 
   }
   return WEXITSTATUS(status);
 }
-
-} // namespace
 
 std::vector<std::string> runEvaluator(const std::string &evalPath, const CandidateSet &candidates, const Suite &suite,
                                       const std::string &workDir, const std::string &resultsPath, int jobs,

@@ -128,34 +128,6 @@ std::string defaultEvaluator(const char *argv0) {
   return fs::exists(beside) ? beside.string() : "cudaperf-eval";
 }
 
-// fork + exec with this process's stdout/stderr: the exit status, or -1 with `why`.
-int runInheriting(const std::vector<std::string> &argv, std::string &why) {
-  std::vector<char *> args;
-  for (const std::string &a : argv)
-    args.push_back(const_cast<char *>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = fork();
-  if (pid < 0) {
-    why = std::string("fork: ") + std::strerror(errno);
-    return -1;
-  }
-  if (pid == 0) {
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) {
-      why = std::string("waitpid: ") + std::strerror(errno);
-      return -1;
-    }
-  if (WIFSIGNALED(status)) {
-    why = "killed by signal " + std::to_string(WTERMSIG(status));
-    return -1;
-  }
-  return WEXITSTATUS(status);
-}
-
 // --queue: every candidate through `cudaperf-eval --submit URL` (lib/Queue's submitter, the one
 // cudaperf-reward --queue and cudaperf-train rl --queue use); its messages become the result
 // documents the scoring reads, each with the candidate's and task's local paths. A request a worker
@@ -199,7 +171,7 @@ std::vector<std::string> runThroughQueue(const std::string &evalPath, const Comm
   std::vector<std::string> argv = {evalPath, "--submit", c.queueUrl, "--batch", batch, "--output", messages, "--queue-wait", wait};
   argv.insert(argv.end(), travel.begin(), travel.end());
   std::string why;
-  int rc = runInheriting(argv, why);
+  int rc = runInheritingOutput(argv, why);
   if (rc < 0)
     fail(evalPath + " " + why);
   if (rc == 127)

@@ -36,4 +36,8 @@ std::vector<std::string> runEvaluator(const std::string &evalPath, const Candida
                                       const std::string &workDir, const std::string &resultsPath, int jobs,
                                       const std::vector<std::string> &extraArgs);
 
+// fork + exec of argv (PATH searched) with this process's stdout/stderr: the exit status (127 when
+// it could not be executed, with a line on stderr), or -1 with `why` set (fork, wait, a signal).
+int runInheritingOutput(const std::vector<std::string> &argv, std::string &why);
+
 } // namespace cudaperf::bench
