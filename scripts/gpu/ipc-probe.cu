@@ -8,6 +8,7 @@
 // the worker does. Build: nvcc -O2 -arch=sm_90 ipc-probe.cu -lcuda -o ipc-probe; run: ./ipc-probe [MFLOATS]
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include "probe-util.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -17,14 +18,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define CK(x)                                                                                                         \
-  do {                                                                                                                \
-    cudaError_t e_ = (x);                                                                                             \
-    if (e_ != cudaSuccess) {                                                                                          \
-      fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                                                        \
-      exit(1);                                                                                                        \
-    }                                                                                                                 \
-  } while (0)
 #define CD(x)                                                                                                         \
   do {                                                                                                                \
     CUresult r_ = (x);                                                                                                \
@@ -114,24 +107,6 @@ static CUdeviceptr vmmImport(int fd, size_t size) {
   CD(cuMemMap(ptr, size, 0, h, 0));
   mapAccess(ptr, size);
   return ptr;
-}
-
-static std::string hex(const void *p, size_t n) {
-  std::string s;
-  char b[3];
-  for (size_t i = 0; i < n; ++i) {
-    snprintf(b, sizeof b, "%02x", ((const unsigned char *)p)[i]);
-    s += b;
-  }
-  return s;
-}
-
-static void unhex(const char *s, void *p, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    unsigned v;
-    sscanf(s + 2 * i, "%2x", &v);
-    ((unsigned char *)p)[i] = (unsigned char)v;
-  }
 }
 
 int main(int argc, char **argv) {

@@ -10,6 +10,7 @@
 // kernel and synchronizes ("settle"), or reads one word of every 64 KiB of x and y ("touch").
 // Build: nvcc -O2 -arch=sm_90 xctx-probe.cu -o xctx-probe; run: ./xctx-probe [MFLOATS]
 #include <cuda_runtime.h>
+#include "probe-util.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -19,15 +20,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
-
-#define CK(x)                                                                                                         \
-  do {                                                                                                                \
-    cudaError_t e_ = (x);                                                                                             \
-    if (e_ != cudaSuccess) {                                                                                          \
-      fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                                                        \
-      exit(1);                                                                                                        \
-    }                                                                                                                 \
-  } while (0)
 
 __global__ void relu(const float *x, float *y, long long n) {
   long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
@@ -47,23 +39,6 @@ __global__ void touch(const float *x, const float *y, long long n, int *sink) {
     acc += int(x[i]) + int(y[i]);
   if (acc == 123456789)
     *sink = acc;
-}
-
-static void unhex(const char *s, void *p, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    unsigned v;
-    sscanf(s + 2 * i, "%2x", &v);
-    ((unsigned char *)p)[i] = (unsigned char)v;
-  }
-}
-static std::string hex(const void *p, size_t n) {
-  std::string s;
-  char b[3];
-  for (size_t i = 0; i < n; ++i) {
-    snprintf(b, sizeof b, "%02x", ((const unsigned char *)p)[i]);
-    s += b;
-  }
-  return s;
 }
 
 static const char *kModes[] = {"parent idle, child plain", "parent writes, child plain", "parent writes, child settle",
