@@ -4,6 +4,8 @@
 
 #include "FieldHelpers.h"
 
+#include <cmath>
+
 namespace cudaperf::features {
 
 using support::JsonField;
@@ -133,6 +135,13 @@ Diagnostic readDiagnostic(const JsonField &f) {
   d.file = stringOr(f, "file");
   d.line = intOr(f, "line");
   d.column = intOr(f, "column");
+  // Orders the feedback's findings: a NaN or negative value would break that order, so it is refused.
+  if (auto saving = f.get("estimated_saving_us")) {
+    double us = saving->number();
+    if (!std::isfinite(us) || us < 0)
+      saving->expected("a finite number of microseconds >= 0");
+    d.estimatedSavingUs = us;
+  }
   return d;
 }
 

@@ -200,7 +200,8 @@ double statedFactor(const std::string &message) {
   if (open == std::string::npos)
     return 1.5;
   try {
-    return std::stod(message.substr(open + 1, x - open - 1));
+    double factor = std::stod(message.substr(open + 1, x - open - 1));
+    return std::isfinite(factor) ? factor : 1.5; // "(nanx)" would break the sort's order
   } catch (const std::exception &) {
     return 1.5;
   }
@@ -211,6 +212,23 @@ double statedFactor(const std::string &message) {
 bool explainsFailure(const std::string &check) {
   return check == "cuda-missing-barrier" || check == "cuda-divergent-barrier" ||
          check == "cuda-invalid-launch-config" || check == "cuda-shared-war-hazard";
+}
+
+// The order in which the model is told of the findings, as the analyzer lists them
+// (docs/json-schema.md): what can make the result wrong first, then by severity, then the findings
+// with an estimated saving (estimated_saving_us), costliest first, then the others by the waste
+// their message states (documents written before the field, checks that give no estimate).
+bool findingComesFirst(const features::Diagnostic *a, const features::Diagnostic *b) {
+  bool aWrong = explainsFailure(a->check), bWrong = explainsFailure(b->check);
+  if (aWrong != bWrong)
+    return aWrong;
+  if (severityRank(a->severity) != severityRank(b->severity))
+    return severityRank(a->severity) < severityRank(b->severity);
+  if (a->estimatedSavingUs.has_value() != b->estimatedSavingUs.has_value())
+    return a->estimatedSavingUs.has_value();
+  if (a->estimatedSavingUs && *a->estimatedSavingUs != *b->estimatedSavingUs)
+    return *a->estimatedSavingUs > *b->estimatedSavingUs;
+  return statedFactor(a->message) > statedFactor(b->message);
 }
 
 std::vector<std::string> findingLines(const RewardConfig &config, const RewardDocument &doc,
@@ -229,11 +247,7 @@ std::vector<std::string> findingLines(const RewardConfig &config, const RewardDo
     if (doc.gate.empty() && !all.empty())
       break;
   }
-  std::stable_sort(all.begin(), all.end(), [](const features::Diagnostic *a, const features::Diagnostic *b) {
-    if (severityRank(a->severity) != severityRank(b->severity))
-      return severityRank(a->severity) < severityRank(b->severity);
-    return statedFactor(a->message) > statedFactor(b->message);
-  });
+  std::stable_sort(all.begin(), all.end(), findingComesFirst);
   std::set<std::pair<std::string, int>> seen;
   for (const features::Diagnostic *d : all) {
     if (!seen.insert({d->check, d->line}).second)

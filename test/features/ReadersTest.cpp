@@ -122,6 +122,28 @@ TEST(AnalysisReader, ErrorsNameTheField) {
             "analysis.json: the top level: expected an object, got an array");
 }
 
+// estimated_saving_us (issue 36) orders the feedback's findings: read where present, absent in
+// documents written before it, and refused where it could not be ordered (NaN, infinite, negative).
+TEST(AnalysisReader, DiagnosticsCarryTheirEstimatedSaving) {
+  AnalysisDocument old = readAnalysis(fixtures::analysisDocument(), "analysis.json");
+  ASSERT_EQ(old.configurations.at(0).diagnostics.size(), 1u);
+  EXPECT_FALSE(old.configurations[0].diagnostics[0].estimatedSavingUs);
+  Json doc = fixtures::analysisDocument();
+  doc["configurations"][0]["diagnostics"][0]["estimated_saving_us"] = 12.5;
+  AnalysisDocument costed = readAnalysis(doc, "analysis.json");
+  EXPECT_EQ(costed.configurations[0].diagnostics[0].estimatedSavingUs, 12.5);
+  doc["configurations"][0]["diagnostics"][0]["estimated_saving_us"] = nullptr;
+  EXPECT_FALSE(readAnalysis(doc, "analysis.json").configurations[0].diagnostics[0].estimatedSavingUs);
+  auto setSaving = [](Json value) {
+    return [value](Json &d) { d["configurations"][0]["diagnostics"][0]["estimated_saving_us"] = value; };
+  };
+  const std::string field = "analysis.json: configurations[0].diagnostics[0].estimated_saving_us: ";
+  EXPECT_EQ(analysisError(setSaving("nan")), field + "expected a finite number of microseconds >= 0, got \"nan\"");
+  EXPECT_EQ(analysisError(setSaving("inf")), field + "expected a finite number of microseconds >= 0, got \"inf\"");
+  EXPECT_EQ(analysisError(setSaving(-3)), field + "expected a finite number of microseconds >= 0, got -3");
+  EXPECT_EQ(analysisError(setSaving("fast")), field + "expected a number, got \"fast\"");
+}
+
 TEST(AnalysisReader, FilesThatAreNotJsonSayWhere) {
   std::string path = testing::TempDir() + "/cudaperf-not-json.json";
   std::ofstream(path) << "{\n  \"schema_version\": 1,\n  oops\n}";

@@ -154,3 +154,49 @@ TEST(Feedback, AWrongAnswerNamesTheRaceThatCanExplainIt) {
   EXPECT_NE(r.reward.feedback.find("[cuda-shared-war-hazard]"), std::string::npos) << r.reward.feedback;
   EXPECT_EQ(r.reward.feedback.find("[cuda-uncoalesced-access]"), std::string::npos) << r.reward.feedback;
 }
+
+// Findings are told costliest first (estimated_saving_us, issue 36): two findings listed in the
+// wrong order, the cheaper one stating the larger factor, come out by their saving; a finding
+// without an estimate follows those with one; a race leads even a passing candidate's list.
+TEST(Feedback, FindingsAreOrderedByEstimatedSaving) {
+  RewardConfig c;
+  c.feedback.maxFindings = 5;
+  auto finding = [](const char *check, int line, const char *message, std::optional<double> saving) {
+    support::Json d = {{"check", check}, {"severity", "warning"}, {"message", message}, {"kernel", "k"},
+                       {"file", "cand.cu"}, {"line", line}, {"column", 1}};
+    if (saving)
+      d["estimated_saving_us"] = *saving;
+    return d;
+  };
+  std::vector<support::Json> diagnostics = {
+      finding("cuda-uncoalesced-access", 7, "cheap strided load (8.0x)", 1.5),
+      finding("cuda-shared-bank-conflict", 9, "no estimate (16.0x)", std::nullopt),
+      finding("cuda-contended-atomic", 11, "costly atomic (2.0x)", 250.0),
+      finding("cuda-shared-war-hazard", 13, "tile[] overwritten in the next iteration", std::nullopt)};
+  rewardtest::ConfigSpec spec{"small", {rewardtest::LaunchSpec{}}, diagnostics};
+  auto doc = features::readAnalysis(rewardtest::analysis({spec}), "a.json");
+  ASSERT_EQ(doc.configurations.at(0).diagnostics.size(), 4u);
+  EXPECT_EQ(doc.configurations[0].diagnostics[2].estimatedSavingUs, 250.0);
+  EXPECT_FALSE(doc.configurations[0].diagnostics[1].estimatedSavingUs);
+  CandidateResult r = rewardFromDocuments(c, rewardtest::evalResult({{"small", 1, 2}}), "r.json", doc, std::nullopt,
+                                          std::nullopt);
+  const std::string &f = r.reward.feedback;
+  size_t race = f.find("- line 13 [cuda-shared-war-hazard]"), atomic = f.find("- line 11 [cuda-contended-atomic]"),
+         strided = f.find("- line 7 [cuda-uncoalesced-access]"), bank = f.find("- line 9 [cuda-shared-bank-conflict]");
+  ASSERT_NE(race, std::string::npos) << f;
+  ASSERT_NE(atomic, std::string::npos) << f;
+  ASSERT_NE(strided, std::string::npos) << f;
+  ASSERT_NE(bank, std::string::npos) << f;
+  EXPECT_LT(race, atomic) << f;
+  EXPECT_LT(atomic, strided) << f;
+  EXPECT_LT(strided, bank) << f;
+  // With one finding allowed, the model is told of the race; without the race, of the costliest.
+  c.feedback.maxFindings = 1;
+  diagnostics.pop_back();
+  spec.diagnostics = diagnostics;
+  doc = features::readAnalysis(rewardtest::analysis({spec}), "a.json");
+  r = rewardFromDocuments(c, rewardtest::evalResult({{"small", 1, 2}}), "r.json", doc, std::nullopt, std::nullopt);
+  EXPECT_NE(r.reward.feedback.find("- line 11 [cuda-contended-atomic] costly atomic"), std::string::npos)
+      << r.reward.feedback;
+  EXPECT_EQ(r.reward.feedback.find("[cuda-uncoalesced-access]"), std::string::npos) << r.reward.feedback;
+}

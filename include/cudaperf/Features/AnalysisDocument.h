@@ -76,6 +76,9 @@ struct KernelReport {
 struct Diagnostic {
   std::string check, severity, message, kernel, file;
   int line = 0, column = 0;
+  // The modelled time a fix would save per launch (microseconds, finite, >= 0); absent where the
+  // check gives no estimate and in documents written before the analyzer had the field.
+  std::optional<double> estimatedSavingUs;
 };
 
 struct UnresolvedPart {
