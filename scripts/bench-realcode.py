@@ -14,6 +14,7 @@ usage:
   bench-realcode.py --sources DIR [--jobs 2] [--results data/realcode/results.jsonl]
   bench-realcode.py --sources DIR --rerun failed      # measure again what the analyzer failed
   bench-realcode.py --summary [--markdown]            # statistics of the results file only
+  bench-realcode.py --summary --results NEW --compare OLD   # what changed between two runs
 
 DIR holds the checkouts scripts/realcode/checkout.py makes (OWNER+NAME at the manifest's commits).
 The results file is appended to as files finish, so an interrupted run resumes where it stopped;
@@ -245,6 +246,68 @@ def print_markdown(s):
         print("| %s | %d | %d | %d |" % (name, v["files"], v["nvcc_accepts"], v["analyzer_accepts_of_nvcc"]))
 
 
+def kernel_map(r):
+    return {k["name"]: k for k in r.get("analyzer", {}).get("kernels", []) or []}
+
+
+def compare(new_rows, old_rows):
+    """What changed per file between two runs (for example two LLVM versions), on the files both
+    measured whose nvcc result is the same: acceptance, kernels, register counts and their source,
+    constant blocks used, and the analyzer's seconds."""
+    common = sorted(k for k in new_rows if k in old_rows and not new_rows[k].get("missing")
+                    and not old_rows[k].get("missing"))
+    nvcc_ok = [k for k in common if new_rows[k].get("nvcc", {}).get("ok") and old_rows[k].get("nvcc", {}).get("ok")]
+    both_measured = [k for k in nvcc_ok if "analyzer" in new_rows[k] and "analyzer" in old_rows[k]]
+    ok = lambda r: bool(r.get("analyzer", {}).get("ok"))
+    c = {
+        "files_in_both": len(common),
+        "nvcc_accepts_in_both": len(nvcc_ok),
+        "analyzer_measured_in_both": len(both_measured),
+        "nvcc_differs": [k[1] for k in common if bool(new_rows[k].get("nvcc", {}).get("ok")) !=
+                         bool(old_rows[k].get("nvcc", {}).get("ok"))],
+        "analysed_by_both": 0,
+        "newly_analysed": [],
+        "newly_failing": [],
+        "failing_in_both": [],
+        "kernel_set_differs": [],
+        "register_count_differs": [],
+        "register_source_differs": [],
+        "constant_block_use_differs": [],
+    }
+    ratios = []
+    for k in both_measured:
+        n, o = new_rows[k], old_rows[k]
+        if ok(n) and not ok(o):
+            c["newly_analysed"].append([k[1], o["analyzer"].get("error", "")])
+        elif ok(o) and not ok(n):
+            c["newly_failing"].append([k[1], n["analyzer"].get("error", "")])
+        elif not ok(n):
+            c["failing_in_both"].append([k[1], n["analyzer"].get("error", ""), o["analyzer"].get("error", "")])
+        if not (ok(n) and ok(o)):
+            continue
+        c["analysed_by_both"] += 1
+        if o["analyzer"]["seconds"] > 0:
+            ratios.append(n["analyzer"]["seconds"] / o["analyzer"]["seconds"])
+        nk, ok_ = kernel_map(n), kernel_map(o)
+        if set(nk) != set(ok_):
+            c["kernel_set_differs"].append([k[1], sorted(set(nk) - set(ok_))[:5], sorted(set(ok_) - set(nk))[:5]])
+        for name in sorted(set(nk) & set(ok_)):
+            a, b = nk[name], ok_[name]
+            if a.get("registers") != b.get("registers"):
+                c["register_count_differs"].append([k[1], name, b.get("registers"), a.get("registers")])
+            if a.get("registers_source") != b.get("registers_source"):
+                c["register_source_differs"].append([k[1], name, b.get("registers_source"), a.get("registers_source")])
+            if a.get("constant_block_used") != b.get("constant_block_used"):
+                c["constant_block_use_differs"].append([k[1], name, b.get("constant_block_used"), a.get("constant_block_used")])
+    c["analyzer_seconds_ratio_new_over_old_median"] = round(statistics.median(ratios), 3) if ratios else None
+    if ratios:
+        qs = statistics.quantiles(ratios, n=10) if len(ratios) > 1 else [ratios[0]] * 9
+        c["analyzer_seconds_ratio_new_over_old_p10_p90"] = [round(qs[0], 3), round(qs[-1], 3)]
+    c["kernels_new_old"] = [sum(len(kernel_map(new_rows[k])) for k in both_measured if ok(new_rows[k]) and ok(old_rows[k])),
+                            sum(len(kernel_map(old_rows[k])) for k in both_measured if ok(new_rows[k]) and ok(old_rows[k]))]
+    return c
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -269,9 +332,22 @@ def main():
     ap.add_argument("--summary", action="store_true", help="only print the statistics of --results")
     ap.add_argument("--markdown", action="store_true", help="statistics as a markdown table")
     ap.add_argument("--summary-json", help="also write the statistics to this file")
+    ap.add_argument("--compare", metavar="RESULTS",
+                    help="with --summary: also compare --results (new) with this earlier results file (old), "
+                         "file by file, and print what changed as JSON (with --compare-json, also to a file)")
+    ap.add_argument("--compare-json", help="write the comparison to this file")
     args = ap.parse_args()
 
-    results = load_results(args.results)
+    if args.compare and not args.summary:
+        ap.error("--compare goes with --summary")
+    for path in [args.results] * args.summary + [args.compare] * bool(args.compare):
+        if not os.path.isfile(path):
+            ap.error("no results file %s" % path)
+    try:
+        results = load_results(args.results)
+        old = load_results(args.compare) if args.compare else None
+    except (ValueError, KeyError, TypeError) as e:
+        sys.exit("bench-realcode: a results file is not JSON lines of results rows: %s" % e)
     args.nvcc_rows = load_results(args.nvcc_from) if args.nvcc_from else None
     if not args.summary:
         if not args.sources or not os.path.isdir(args.sources):
@@ -313,6 +389,15 @@ def main():
                 print("[%d/%d %.0fs] %s %s nvcc %.2fs analyzer %.2fs" % (
                     n, len(todo), time.monotonic() - start, status, r["path"], v.get("seconds", 0),
                     a.get("seconds", 0)), file=sys.stderr, flush=True)
+    if old is not None:
+        c = dict({"new": os.path.basename(args.results), "old": os.path.basename(args.compare)},
+                 **compare(results, old))
+        if args.compare_json:
+            with open(args.compare_json, "w") as f:
+                json.dump(c, f, indent=1)
+                f.write("\n")
+        print(json.dumps(c, indent=1))
+        return
     s = summarize(list(results.values()))
     if args.summary_json:
         with open(args.summary_json, "w") as f:

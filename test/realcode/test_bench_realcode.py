@@ -80,6 +80,35 @@ with tempfile.TemporaryDirectory() as tmp:
                         "--results", "results.jsonl", "--analyzer", "tools/analyzer", "--nvcc", "tools/nvcc"],
                        cwd=tmp, capture_output=True, text=True, timeout=60)
     check("0 files to measure" in p.stderr, "a rerun resumes: nothing left to measure (%s)" % p.stderr[:200])
+    # --compare: a second run in which a.cu fails and b.cu's kernel has other registers.
+    changed = []
+    for r in rows:
+        r = json.loads(json.dumps(r))
+        if r["path"] == "dir/a.cu":
+            r["analyzer"]["ok"], r["analyzer"]["error"] = False, "a.cu:1:1: error: new"
+        if r["path"] == "dir/b.cu":
+            r["analyzer"]["kernels"][0]["registers"] = 40
+        changed.append(r)
+    write(os.path.join(tmp, "new.jsonl"), "".join(json.dumps(r) + "\n" for r in changed))
+    p = subprocess.run([sys.executable, SCRIPT, "--summary", "--results", "new.jsonl", "--compare", "results.jsonl"],
+                       cwd=tmp, capture_output=True, text=True, timeout=60)
+    c = json.loads(p.stdout) if p.returncode == 0 else {}
+    check(c.get("newly_failing") == [["dir/a.cu", "a.cu:1:1: error: new"]], "compare: a.cu newly fails (%s)" % c.get("newly_failing"))
+    check(c.get("newly_analysed") == [], "compare: nothing newly analysed")
+    check(c.get("register_count_differs") == [["dir/b.cu", "k", 16, 40]], "compare: b.cu's registers (%s)" % c.get("register_count_differs"))
+    check(c.get("analysed_by_both") == 2 and c.get("nvcc_accepts_in_both") == 3, "compare: counts")
+    p = subprocess.run([sys.executable, SCRIPT, "--summary", "--results", "results.jsonl", "--compare", "new.jsonl"],
+                       cwd=tmp, capture_output=True, text=True, timeout=60)
+    c = json.loads(p.stdout) if p.returncode == 0 else {}
+    check(c.get("newly_analysed") == [["dir/a.cu", "a.cu:1:1: error: new"]], "compare reversed: a.cu newly analysed")
+    write(os.path.join(tmp, "bad.jsonl"), "{not json\n")
+    p = subprocess.run([sys.executable, SCRIPT, "--summary", "--results", "bad.jsonl", "--compare", "results.jsonl"],
+                       cwd=tmp, capture_output=True, text=True, timeout=60)
+    check(p.returncode == 1 and "not JSON lines" in p.stderr and "Traceback" not in p.stderr,
+          "a broken results file: a message, exit 1 (%d: %s)" % (p.returncode, p.stderr[-200:]))
+    p = subprocess.run([sys.executable, SCRIPT, "--summary", "--results", "absent.jsonl"],
+                       cwd=tmp, capture_output=True, text=True, timeout=60)
+    check(p.returncode == 2 and "no results file" in p.stderr, "an absent results file: usage error (%d)" % p.returncode)
 
 # The stored runs: the summary recomputed from each file's raw rows is consistent.
 for path in sorted(glob.glob(os.path.join(ROOT, "data", "realcode", "results-*.jsonl"))):
@@ -93,5 +122,27 @@ for path in sorted(glob.glob(os.path.join(ROOT, "data", "realcode", "results-*.j
     check(doc.get("analyzer_accepts_of_nvcc", 0) <= doc.get("nvcc_accepts", 0) <= doc.get("files", 0), "%s: counts nest" % name)
     check(doc.get("kernels_compiler_registers", 0) <= doc.get("kernels", 0), "%s: registers" % name)
     check(doc.get("constant_launch_block_used", 0) <= doc.get("kernels_with_constant_launch_block", 0), "%s: blocks" % name)
+
+# The stored summaries and comparisons (summary-X.json of results-X.jsonl; compare-*.json names its
+# two results files) are what the script computes from the stored rows today: the figures quoted in
+# docs/benchmarks.md and docs/accuracy.md cannot drift from the raw rows.
+DATA = os.path.join(ROOT, "data", "realcode")
+for path in sorted(glob.glob(os.path.join(DATA, "summary-*.json"))):
+    name = os.path.basename(path)
+    results = os.path.join(DATA, "results-" + name[len("summary-"):-len(".json")] + ".jsonl")
+    check(os.path.isfile(results), "%s: its results file %s exists" % (name, os.path.basename(results)))
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        p = subprocess.run([sys.executable, SCRIPT, "--summary", "--results", results, "--summary-json", out.name],
+                           capture_output=True, text=True, timeout=120)
+        again = json.load(open(out.name)) if p.returncode == 0 else None
+    check(again == json.load(open(path)), "%s: the summary recomputed from the rows is the stored one" % name)
+for path in sorted(glob.glob(os.path.join(DATA, "compare-*.json"))):
+    name, stored = os.path.basename(path), json.load(open(path))
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        p = subprocess.run([sys.executable, SCRIPT, "--summary", "--results", os.path.join(DATA, stored.get("new", "?")),
+                            "--compare", os.path.join(DATA, stored.get("old", "?")), "--compare-json", out.name],
+                           capture_output=True, text=True, timeout=120)
+        again = json.load(open(out.name)) if p.returncode == 0 else None
+    check(again == stored, "%s: the comparison recomputed from the rows is the stored one" % name)
 
 sys.exit(finish())
