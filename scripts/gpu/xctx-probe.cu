@@ -8,6 +8,8 @@
 // lets the child time the kernel on them (a 50 MB L2-flush memset, then events around the kernel, as
 // cudaperf-eval's timedCall). Before its timed call the child does nothing, or launches one tiny
 // kernel and synchronizes ("settle"), or reads one word of every 64 KiB of x and y ("touch").
+// Each of the four modes twice: a child with the parent's environment, then one with an empty
+// environment (as the evaluator starts its runner); each child prints the libcuda it loaded.
 // Build: nvcc -O2 -arch=sm_90 xctx-probe.cu -o xctx-probe; run: ./xctx-probe [MFLOATS]
 #include <cuda_runtime.h>
 #include "probe-util.h"
@@ -15,6 +17,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <csignal>
 #include <cstring>
 #include <string>
 #include <sys/wait.h>
@@ -54,6 +57,28 @@ static int child(long long n, const char *hx, const char *hy, int rd, int wr) {
   void *x, *y;
   CK(cudaIpcOpenMemHandle(&x, h1, cudaIpcMemLazyEnablePeerAccess));
   CK(cudaIpcOpenMemHandle(&y, h2, cudaIpcMemLazyEnablePeerAccess));
+  {
+    // Which driver library this process loaded, and with how much environment (the evaluator starts
+    // its runner with a clean environment: does that change the library, and the kernel's speed?).
+    int vars = 0;
+    for (char **e = environ; *e; ++e)
+      ++vars;
+    std::string lib = "?";
+    if (FILE *m = fopen("/proc/self/maps", "r")) {
+      char line[4096];
+      while (fgets(line, sizeof line, m))
+        if (const char *at = strstr(line, "libcuda.so")) {
+          const char *slash = strchr(line, '/');
+          lib = slash ? std::string(slash, strcspn(slash, "\n")) : std::string(at);
+          break;
+        }
+      fclose(m);
+    }
+    int driver = 0;
+    cudaDriverGetVersion(&driver);
+    printf("child: %d environment variables; driver %d; %s\n", vars, driver, lib.c_str());
+    fflush(stdout);
+  }
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   void *flush;
@@ -99,6 +124,7 @@ static int child(long long n, const char *hx, const char *hy, int rd, int wr) {
 int main(int argc, char **argv) {
   if (argc >= 2 && !strcmp(argv[1], "child"))
     return child(atoll(argv[2]), argv[3], argv[4], atoi(argv[5]), atoi(argv[6]));
+  signal(SIGPIPE, SIG_IGN); // a child that failed must not take the parent with it
   long long n = argc >= 2 ? atoll(argv[1]) * 1000000LL : 4096LL * 393216LL;
   size_t bytes = size_t(n) * 4;
   CK(cudaSetDevice(0));
@@ -133,6 +159,9 @@ int main(int argc, char **argv) {
   cudaIpcMemHandle_t hx, hy;
   CK(cudaIpcGetMemHandle(&hx, x));
   CK(cudaIpcGetMemHandle(&hy, y));
+  for (int clean = 0; clean < 2; ++clean) {
+  printf("== child with %s environment\n", clean ? "an empty (as the evaluator's runner)" : "the parent's");
+  fflush(stdout);
   int toChild[2], toParent[2];
   if (pipe(toChild) || pipe(toParent))
     return 1;
@@ -140,9 +169,16 @@ int main(int argc, char **argv) {
   if (pid == 0) {
     std::string nn = std::to_string(n), a = hex(&hx, sizeof hx), b = hex(&hy, sizeof hy),
                 r = std::to_string(toChild[0]), w = std::to_string(toParent[1]);
-    execl("/proc/self/exe", argv[0], "child", nn.c_str(), a.c_str(), b.c_str(), r.c_str(), w.c_str(), (char *)nullptr);
+    char *noEnv[] = {nullptr};
+    if (clean)
+      execle("/proc/self/exe", argv[0], "child", nn.c_str(), a.c_str(), b.c_str(), r.c_str(), w.c_str(), (char *)nullptr,
+             noEnv);
+    else
+      execl("/proc/self/exe", argv[0], "child", nn.c_str(), a.c_str(), b.c_str(), r.c_str(), w.c_str(), (char *)nullptr);
     _exit(127);
   }
+  close(toChild[0]);
+  close(toParent[1]);
   for (int mode = 0; mode < 4; ++mode)
     for (int c = 0; c < kCalls; ++c) {
       if (mode > 0) {
@@ -154,8 +190,12 @@ int main(int argc, char **argv) {
       if (write(toChild[1], "g", 1) != 1 || read(toParent[0], &k, 1) != 1)
         break;
     }
+  close(toChild[1]);
+  close(toParent[0]);
   int st = 0;
   waitpid(pid, &st, 0);
   printf("child status %d\n", st);
+  fflush(stdout);
+  }
   return 0;
 }
