@@ -247,7 +247,13 @@ def print_markdown(s):
 
 
 def kernel_map(r):
-    return {k["name"]: k for k in r.get("analyzer", {}).get("kernels", []) or []}
+    """A file's kernels by name; a name that occurs more than once (overloads, template instances
+    of one name) gets its occurrence number: name#2, name#3 ..."""
+    out, seen = {}, {}
+    for k in r.get("analyzer", {}).get("kernels", []) or []:
+        seen[k["name"]] = seen.get(k["name"], 0) + 1
+        out[k["name"] if seen[k["name"]] == 1 else "%s#%d" % (k["name"], seen[k["name"]])] = k
+    return out
 
 
 def compare(new_rows, old_rows):
@@ -303,8 +309,9 @@ def compare(new_rows, old_rows):
     if ratios:
         qs = statistics.quantiles(ratios, n=10) if len(ratios) > 1 else [ratios[0]] * 9
         c["analyzer_seconds_ratio_new_over_old_p10_p90"] = [round(qs[0], 3), round(qs[-1], 3)]
-    c["kernels_new_old"] = [sum(len(kernel_map(new_rows[k])) for k in both_measured if ok(new_rows[k]) and ok(old_rows[k])),
-                            sum(len(kernel_map(old_rows[k])) for k in both_measured if ok(new_rows[k]) and ok(old_rows[k]))]
+    nkernels = lambda r: len(r["analyzer"].get("kernels", []) or [])
+    c["kernels_new_old"] = [sum(nkernels(new_rows[k]) for k in both_measured if ok(new_rows[k]) and ok(old_rows[k])),
+                            sum(nkernels(old_rows[k]) for k in both_measured if ok(new_rows[k]) and ok(old_rows[k]))]
     return c
 
 
