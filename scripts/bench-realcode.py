@@ -15,6 +15,7 @@ usage:
   bench-realcode.py --sources DIR --rerun failed      # measure again what the analyzer failed
   bench-realcode.py --summary [--markdown]            # statistics of the results file only
   bench-realcode.py --summary --results NEW --compare OLD   # what changed between two runs
+  bench-realcode.py --summary --results NEW --same-files-as OLD   # NEW's statistics on OLD's files
 
 DIR holds the checkouts scripts/realcode/checkout.py makes (OWNER+NAME at the manifest's commits).
 The results file is appended to as files finish, so an interrupted run resumes where it stopped;
@@ -343,16 +344,24 @@ def main():
                     help="with --summary: also compare --results (new) with this earlier results file (old), "
                          "file by file, and print what changed as JSON (with --compare-json, also to a file)")
     ap.add_argument("--compare-json", help="write the comparison to this file")
+    ap.add_argument("--same-files-as", metavar="RESULTS",
+                    help="with --summary: only the rows of --results whose file is also in this results file "
+                         "(one sample's statistics from a larger run)")
     args = ap.parse_args()
 
     if args.compare and not args.summary:
         ap.error("--compare goes with --summary")
-    for path in [args.results] * args.summary + [args.compare] * bool(args.compare):
+    if args.same_files_as and not args.summary:
+        ap.error("--same-files-as goes with --summary")
+    for path in [args.results] * args.summary + [p for p in (args.compare, args.same_files_as) if p]:
         if not os.path.isfile(path):
             ap.error("no results file %s" % path)
     try:
         results = load_results(args.results)
         old = load_results(args.compare) if args.compare else None
+        if args.same_files_as:
+            keep = load_results(args.same_files_as)
+            results = {k: v for k, v in results.items() if k in keep}
     except (ValueError, KeyError, TypeError) as e:
         sys.exit("bench-realcode: a results file is not JSON lines of results rows: %s" % e)
     args.nvcc_rows = load_results(args.nvcc_from) if args.nvcc_from else None

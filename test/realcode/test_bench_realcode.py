@@ -101,6 +101,12 @@ with tempfile.TemporaryDirectory() as tmp:
                        cwd=tmp, capture_output=True, text=True, timeout=60)
     c = json.loads(p.stdout) if p.returncode == 0 else {}
     check(c.get("newly_analysed") == [["dir/a.cu", "a.cu:1:1: error: new"]], "compare reversed: a.cu newly analysed")
+    write(os.path.join(tmp, "two.jsonl"), "".join(json.dumps(r) + "\n" for r in rows if r["path"] in ("dir/a.cu", "dir/bad.cu")))
+    p = subprocess.run([sys.executable, SCRIPT, "--summary", "--results", "new.jsonl", "--same-files-as", "two.jsonl",
+                        "--summary-json", "two.json"], cwd=tmp, capture_output=True, text=True, timeout=60)
+    s = json.load(open(os.path.join(tmp, "two.json"))) if p.returncode == 0 else {}
+    check((s.get("files"), s.get("nvcc_accepts"), s.get("analyzer_accepts_of_nvcc")) == (2, 1, 0),
+          "--same-files-as: the two files' statistics (%s)" % {k: s.get(k) for k in ("files", "nvcc_accepts", "analyzer_accepts_of_nvcc")})
     write(os.path.join(tmp, "bad.jsonl"), "{not json\n")
     p = subprocess.run([sys.executable, SCRIPT, "--summary", "--results", "bad.jsonl", "--compare", "results.jsonl"],
                        cwd=tmp, capture_output=True, text=True, timeout=60)
