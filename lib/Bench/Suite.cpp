@@ -2,6 +2,8 @@
 #include "cudaperf/Bench/BenchError.h"
 #include "cudaperf/Bench/LibraryPolicy.h"
 
+#include "cudaperf/Schema/Manifest.h"
+#include "cudaperf/Schema/TaskSpec.h"
 #include "cudaperf/Support/Json.h"
 
 #include <algorithm>
@@ -102,30 +104,32 @@ struct Entry {
   std::string where;
 };
 
-// Lines of a dataset manifest (docs/dataset.md: one JSON object per task with "task", "dir" relative
-// to the manifest, "split") whose split is the one asked for.
+// The entries of a dataset manifest (schema::ManifestEntry: "task", "dir" relative to the manifest
+// and "split" required) whose split is the one asked for.
 std::vector<Entry> manifestEntries(const fs::path &manifest, const std::string &split, const std::string &where,
                                    const std::vector<std::string> &disallowed) {
-  std::ifstream in(manifest);
-  if (!in)
+  std::string text;
+  try {
+    text = support::readRegularFile(manifest.string());
+  } catch (const support::SupportError &) {
     suiteError(where + ": manifest " + manifest.string() + " cannot be read (generate the dataset first: make dataset)");
+  }
+  std::vector<schema::ManifestEntry> lines;
+  try {
+    lines = schema::parseManifest(text, manifest.string());
+  } catch (const support::SupportError &e) {
+    suiteError(e.what());
+  }
   std::vector<Entry> entries;
-  std::string line;
-  for (int lineNo = 1; std::getline(in, line); ++lineNo) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos)
-      continue;
-    std::string at = manifest.string() + ":" + std::to_string(lineNo);
-    Json doc = parseJson(line, at);
-    if (!doc.is_object())
-      suiteError(at + ": expected a JSON object per line");
-    if (stringField(doc, "split", at, true) != split)
+  for (const schema::ManifestEntry &line : lines) {
+    if (line.split != split)
       continue;
     Entry e;
-    e.name = stringField(doc, "task", at, true);
-    e.dir = absoluteText(manifest.parent_path() / stringField(doc, "dir", at, true));
-    e.source = stringField(doc, "family", at, false);
+    e.name = line.task;
+    e.dir = absoluteText(manifest.parent_path() / line.dir);
+    e.source = line.family.value_or("");
     e.disallowed = disallowed;
-    e.where = at;
+    e.where = line.where;
     entries.push_back(std::move(e));
   }
   if (entries.empty())
@@ -149,23 +153,19 @@ size_t Suite::presentCount() const {
 SuiteTask readSuiteTask(const std::string &taskDir) {
   std::string path = (fs::path(taskDir) / "task.json").string();
   Json doc = parseJson(readText(path, "the task's description"), path);
-  if (!doc.is_object())
-    suiteError(path + ": expected a JSON object");
+  // The name, kind and configuration names under the task format's rules (schema::TaskSpec); the
+  // rest of the task is the evaluator's to check when it loads it.
+  schema::TaskSummary summary;
+  try {
+    summary = schema::readTaskSummary(doc, path);
+  } catch (const support::SupportError &e) {
+    suiteError(e.what());
+  }
   SuiteTask t;
   t.dir = absoluteText(taskDir);
-  t.name = stringField(doc, "name", path, true);
-  t.kind = stringField(doc, "kind", path, true);
-  if (t.kind != "c-to-cuda" && t.kind != "pytorch-to-cuda")
-    suiteError(path + ".kind: \"" + t.kind + "\" is neither c-to-cuda nor pytorch-to-cuda");
-  auto configs = doc.find("configs");
-  if (configs == doc.end() || !configs->is_array() || configs->empty())
-    suiteError(path + ".configs: expected a non-empty array");
-  for (size_t i = 0; i < configs->size(); ++i) {
-    const Json &c = (*configs)[i];
-    if (!c.is_object())
-      suiteError(path + ".configs[" + std::to_string(i) + "]: expected an object");
-    t.configs.push_back(stringField(c, "name", path + ".configs[" + std::to_string(i) + "]", true));
-  }
+  t.name = summary.name;
+  t.kind = summary.kind;
+  t.configs = summary.configs;
   return t;
 }
 

@@ -1,9 +1,9 @@
 #include "cudaperf/Learn/Manifest.h"
 
+#include "cudaperf/Schema/Manifest.h"
 #include "cudaperf/Support/Json.h"
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -13,31 +13,32 @@ namespace fs = std::filesystem;
 
 std::vector<ManifestTask> readManifest(const std::string &datasetDir) {
   fs::path path = fs::path(datasetDir) / "manifest.jsonl";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw LearnError(path.string() + ": cannot be read (a dataset folder: cudaperf-dataset generate)");
+  std::string text;
+  try {
+    text = support::readRegularFile(path.string());
+  } catch (const support::SupportError &) {
+    throw LearnError(path.string() + ": cannot be read (a dataset folder: cudaperf-dataset generate)");
+  }
   std::vector<ManifestTask> tasks;
-  std::string line;
-  size_t number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    try {
-      support::Json j = support::parseJson(line);
+  try {
+    std::vector<schema::ManifestEntry> entries = schema::parseManifest(text, path.string());
+    for (const schema::ManifestEntry &e : entries) {
       ManifestTask t;
-      t.name = j.at("task").get<std::string>();
-      t.dir = (fs::path(datasetDir) / j.at("dir").get<std::string>()).string();
-      t.family = j.value("family", std::string());
-      t.kind = j.value("kind", std::string());
-      t.split = j.at("split").get<std::string>();
-      for (const support::Json &impl : j.at("implementations")) {
-        t.implementations.push_back(impl.at("file").get<std::string>());
-        t.strategies.push_back(impl.value("strategies", std::vector<std::string>()));
-        t.expected.push_back(impl.value("expected", std::string()));
+      t.name = e.task;
+      t.dir = (fs::path(datasetDir) / e.dir).string();
+      t.family = e.family.value_or("");
+      t.kind = e.kind.value_or("");
+      t.split = e.split;
+      // The trainers read the implementation files: a line without them is an error here.
+      for (const schema::ManifestImplementation &impl : e.requireImplementations()) {
+        t.implementations.push_back(impl.file);
+        t.strategies.push_back(impl.strategies.value_or(std::vector<std::string>()));
+        t.expected.push_back(impl.expected.value_or(""));
       }
       tasks.push_back(std::move(t));
-    } catch (const std::exception &e) {
-      throw LearnError(path.string() + ": line " + std::to_string(number) + ": " + e.what());
     }
+  } catch (const support::SupportError &e) {
+    throw LearnError(e.what());
   }
   if (tasks.empty()) throw LearnError(path.string() + ": no tasks");
   return tasks;

@@ -1,4 +1,5 @@
 #include "cudaperf/Runtime/Task.h"
+#include "cudaperf/Schema/TaskSpec.h"
 #include "cudaperf/Support/Json.h"
 
 #include <algorithm>
@@ -77,40 +78,20 @@ TaskError::TaskError(const std::vector<std::string> &problems)
 
 namespace {
 
-bool isIdentifier(const std::string &s) {
-  if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_'))
-    return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return std::isalnum((unsigned char)c) || c == '_'; });
-}
-
 bool fileExists(const std::string &p) {
   struct stat st;
   return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// Collects problems instead of stopping at the first, so a task author fixes them in one pass.
+// The document's shape (keys, types, names, paths) is schema::TaskSpec's; this adds what needs the
+// runtime's types: dtypes, size expressions, input distributions, buffer sizes, the flag
+// allow-lists. Problems are collected, not thrown at the first, so a task author fixes them in one pass.
 class TaskParser {
 public:
   std::vector<std::string> problems;
 
   void problem(const std::string &where, const std::string &what) {
     problems.push_back("task.json: " + where + ": " + what);
-  }
-
-  enum class Kind { String, Array };
-
-  const Json *require(const Json &obj, const std::string &key, const std::string &where, Kind kind) {
-    const Json *v = member(obj, key);
-    if (!v) {
-      problem(where, "missing \"" + key + "\"");
-      return nullptr;
-    }
-    if (kind == Kind::String ? !v->is_string() : !v->is_array()) {
-      problem(where + "." + key, kind == Kind::String ? "must be a string" : "must be an array");
-      return nullptr;
-    }
-    return v;
   }
 
   std::optional<Tolerance> parseTolerance(const Json &v, const std::string &where) {
@@ -121,8 +102,8 @@ public:
     Tolerance t;
     for (const auto &kv : v.items()) {
       if ((kv.key() != "atol" && kv.key() != "rtol") || !kv.value().is_number() ||
-          kv.value().get<double>() < 0) {
-        problem(where + "." + kv.key(), "expected \"atol\" or \"rtol\" with a number >= 0");
+          !(kv.value().get<double>() >= 0) || !std::isfinite(kv.value().get<double>())) {
+        problem(where + "." + kv.key(), "expected \"atol\" or \"rtol\" with a finite number >= 0");
         continue;
       }
       (kv.key() == "atol" ? t.atol : t.rtol) = kv.value().get<double>();
@@ -141,8 +122,8 @@ public:
     std::string k = kind && kind->is_string() ? kind->get<std::string>() : "";
     auto num = [&](const char *key, double &out) {
       const Json *x = member(v, key);
-      if (!x || !x->is_number()) {
-        problem(where, std::string("distribution \"") + k + "\" needs a number \"" + key + "\"");
+      if (!x || !x->is_number() || !std::isfinite(x->get<double>())) {
+        problem(where, std::string("distribution \"") + k + "\" needs a finite number \"" + key + "\"");
         return;
       }
       out = x->get<double>();
@@ -170,185 +151,90 @@ public:
     return d;
   }
 
-  Argument parseArgument(const Json &v, const std::string &where) {
+  Argument parseArgument(const schema::TaskArgument &spec, const Json &raw, const std::string &where) {
     Argument a;
-    if (!v.is_object()) {
-      problem(where, "must be an object");
-      return a;
-    }
-    static const std::set<std::string> known = {"name", "type", "dtype", "access", "count", "value",
-                                                "tolerance"};
-    for (const auto &kv : v.items())
-      if (!known.count(kv.key()))
-        problem(where, "unknown key \"" + kv.key() + "\"");
-    if (const Json *n = require(v, "name", where, Kind::String)) {
-      a.name = n->get<std::string>();
-      if (!isIdentifier(a.name))
-        problem(where + ".name", "\"" + a.name + "\" is not a C identifier");
-      if (a.name == "stream")
-        problem(where + ".name", "\"stream\" is reserved for the trailing cudaStream_t");
-    }
-    // "type" is "pointer" or "scalar"; "dtype" the element type.
-    std::string type = "scalar";
-    if (const Json *t = require(v, "type", where, Kind::String)) {
-      type = t->get<std::string>();
-      if (type != "pointer" && type != "scalar")
-        problem(where + ".type", "expected \"pointer\" or \"scalar\"");
-    }
-    a.kind = type == "pointer" ? Argument::Kind::Pointer : Argument::Kind::Scalar;
-    if (const Json *d = require(v, "dtype", where, Kind::String)) {
-      if (auto dt = parseDtype(d->get<std::string>()))
+    a.name = spec.name;
+    a.kind = spec.isPointer() ? Argument::Kind::Pointer : Argument::Kind::Scalar;
+    if (raw.is_object() && raw.contains("dtype") && raw.at("dtype").is_string()) {
+      if (auto dt = parseDtype(spec.dtype))
         a.dtype = *dt;
       else
-        problem(where + ".dtype", "unknown dtype \"" + d->get<std::string>() + "\" (f32 f64 i32 i64 u32 u8)");
+        problem(where + ".dtype", "unknown dtype \"" + spec.dtype + "\" (f32 f64 i32 i64 u32 u8)");
     }
-    if (a.isPointer()) {
-      if (const Json *acc = require(v, "access", where, Kind::String)) {
-        const std::string &s = acc->get<std::string>();
-        if (s == "in") a.access = Argument::Access::In;
-        else if (s == "out") a.access = Argument::Access::Out;
-        else if (s == "inout") a.access = Argument::Access::InOut;
-        else problem(where + ".access", "expected \"in\", \"out\" or \"inout\"");
-      }
-      if (const Json *c = member(v, "count")) {
-        std::string text = c->is_string() ? c->get<std::string>()
-                           : c->is_number_integer() ? std::to_string(c->get<int64_t>()) : "";
-        if (text.empty()) {
-          problem(where + ".count", "must be a size expression string or an integer");
-        } else {
-          try {
-            a.count = SizeExpr::parse(text);
-          } catch (const SizeExprError &e) {
-            problem(where + ".count", e.what());
-          }
-        }
-      } else {
-        problem(where, "pointer argument needs \"count\"");
-      }
-      if (member(v, "value"))
-        problem(where + ".value", "only scalars have a fixed value");
-    } else {
-      if (member(v, "access") || member(v, "count"))
-        problem(where, "scalars take neither \"access\" nor \"count\"");
-      if (const Json *x = member(v, "value")) {
-        if (x->is_number()) a.value = x->get<double>();
-        else problem(where + ".value", "must be a number");
+    if (spec.access)
+      a.access = *spec.access == "out" ? Argument::Access::Out
+                 : *spec.access == "inout" ? Argument::Access::InOut
+                                           : Argument::Access::In;
+    if (spec.count) {
+      std::string text = spec.count->is_string() ? spec.count->get<std::string>() : std::to_string(spec.count->get<int64_t>());
+      try {
+        a.count = SizeExpr::parse(text);
+      } catch (const SizeExprError &e) {
+        problem(where + ".count", e.what());
       }
     }
-    if (const Json *t = member(v, "tolerance"))
-      a.tolerance = parseTolerance(*t, where + ".tolerance");
+    if (spec.value)
+      a.value = spec.value->get<double>();
+    if (spec.tolerance)
+      a.tolerance = parseTolerance(*spec.tolerance, where + ".tolerance");
     return a;
   }
 
-  // The "pytorch" object: required for pytorch-to-cuda tasks, refused for c-to-cuda ones.
-  void parsePyTorch(const Json &doc, Task &task) {
-    const Json *p = member(doc, "pytorch");
-    if (task.kind == TaskKind::CToCuda) {
-      if (p)
-        problem("pytorch", "only pytorch-to-cuda tasks have a PyTorch reference");
+  // The "pytorch" object's size expressions, and each shape's agreement with its argument.
+  void parsePyTorch(const schema::TaskSpec &spec, Task &task) {
+    if (!spec.pytorch)
       return;
-    }
-    if (!p || !p->is_object()) {
-      problem("pytorch", p ? "must be an object" : "missing (a pytorch-to-cuda task names its exported module)");
-      return;
-    }
-    static const std::set<std::string> known = {"module", "exported", "forward_args", "outputs", "shapes"};
-    for (const auto &kv : p->items())
-      if (!known.count(kv.key()))
-        problem("pytorch", "unknown key \"" + kv.key() + "\"");
+    const schema::TaskPyTorch &p = *spec.pytorch;
     PyTorchReference ref;
-    auto text = [&](const char *key, std::string &out) {
-      const Json *v = member(*p, key);
-      if (!v || !v->is_string() || v->get<std::string>().empty())
-        problem(std::string("pytorch.") + key, "must be a non-empty string");
-      else if (v->get<std::string>()[0] == '/' || v->get<std::string>().find("..") != std::string::npos)
-        problem(std::string("pytorch.") + key, "must be a path inside the task directory");
-      else
-        out = v->get<std::string>();
-    };
-    text("module", ref.module);
-    text("exported", ref.exported);
-    if (!ref.exported.empty() && ref.exported.find("{config}") == std::string::npos)
-      problem("pytorch.exported", "must contain {config} (one export per configuration)");
+    ref.module = p.module;
+    ref.exported = p.exported;
+    ref.forwardArgs = p.forwardArgs;
+    ref.outputs = p.outputs;
     auto argOf = [&](const std::string &name) -> const Argument * {
       for (const Argument &a : task.args)
         if (a.name == name)
           return &a;
       return nullptr;
     };
-    auto names = [&](const char *key, std::vector<std::string> &out, bool outputs) {
-      const Json *v = member(*p, key);
-      if (!v || !v->is_array() || v->empty()) {
-        problem(std::string("pytorch.") + key, "must be a non-empty array of argument names");
-        return;
-      }
-      for (const Json &n : (*v)) {
-        const Argument *a = n.is_string() ? argOf(n.get<std::string>()) : nullptr;
-        if (!a || !a->isPointer() || a->isOutput() != outputs) {
-          problem(std::string("pytorch.") + key,
-                  (n.is_string() ? "\"" + n.get<std::string>() + "\"" : std::string("an entry")) +
-                      (outputs ? " is not an output pointer argument" : " is not an input pointer argument"));
-          continue;
-        }
-        out.push_back(n.get<std::string>());
-      }
-    };
-    names("forward_args", ref.forwardArgs, false);
-    names("outputs", ref.outputs, true);
-    const Json *shapes = member(*p, "shapes");
-    if (!shapes || !shapes->is_object()) {
-      problem("pytorch.shapes", "must be an object: pointer argument -> list of size expressions");
-    } else {
-      for (const auto &kv : shapes->items()) {
-        std::string where = "pytorch.shapes." + kv.key();
-        const Argument *a = argOf(kv.key());
-        if (!a || !a->isPointer()) {
-          problem(where, "not a pointer argument");
-          continue;
-        }
-        if (!kv.value().is_array()) {
-          problem(where, "must be a list of size expressions");
-          continue;
-        }
-        std::vector<SizeExpr> dims;
-        for (const Json &d : kv.value()) {
-          try {
-            if (d.is_number())
-              dims.push_back(SizeExpr::parse(std::to_string((long long)d.get<double>())));
-            else if (d.is_string())
-              dims.push_back(SizeExpr::parse(d.get<std::string>()));
+    for (const auto &[name, dimsJson] : p.shapes) {
+      std::string where = "pytorch.shapes." + name;
+      std::vector<SizeExpr> dims;
+      for (const Json &d : dimsJson) {
+        try {
+          if (d.is_number()) {
+            double x = d.get<double>();
+            if (!(x >= 0 && x <= 9.2e18) || x != std::floor(x))
+              problem(where, "a dimension must be a whole number >= 0");
             else
-              problem(where, "each dimension must be a number or a size expression");
-          } catch (const SizeExprError &e) {
-            problem(where, e.what());
+              dims.push_back(SizeExpr::parse(std::to_string((long long)x)));
+          } else {
+            dims.push_back(SizeExpr::parse(d.get<std::string>()));
           }
+        } catch (const SizeExprError &e) {
+          problem(where, e.what());
         }
-        ref.shapes[kv.key()] = std::move(dims);
       }
-      for (const std::string &n : ref.forwardArgs)
-        if (!ref.shapes.count(n))
-          problem("pytorch.shapes", "no shape for \"" + n + "\"");
-      for (const std::string &n : ref.outputs)
-        if (!ref.shapes.count(n))
-          problem("pytorch.shapes", "no shape for \"" + n + "\"");
-      // Each shape's product must be the argument's element count in every configuration.
-      if (const Json *cfgs = member(doc, "configs"); cfgs && cfgs->is_array())
-        for (const auto &[name, dims] : ref.shapes) {
-          const Argument *a = argOf(name);
-          for (const Config &c : task.configs) {
-            try {
-              int64_t product = 1;
-              for (const SizeExpr &d : dims)
-                product *= d.evaluate(c.params);
-              int64_t count = a->count.evaluate(c.params);
-              if (product != count)
-                problem("pytorch.shapes." + name, "has " + std::to_string(product) + " elements in configuration \"" +
-                                                      c.name + "\", the argument " + std::to_string(count));
-            } catch (const SizeExprError &) {
-              // reported with the configuration
-            }
-          }
+      ref.shapes[name] = std::move(dims);
+    }
+    // Each shape's product must be the argument's element count in every configuration.
+    for (const auto &[name, dims] : ref.shapes) {
+      const Argument *a = argOf(name);
+      if (!a)
+        continue;
+      for (const Config &c : task.configs) {
+        try {
+          int64_t product = 1;
+          for (const SizeExpr &d : dims)
+            if (__builtin_mul_overflow(product, d.evaluate(c.params), &product))
+              throw SizeExprError("the shape's product overflows");
+          int64_t count = a->count.evaluate(c.params);
+          if (product != count)
+            problem("pytorch.shapes." + name, "has " + std::to_string(product) + " elements in configuration \"" +
+                                                  c.name + "\", the argument " + std::to_string(count));
+        } catch (const SizeExprError &) {
+          // reported with the configuration
         }
+      }
     }
     task.pytorch = std::move(ref);
   }
@@ -356,49 +242,26 @@ public:
   Task parse(const Json &doc, const std::string &dir, bool checkFiles) {
     Task task;
     task.dir = dir;
-    if (!doc.is_object()) {
-      problem("top level", "must be an object");
+    schema::TaskSpec spec = schema::TaskSpec::read(doc, problems);
+    if (!doc.is_object())
       return task;
-    }
-    static const std::set<std::string> known = {"name", "kind", "description", "entry", "args", "configs",
-                                                "inputs", "tolerances", "flags", "reference_flags", "pytorch"};
-    for (const auto &kv : doc.items())
-      if (!known.count(kv.key()))
-        problem("top level", "unknown key \"" + kv.key() + "\"");
-    if (const Json *n = require(doc, "name", "top level", Kind::String))
-      task.name = n->get<std::string>();
-    if (const Json *d = member(doc, "description"); d && d->is_string())
-      task.description = d->get<std::string>();
-    if (const Json *k = require(doc, "kind", "top level", Kind::String)) {
-      if (k->get<std::string>() == "c-to-cuda") task.kind = TaskKind::CToCuda;
-      else if (k->get<std::string>() == "pytorch-to-cuda") task.kind = TaskKind::PyTorchToCuda;
-      else problem("kind", "expected \"c-to-cuda\" or \"pytorch-to-cuda\"");
-    }
-    if (const Json *e = require(doc, "entry", "top level", Kind::String)) {
-      task.entry = e->get<std::string>();
-      if (!isIdentifier(task.entry))
-        problem("entry", "\"" + task.entry + "\" is not a C identifier");
-    }
+    task.name = spec.name;
+    task.description = spec.description.value_or("");
+    task.kind = spec.kind == "pytorch-to-cuda" ? TaskKind::PyTorchToCuda : TaskKind::CToCuda;
+    task.entry = spec.entry;
     std::set<std::string> argNames;
-    if (const Json *args = require(doc, "args", "top level", Kind::Array)) {
-      for (size_t i = 0; i < args->size(); ++i) {
-        std::string where = "args[" + std::to_string(i) + "]";
-        Argument a = parseArgument((*args)[i], where);
-        if (!a.name.empty() && !argNames.insert(a.name).second)
-          problem(where + ".name", "duplicate argument \"" + a.name + "\"");
-        task.args.push_back(std::move(a));
-      }
-      bool anyOutput = std::any_of(task.args.begin(), task.args.end(),
-                                   [](const Argument &a) { return a.isOutput(); });
-      if (!anyOutput)
-        problem("args", "no output argument (a pointer with access \"out\" or \"inout\")");
+    for (size_t i = 0; i < spec.args.size(); ++i) {
+      const Json &raw = doc.at("args")[i];
+      task.args.push_back(parseArgument(spec.args[i], raw, "args[" + std::to_string(i) + "]"));
+      if (!spec.args[i].name.empty())
+        argNames.insert(spec.args[i].name);
     }
     // Input distributions, keyed by argument name.
-    if (const Json *inputs = member(doc, "inputs")) {
-      if (!inputs->is_object()) {
+    if (spec.inputs) {
+      if (!spec.inputs->is_object()) {
         problem("inputs", "must be an object keyed by argument name");
       } else {
-        for (const auto &kv : inputs->items()) {
+        for (const auto &kv : spec.inputs->items()) {
           auto it = std::find_if(task.args.begin(), task.args.end(),
                                  [&](const Argument &a) { return a.name == kv.key(); });
           if (it == task.args.end() || !it->isPointer() || it->access == Argument::Access::Out) {
@@ -410,15 +273,16 @@ public:
       }
     }
     for (Argument &a : task.args)
-      if (a.isPointer() && !dtypeIsFloat(a.dtype) && !(member(doc, "inputs") && member(*member(doc, "inputs"), a.name))) {
+      if (a.isPointer() && !dtypeIsFloat(a.dtype) &&
+          !(spec.inputs && spec.inputs->is_object() && spec.inputs->contains(a.name))) {
         a.distribution.a = 0;
         a.distribution.b = 99;
       }
-    if (const Json *tols = member(doc, "tolerances")) {
-      if (!tols->is_object()) {
+    if (spec.tolerances) {
+      if (!spec.tolerances->is_object()) {
         problem("tolerances", "must be an object keyed by dtype");
       } else {
-        for (const auto &kv : tols->items()) {
+        for (const auto &kv : spec.tolerances->items()) {
           auto dt = parseDtype(kv.key());
           if (!dt) {
             problem("tolerances." + kv.key(), "unknown dtype");
@@ -429,25 +293,19 @@ public:
         }
       }
     }
-    auto stringList = [&](const char *key, std::vector<std::string> &out) {
-      const Json *v = member(doc, key);
-      if (!v)
+    auto allowed = [&](const std::optional<std::vector<std::string>> &flags, const char *key, bool nvcc,
+                       std::vector<std::string> &out) {
+      if (!flags)
         return;
-      if (!v->is_array()) {
-        problem(key, "must be an array of strings");
-        return;
-      }
-      for (const auto &f : (*v)) {
-        if (!f.is_string() || f.get<std::string>().empty() || f.get<std::string>()[0] != '-')
-          problem(key, "each flag must be a string starting with '-'");
-        else if (std::string why = taskFlagRefusal(f.get<std::string>(), std::string(key) == "flags"); !why.empty())
-          problem(key, "\"" + f.get<std::string>() + "\" " + why);
+      for (const std::string &f : *flags) {
+        if (std::string why = taskFlagRefusal(f, nvcc); !why.empty())
+          problem(key, "\"" + f + "\" " + why);
         else
-          out.push_back(f.get<std::string>());
+          out.push_back(f);
       }
     };
-    stringList("flags", task.flags);
-    stringList("reference_flags", task.referenceFlags);
+    allowed(spec.flags, "flags", true, task.flags);
+    allowed(spec.referenceFlags, "reference_flags", false, task.referenceFlags);
 
     // Configurations: every size parameter and every scalar without a fixed value must be set.
     std::set<std::string> needed;
@@ -457,65 +315,44 @@ public:
       else if (!a.value)
         needed.insert(a.name);
     }
-    if (const Json *cfgs = require(doc, "configs", "top level", Kind::Array)) {
-      if (cfgs->empty())
-        problem("configs", "needs at least one configuration");
-      std::set<std::string> cfgNames;
-      for (size_t i = 0; i < cfgs->size(); ++i) {
-        const Json &c = (*cfgs)[i];
-        std::string where = "configs[" + std::to_string(i) + "]";
-        if (!c.is_object()) {
-          problem(where, "must be an object");
-          continue;
-        }
-        Config cfg;
-        for (const auto &kv : c.items()) {
-          if (kv.key() == "name") {
-            if (kv.value().is_string()) cfg.name = kv.value().get<std::string>();
-            else problem(where + ".name", "must be a string");
-          } else if (kv.value().is_number()) {
-            cfg.params[kv.key()] = kv.value().get<double>();
-          } else {
-            problem(where + "." + kv.key(), "parameter values must be numbers");
-          }
-        }
-        if (cfg.name.empty())
-          cfg.name = "config" + std::to_string(i);
-        if (!cfgNames.insert(cfg.name).second)
-          problem(where + ".name", "duplicate configuration \"" + cfg.name + "\"");
-        for (const std::string &n : needed)
-          if (!cfg.params.count(n))
-            problem(where, "does not set \"" + n + "\"");
-        for (const auto &kv : cfg.params)
-          if (!needed.count(kv.first) && !argNames.count(kv.first))
-            problem(where + "." + kv.first, "is neither a size parameter nor a scalar argument");
-        bool complete = std::all_of(needed.begin(), needed.end(),
-                                    [&](const std::string &n) { return cfg.params.count(n) > 0; });
-        if (complete) {
-          for (const Argument &a : task.args) {
-            if (a.isPointer()) {
-              try {
-                int64_t n = a.count.evaluate(cfg.params);
-                if (n <= 0)
-                  problem(where, "\"" + a.name + "\" has " + std::to_string(n) + " elements");
-                else if (n > kMaxArgumentBytes / int64_t(dtypeSize(a.dtype)))
-                  problem(where, "\"" + a.name + "\" is larger than 16 GiB");
-              } catch (const SizeExprError &e) {
-                problem(where, e.what());
-              }
-            } else if (!dtypeIsFloat(a.dtype)) {
-              double v = task.scalarValue(a, cfg);
-              if (v != std::floor(v))
-                problem(where + "." + a.name, "integer scalar needs an integer value");
+    for (size_t i = 0; i < spec.configs.size(); ++i) {
+      std::string where = "configs[" + std::to_string(i) + "]";
+      Config cfg;
+      cfg.name = spec.configName(i);
+      for (const auto &[key, value] : spec.configs[i].params)
+        cfg.params[key] = value.get<double>();
+      for (const std::string &n : needed)
+        if (!cfg.params.count(n))
+          problem(where, "does not set \"" + n + "\"");
+      for (const auto &kv : cfg.params)
+        if (!needed.count(kv.first) && !argNames.count(kv.first))
+          problem(where + "." + kv.first, "is neither a size parameter nor a scalar argument");
+      bool complete = std::all_of(needed.begin(), needed.end(),
+                                  [&](const std::string &n) { return cfg.params.count(n) > 0; });
+      if (complete) {
+        for (const Argument &a : task.args) {
+          if (a.isPointer()) {
+            try {
+              int64_t n = a.count.evaluate(cfg.params);
+              if (n <= 0)
+                problem(where, "\"" + a.name + "\" has " + std::to_string(n) + " elements");
+              else if (n > kMaxArgumentBytes / int64_t(dtypeSize(a.dtype)))
+                problem(where, "\"" + a.name + "\" is larger than 16 GiB");
+            } catch (const SizeExprError &e) {
+              problem(where, e.what());
             }
+          } else if (!dtypeIsFloat(a.dtype)) {
+            double v = task.scalarValue(a, cfg);
+            if (v != std::floor(v))
+              problem(where + "." + a.name, "integer scalar needs an integer value");
           }
         }
-        task.configs.push_back(std::move(cfg));
       }
+      task.configs.push_back(std::move(cfg));
     }
-    parsePyTorch(doc, task);
+    parsePyTorch(spec, task);
     if (checkFiles) {
-      if (task.pytorch && !fileExists(dir + "/" + task.pytorch->module))
+      if (task.pytorch && !task.pytorch->module.empty() && !fileExists(dir + "/" + task.pytorch->module))
         problems.push_back(dir + "/" + task.pytorch->module + ": missing (the task's PyTorch reference)");
       if (task.kind == TaskKind::CToCuda && !fileExists(task.referencePath()))
         problems.push_back(task.referencePath() + ": missing (a c-to-cuda task needs reference.c)");

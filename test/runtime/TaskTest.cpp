@@ -250,3 +250,21 @@ TEST(TaskHostile, DevZeroAsTaskJsonIsAnError) {
   EXPECT_THROW(loadTask(dir), TaskError);
   std::filesystem::remove_all(dir);
 }
+
+// Issue 37: the task format's shape is schema::TaskSpec's; the runtime's rules on top still hold.
+TEST(TaskHostile, HugeSizesNamesAndToleranceAreRefused) {
+  auto with = [](const std::string &from, const std::string &to) {
+    std::string t = kGood;
+    t.replace(t.find(from), from.size(), to);
+    return problemsOf(t);
+  };
+  // A finite but huge size, and sizes whose product passes 16 GiB.
+  EXPECT_TRUE(mentions(with(R"("rows": 3, "cols": 4)", R"("rows": 1e300, "cols": 4)"), "parameter 'rows' is not an integer"));
+  EXPECT_TRUE(mentions(with(R"("rows": 3, "cols": 4)", R"("rows": 300000, "cols": 300000)"), "is larger than 16 GiB"));
+  // Path traversal in the task's name (candidate files are named by it) and in a PyTorch path.
+  EXPECT_TRUE(mentions(with(R"("name": "t", "kind")", R"("name": "../../tmp/x", "kind")"), "task.json: name: \"../../tmp/x\" holds a path separator"));
+  // An infinite or negative tolerance would let any output pass.
+  EXPECT_TRUE(mentions(with(R"({"atol": 0.01})", R"({"atol": -1})"), "tolerances.f32.atol"));
+  // A configuration value of the wrong type.
+  EXPECT_TRUE(mentions(with(R"("rows": 3, "cols": 4)", R"("rows": "3", "cols": 4)"), "configs[0].rows: parameter values must be finite numbers"));
+}

@@ -6,6 +6,7 @@
 #include "cudaperf/Learn/SourceComments.h"
 #include "cudaperf/Reward/Pipeline.h"
 #include "cudaperf/Reward/RewardConfig.h"
+#include "cudaperf/Schema/Manifest.h"
 #include "cudaperf/Support/Json.h"
 #include "cudaperf/Support/JsonReader.h"
 #include "cudaperf/Support/Sha256.h"
@@ -240,19 +241,12 @@ struct ManifestTask {
 std::map<std::string, ManifestTask> readManifest(const std::string &datasetDir, std::set<std::string> &heldOut) {
   std::string manifestPath = (fs::path(datasetDir) / "manifest.jsonl").string();
   std::map<std::string, ManifestTask> tasks;
-  std::istringstream lines(readText(manifestPath));
-  std::string line;
-  for (size_t n = 1; std::getline(lines, line); ++n) {
-    if (line.empty())
-      continue;
-    try {
-      Json doc = support::parseJson(line, manifestPath + ":" + std::to_string(n));
-      support::JsonField root(doc, manifestPath + ":" + std::to_string(n));
-      tasks[root.require("task").string()] = {root.require("dir").string(), root.require("family").string(),
-                                              root.require("kind").string(), root.require("split").string()};
-    } catch (const support::SupportError &e) {
-      throw LearnError(e.what());
-    }
+  std::string text = readText(manifestPath);
+  try {
+    for (const schema::ManifestEntry &e : schema::parseManifest(text, manifestPath))
+      tasks[e.task] = {e.dir, e.family.value_or(""), e.kind.value_or(""), e.split};
+  } catch (const support::SupportError &e) {
+    throw LearnError(e.what());
   }
   try {
     Json dataset = support::readJsonFile((fs::path(datasetDir) / "dataset.json").string());
