@@ -55,6 +55,11 @@ void addFindingCoverage(const Diagnostic &D, Object &Out) {
   Out["occurrences"] = static_cast<int64_t>(D.Occurrences);
 }
 
+void addEstimatedSaving(const Diagnostic &D, Object &Out) {
+  if (D.EstimatedSavingUs)
+    Out["estimated_saving_us"] = std::round(*D.EstimatedSavingUs * 1000) / 1000;
+}
+
 Value kernelToJSON(const KernelReport &K, const ReportOptions &Opts) {
   Object Launch{{"grid", dimToJSON(K.Launch.Grid)},
                 {"block", dimToJSON(K.Launch.Block)},
@@ -166,8 +171,7 @@ Value diagnosticToJSON(const Diagnostic &D, const ReportOptions &Opts) {
            {"line", D.Loc.Line},
            {"column", D.Loc.Column}};
   addFindingCoverage(D, O);
-  if (D.EstimatedSavingUs)
-    O["estimated_saving_us"] = std::round(*D.EstimatedSavingUs * 1000) / 1000;
+  addEstimatedSaving(D, O);
   return O;
 }
 

@@ -96,11 +96,13 @@ Value reportToSARIF(const std::vector<FileReport> &Reports, const std::vector<co
       auto RI = RuleIndex.find(D.Check);
       if (RI != RuleIndex.end())
         Result["ruleIndex"] = static_cast<int64_t>(RI->second);
-      if (!D.Kernel.empty() || D.Occurrences > 1) {
-        Object Props{{"kernel", D.Kernel}};
-        addFindingCoverage(D, Props);
+      Object Props;
+      if (!D.Kernel.empty() || D.Occurrences > 1)
+        Props["kernel"] = D.Kernel;
+      addFindingCoverage(D, Props);
+      addEstimatedSaving(D, Props);
+      if (!Props.empty())
         Result["properties"] = std::move(Props);
-      }
       Results.push_back(std::move(Result));
     }
   }

@@ -37,6 +37,9 @@ void writeTextSummary(const std::vector<FileReport> &Reports, const ReportOption
 /// A merged finding's `kernels` and `occurrences` (when it stands for more than one), added to
 /// \p Out: the JSON diagnostic or the SARIF result's properties.
 void addFindingCoverage(const Diagnostic &D, llvm::json::Object &Out);
+/// `estimated_saving_us` (microseconds, to 3 decimals) where the finding has an estimate; the key
+/// the JSON and SARIF writers share (docs/json-schema.md).
+void addEstimatedSaving(const Diagnostic &D, llvm::json::Object &Out);
 
 llvm::json::Value kernelToJSON(const KernelReport &K, const ReportOptions &Opts);
 llvm::json::Value dimToJSON(const std::optional<Dim3> &D); // [x, y, z] or null
