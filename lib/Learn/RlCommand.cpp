@@ -594,11 +594,11 @@ int runRlCommand(const std::vector<std::string> &argv) {
            });
   p.option("--stop-after-steps", "N", "stop (and save) after step N, the schedule unchanged (a run over several sessions)",
            [&a](const std::string &v) { a.stopAfter = support::parseInteger(v, 1, 1 << 30); });
-  p.epilog("Exit codes: 0 ok, 1 failed input or run, 2 bad usage, 3 out of memory.");
+  p.epilog("Exit codes: 0 ok, 1 failed input or run, 2 bad usage, 3 out of memory, 70 internal error.");
   if (p.parse(argv).helpRequested) return std::cout << p.help(), kExitOk;
   finishConfig(a, configPath, sets);
   if (a.printConfig) return std::cout << support::writeJson(rlConfigToJson(a.config), 2) << "\n", kExitOk;
-  if (a.out.empty()) throw support::SupportError("--out is required");
+  if (a.out.empty()) throw support::UsageError("--out is required");
   const RlConfig &c = a.config;
   torch::set_num_threads(int(a.threads));
   fs::path out(a.out);
@@ -838,12 +838,12 @@ int runEvalPolicyCommand(const std::vector<std::string> &argv) {
                        "Writes OUT/eval-policy.json and OUT/candidates.jsonl.");
   declareCommon(p, a, configPath, sets);
   p.option("--model", "DIR", "the checkpoint (overrides the config's model)", model);
-  p.epilog("Exit codes: 0 ok, 1 failed input or run, 2 bad usage, 3 out of memory.");
+  p.epilog("Exit codes: 0 ok, 1 failed input or run, 2 bad usage, 3 out of memory, 70 internal error.");
   if (p.parse(argv).helpRequested) return std::cout << p.help(), kExitOk;
   if (!model.empty()) sets.insert(sets.begin(), "model=" + model);
   finishConfig(a, configPath, sets);
   if (a.printConfig) return std::cout << support::writeJson(rlConfigToJson(a.config), 2) << "\n", kExitOk;
-  if (a.out.empty()) throw support::SupportError("--out is required");
+  if (a.out.empty()) throw support::UsageError("--out is required");
   torch::set_num_threads(int(a.threads));
   fs::path out(a.out);
   fs::create_directories(out);

@@ -151,21 +151,21 @@ ParsedArgs ArgParser::parse(const std::vector<std::string> &args) const {
     const Spec *spec = findSpec(name);
     if (!spec) {
       std::string hint = suggest(name);
-      throw SupportError("unknown option '" + name + "'" +
+      throw UsageError("unknown option '" + name + "'" +
                          (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
     }
     if (spec->valueName.empty()) {
       if (inlineValue)
-        throw SupportError("option '" + name + "' takes no value (got '" + value + "')");
+        throw UsageError("option '" + name + "' takes no value (got '" + value + "')");
     } else if (!inlineValue) {
       if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0)
-        throw SupportError("option '" + name + "' needs a value (" + spec->valueName + ")");
+        throw UsageError("option '" + name + "' needs a value (" + spec->valueName + ")");
       value = args[++i];
     }
     try {
       spec->onValue(value);
-    } catch (const SupportError &e) {
-      throw SupportError("option '" + name + "': " + e.what());
+    } catch (const SupportError &e) { // whatever a handler refuses is a bad value: usage
+      throw UsageError("option '" + name + "': " + e.what());
     }
   }
   return parsed;
@@ -237,9 +237,9 @@ double parseNumber(const std::string &text, double min, double max) {
   char *end = nullptr;
   double d = std::strtod(text.c_str(), &end);
   if (text.empty() || *end || errno == ERANGE || !std::isfinite(d))
-    throw SupportError("expected a number, got '" + text + "'");
+    throw UsageError("expected a number, got '" + text + "'");
   if (d < min || d > max)
-    throw SupportError("expected a number " + rangeText<double>(min, max, -1e308, 1e308, formatNumber) +
+    throw UsageError("expected a number " + rangeText<double>(min, max, -1e308, 1e308, formatNumber) +
                        ", got '" + text + "'");
   return d;
 }
@@ -249,16 +249,16 @@ int64_t parseInteger(const std::string &text, int64_t min, int64_t max) {
   char *end = nullptr;
   long long v = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || *end || errno == ERANGE)
-    throw SupportError("expected a whole number, got '" + text + "'");
+    throw UsageError("expected a whole number, got '" + text + "'");
   if (v < min || v > max)
-    throw SupportError("expected a whole number " +
+    throw UsageError("expected a whole number " +
                        rangeText<int64_t>(min, max, INT64_MIN, INT64_MAX, integerText) + ", got '" + text + "'");
   return v;
 }
 
 bool parseOnOff(const std::string &text) {
   if (text != "on" && text != "off")
-    throw SupportError("expected on or off, got '" + text + "'");
+    throw UsageError("expected on or off, got '" + text + "'");
   return text == "on";
 }
 
@@ -266,10 +266,10 @@ uint64_t parseUnsigned(const std::string &text) {
   errno = 0;
   char *end = nullptr;
   if (text.empty() || text[0] == '-')
-    throw SupportError("expected a whole number >= 0, got '" + text + "'");
+    throw UsageError("expected a whole number >= 0, got '" + text + "'");
   unsigned long long v = std::strtoull(text.c_str(), &end, 10);
   if (*end || errno == ERANGE)
-    throw SupportError("expected a whole number >= 0, got '" + text + "'");
+    throw UsageError("expected a whole number >= 0, got '" + text + "'");
   return v;
 }
 

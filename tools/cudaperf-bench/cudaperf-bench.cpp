@@ -4,6 +4,7 @@
 #include "cudaperf/Bench/Bench.h"
 #include "cudaperf/Bench/BenchError.h"
 #include "cudaperf/Support/ArgParser.h"
+#include "cudaperf/Support/Error.h"
 #include "cudaperf/Support/Json.h"
 
 #include <cstdlib>
@@ -323,6 +324,8 @@ int main(int argc, char **argv) {
   } catch (const fs::filesystem_error &e) {
     std::cerr << "cudaperf-bench: " << e.what() << "\n";
     return kExitRun;
+  } catch (const std::exception &e) { // a corrupt document read here (SupportError) and the rest, by kind
+    return support::reportError("cudaperf-bench", e);
   }
   return kExitOk;
 }

@@ -1,5 +1,6 @@
 // cudaperf-dataset: generates the C->CUDA and PyTorch->CUDA training tasks (docs/dataset.md).
 #include "cudaperf/Dataset/Generator.h"
+#include "cudaperf/Support/Error.h"
 
 #include <fmt/format.h>
 
@@ -91,8 +92,7 @@ int main(int argc, char **argv) {
       std::cerr << fmt::format("cudaperf-dataset: {} tasks, {} implementations, {} families in {:.1f} s -> {}\n",
                                s.tasks, s.implementations, s.families, seconds, o.outDir);
     return kExitOk;
-  } catch (const DatasetError &e) {
-    std::cerr << "cudaperf-dataset: " << e.what() << "\n";
-    return kExitFailed;
+  } catch (const std::exception &e) { // DatasetError and the rest by kind (docs/architecture.md)
+    return cudaperf::support::reportError("cudaperf-dataset", e);
   }
 }

@@ -4,6 +4,7 @@
 #include "cudaperf/Features/Features.h"
 #include "cudaperf/Features/FeaturesError.h"
 #include "cudaperf/Support/ArgParser.h"
+#include "cudaperf/Support/Error.h"
 
 #include <fstream>
 #include <iostream>
@@ -89,9 +90,8 @@ int main(int argc, char **argv) {
       std::cerr << "cudaperf-features: " << incomplete << " configuration(s) with an incomplete join\n";
       return kExitIncompleteJoin;
     }
-  } catch (const FeaturesError &e) {
-    std::cerr << "cudaperf-features: " << e.what() << "\n";
-    return kExitFailed;
+  } catch (const std::exception &e) { // FeaturesError, a corrupt document (SupportError): 1 by kind
+    return support::reportError("cudaperf-features", e);
   }
   return kExitOk;
 }

@@ -50,7 +50,7 @@ std::vector<int32_t> parseIds(const std::string &text) {
     if (item.empty()) continue;
     ids.push_back(int32_t(support::parseInteger(item, 0, INT32_MAX)));
   }
-  if (ids.empty()) throw support::SupportError("--ids: no token ids in '" + text + "'");
+  if (ids.empty()) throw support::UsageError("--ids: no token ids in '" + text + "'");
   return ids;
 }
 
@@ -79,7 +79,7 @@ struct ModelArgs {
 
   CausalLm load() const {
     if (model.empty() == randomInit.empty())
-      throw support::SupportError(randomInit.empty() ? "--model DIR is required" : "give --model or --random-init, not both");
+      throw support::UsageError(randomInit.empty() ? "--model DIR is required" : "give --model or --random-init, not both");
     torch::set_num_threads(int(threads));
     torch::Device dev = parseDevice(device);
     torch::Dtype type = dtype.empty() ? (dev.is_cuda() ? torch::kBFloat16 : torch::kFloat32) : parseTorchDtype(dtype);
@@ -133,7 +133,7 @@ int runInfo(const std::vector<std::string> &args) {
                        "Prints the model's shape, parameter count and memory estimates as JSON; loads no weights.");
   p.option("--model", "DIR", "Hugging Face checkpoint folder", model);
   if (p.parse(args).helpRequested) return std::cout << p.help(), kExitOk;
-  if (model.empty()) throw support::SupportError("--model DIR is required");
+  if (model.empty()) throw support::UsageError("--model DIR is required");
   ModelConfig c = ModelConfig::fromFolder(model);
   double params = double(c.parameterCount());
   ordered_json out = {{"schema", "cudaperf-lm-info/1"},
@@ -181,8 +181,8 @@ int runTokenize(const std::vector<std::string> &args) {
   p.flag("--tokens", "also print the token strings", withTokens);
   support::ParsedArgs parsed = p.parse(args);
   if (parsed.helpRequested) return std::cout << p.help(), kExitOk;
-  if (model.empty()) throw support::SupportError("--model DIR is required");
-  if (parsed.positional.size() != 1) throw support::SupportError("one FILE to tokenize expected");
+  if (model.empty()) throw support::UsageError("--model DIR is required");
+  if (parsed.positional.size() != 1) throw support::UsageError("one FILE to tokenize expected");
   ModelArgs m;
   m.model = model;
   Tokenizer tokenizer = m.requireTokenizer("tokenize");
@@ -204,7 +204,7 @@ int runLogits(const std::vector<std::string> &args) {
   p.option("--ids", "LIST", "comma-separated token ids", ids);
   p.option("--ids-file", "FILE", "JSON Lines of {\"ids\": [...]} (one model load for many sequences)", idsFile);
   if (p.parse(args).helpRequested) return std::cout << p.help(), kExitOk;
-  if (ids.empty() == idsFile.empty()) throw support::SupportError("give --ids or --ids-file");
+  if (ids.empty() == idsFile.empty()) throw support::UsageError("give --ids or --ids-file");
   std::vector<std::vector<int32_t>> sequences;
   if (!ids.empty()) {
     sequences.push_back(parseIds(ids));
@@ -213,11 +213,9 @@ int runLogits(const std::vector<std::string> &args) {
     std::string line;
     while (std::getline(lines, line)) {
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      try {
-        sequences.push_back(support::parseJson(line).at("ids").get<std::vector<int32_t>>());
-      } catch (const std::exception &e) {
-        throw ModelError(idsFile + ": line " + std::to_string(sequences.size() + 1) + ": " + e.what());
-      }
+      sequences.push_back(support::withErrorContext(idsFile + ": line " + std::to_string(sequences.size() + 1), [&] {
+        return support::parseJson(line).at("ids").get<std::vector<int32_t>>();
+      }));
     }
   }
   CausalLm model = m.load();
@@ -281,8 +279,8 @@ int runGenerate(const std::vector<std::string> &args) {
            [&](const std::string &v) { loraMerge = support::parseOnOff(v); });
   if (p.parse(args).helpRequested) return std::cout << p.help(), kExitOk;
   int sources = !prompt.empty() + !ids.empty() + !promptsFile.empty() + (randomPromptLength > 0);
-  if (sources != 1) throw support::SupportError("give one of --prompt, --ids, --prompts-file, --random-prompt-length");
-  if (chat && prompt.empty()) throw support::SupportError("--chat applies to --prompt");
+  if (sources != 1) throw support::UsageError("give one of --prompt, --ids, --prompts-file, --random-prompt-length");
+  if (chat && prompt.empty()) throw support::UsageError("--chat applies to --prompt");
 
   std::optional<Tokenizer> tokenizer = m.tokenizerIfAny();
   auto encode = [&](const std::string &text) {
@@ -297,12 +295,8 @@ int runGenerate(const std::vector<std::string> &args) {
     std::string line;
     while (std::getline(lines, line)) {
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      support::Json row;
-      try {
-        row = support::parseJson(line);
-      } catch (const std::exception &e) {
-        throw ModelError(promptsFile + ": line " + std::to_string(prompts.size() + 1) + ": " + e.what());
-      }
+      support::Json row = support::withErrorContext(promptsFile + ": line " + std::to_string(prompts.size() + 1),
+                                                    [&] { return support::parseJson(line); });
       if (row.contains("ids")) prompts.push_back(row["ids"].get<std::vector<int32_t>>());
       else if (row.contains("prompt")) prompts.push_back(encode(row["prompt"].get<std::string>()));
       else throw ModelError(promptsFile + ": line " + std::to_string(prompts.size() + 1) + ": needs \"ids\" or \"prompt\"");
@@ -412,7 +406,7 @@ int runInit(const std::vector<std::string> &args) {
            [&](const std::string &v) { shardMb = support::parseNumber(v, 0.001, 1e7); });
   p.option("--tokenizer", "DIR", "copy tokenizer files from DIR", tokenizerDir);
   if (p.parse(args).helpRequested) return std::cout << p.help(), kExitOk;
-  if (config.empty() || out.empty()) throw support::SupportError("--config and --out are required");
+  if (config.empty() || out.empty()) throw support::UsageError("--config and --out are required");
   CausalLm model(ModelConfig::fromFile(config), torch::TensorOptions().dtype(torch::kFloat32));
   model->initializeRandom(seed);
   SaveOptions save;
@@ -435,7 +429,7 @@ int runConvert(const std::vector<std::string> &args) {
   p.option("--max-shard-mb", "MB", "largest shard in MB (default 5000)",
            [&](const std::string &v) { shardMb = support::parseNumber(v, 0.001, 1e7); });
   if (p.parse(args).helpRequested) return std::cout << p.help(), kExitOk;
-  if (model.empty() || out.empty()) throw support::SupportError("--model and --out are required");
+  if (model.empty() || out.empty()) throw support::UsageError("--model and --out are required");
   CausalLm m = loadPretrained(model, LoadOptions{torch::kCPU, torch::kFloat32, false});
   SaveOptions save;
   save.dtype = parseTorchDtype(dtype);

@@ -48,7 +48,7 @@ std::function<void(const std::string &)> collectInto(std::vector<std::string> &t
 }
 
 std::vector<RankExample> readAllExamples(const std::vector<std::string> &files) {
-  if (files.empty()) throw support::SupportError("--examples is required (cudaperf-rank prepare writes it)");
+  if (files.empty()) throw support::UsageError("--examples is required (cudaperf-rank prepare writes it)");
   std::vector<RankExample> all;
   for (const std::string &f : files) {
     std::vector<RankExample> e = readRankExamples(f);
@@ -95,7 +95,7 @@ int runPrepare(const std::vector<std::string> &argv) {
   p.option("--jobs", "N", "analyses at once (default 2)", integerInto(jobs, 1, 256));
   if (p.parse(argv).helpRequested) return std::cout << p.help(), kExitOk;
   if (out.empty() || results.empty() || dataset.empty() == tasks.empty())
-    throw support::SupportError("give --out, at least one --results, and one of --dataset and --tasks");
+    throw support::UsageError("give --out, at least one --results, and one of --dataset and --tasks");
   auto start = Clock::now();
   rank::PrepareReport report;
   rank::PrepareOptions options = prepareOptions(analyzer, cache, jobs);
@@ -154,7 +154,7 @@ void addTrainOptions(support::ArgParser &p, TrainArgs &a) {
 std::shared_ptr<const Tokenizer> tokenizerFor(const TrainArgs &a) {
   if (!a.tokenizerFile.empty()) return std::make_shared<const Tokenizer>(Tokenizer::fromFile(a.tokenizerFile));
   if (a.tokenizerCorpus.empty())
-    throw support::SupportError("--model tokens needs --tokenizer FILE or --tokenizer-corpus DATASET_DIR");
+    throw support::UsageError("--model tokens needs --tokenizer FILE or --tokenizer-corpus DATASET_DIR");
   auto start = Clock::now();
   std::vector<std::string> texts = rank::trainingSources(a.tokenizerCorpus, size_t(a.corpusLimit));
   if (texts.empty()) throw LearnError(a.tokenizerCorpus + ": no implementation sources in the train split");
@@ -234,7 +234,7 @@ int runTrain(const std::vector<std::string> &argv) {
   addTrainOptions(p, a);
   p.option("--out", "DIR", "checkpoint folder", a.out);
   if (p.parse(argv).helpRequested) return std::cout << p.help(), kExitOk;
-  if (a.out.empty()) throw support::SupportError("--out is required");
+  if (a.out.empty()) throw support::UsageError("--out is required");
   torch::set_num_threads(a.threads);
   std::vector<RankExample> examples = readAllExamples(a.examples);
   std::set<std::string> excluded(a.excludeFamilies.begin(), a.excludeFamilies.end());
@@ -491,9 +491,9 @@ int runScore(const std::vector<std::string> &argv) {
   p.option("--device", "DEV", "cpu (default) or cuda", device);
   support::ParsedArgs parsed = p.parse(argv);
   if (parsed.helpRequested) return std::cout << p.help(), kExitOk;
-  if (parsed.positional.size() < 2) throw support::SupportError("give the task folder and at least one candidate");
+  if (parsed.positional.size() < 2) throw support::UsageError("give the task folder and at least one candidate");
   if (checkpoint.empty()) checkpoint = defaultRankCheckpoint();
-  if (format != "text" && format != "json") throw support::SupportError("--format: expected text or json, got '" + format + "'");
+  if (format != "text" && format != "json") throw support::UsageError("--format: expected text or json, got '" + format + "'");
   torch::set_num_threads(1);
   RankModel model = RankModel::load(checkpoint, parseDevice(device));
   std::string taskDir = parsed.positional[0];
@@ -588,7 +588,7 @@ int runBench(const std::vector<std::string> &argv) {
   p.option("--device", "DEV", "cpu (default) or cuda", device);
   p.option("--json", "FILE", "write the measurement", jsonOut);
   if (p.parse(argv).helpRequested) return std::cout << p.help(), kExitOk;
-  if (checkpoint.empty()) throw support::SupportError("--checkpoint is required");
+  if (checkpoint.empty()) throw support::UsageError("--checkpoint is required");
   torch::set_num_threads(threads);
   std::vector<RankExample> pool = readAllExamples(examplesFiles);
   RankModel model = RankModel::load(checkpoint, parseDevice(device));

@@ -59,12 +59,7 @@ int exitFor(const CandidateResult &r) { return r.reward.total ? kExitOk : kExitI
 
 // The documents of a result file: one JSON document, or JSON Lines (`FILE:LINE` in messages).
 std::vector<std::pair<Json, std::string>> readDocuments(const std::string &path) {
-  std::string text;
-  try {
-    text = support::readRegularFile(path); // a regular file of a bounded size (not /dev/zero)
-  } catch (const support::SupportError &e) {
-    throw RewardError(e.what());
-  }
+  std::string text = support::readRegularFile(path); // a regular file of a bounded size (not /dev/zero)
   std::vector<std::pair<Json, std::string>> docs;
   try {
     docs.emplace_back(support::parseJson(text, path), path);
@@ -78,11 +73,7 @@ std::vector<std::pair<Json, std::string>> readDocuments(const std::string &path)
     if (line.find_first_not_of(" \t\r") == std::string::npos)
       continue;
     std::string where = path + ":" + std::to_string(n);
-    try {
-      docs.emplace_back(support::parseJson(line, where), where);
-    } catch (const support::SupportError &e) {
-      throw RewardError(e.what());
-    }
+    docs.emplace_back(support::parseJson(line, where), where); // a SupportError of kind Input: exit 1
   }
   return docs;
 }
@@ -365,14 +356,7 @@ int main(int argc, char **argv) {
     CandidateResult r = pipeline.run(request);
     printDocument(o, r);
     return exitFor(r);
-  } catch (const RewardError &e) {
-    std::cerr << "cudaperf-reward: " << e.what() << "\n";
-    return kExitFailed;
-  } catch (const features::FeaturesError &e) {
-    std::cerr << "cudaperf-reward: " << e.what() << "\n";
-    return kExitFailed;
-  } catch (const support::SupportError &e) {
-    std::cerr << "cudaperf-reward: " << e.what() << "\n";
-    return kExitFailed;
+  } catch (const std::exception &e) { // RewardError, FeaturesError, a corrupt document: 1, by kind
+    return support::reportError("cudaperf-reward", e);
   }
 }

@@ -355,8 +355,8 @@ int runSft(const std::vector<std::string> &argv) {
   p.option("--max-shard-mb", "MB", "largest checkpoint file (default 15)", number(a.shardMb, 0.01, 1e6));
   declareDataParallelOptions(p, a.dp);
   if (p.parse(argv).helpRequested) return std::cout << p.help(), kExitOk;
-  if (a.dataset.empty() || a.out.empty()) throw support::SupportError("--dataset and --out are required");
-  if (a.loraRank > 0 && a.init.empty()) throw support::SupportError("--lora-rank needs --init (a model to adapt)");
+  if (a.dataset.empty() || a.out.empty()) throw support::UsageError("--dataset and --out are required");
+  if (a.loraRank > 0 && a.init.empty()) throw support::UsageError("--lora-rank needs --init (a model to adapt)");
   // A dry run stops before the model: it needs no GPU, whatever --device says.
   if (a.dryRun) a.device = "cpu";
   torch::set_num_threads(int(a.threads));
@@ -766,7 +766,7 @@ int runSample(const std::vector<std::string> &argv) {
   p.option("--device", "DEV", "cuda (default) or cpu", device);
   p.option("--dtype", "TYPE", "bfloat16 (default) or float32", dtype);
   if (p.parse(argv).helpRequested) return std::cout << p.help(), kExitOk;
-  if (model.empty() || dataset.empty() || out.empty()) throw support::SupportError("--model, --dataset and --out are required");
+  if (model.empty() || dataset.empty() || out.empty()) throw support::UsageError("--model, --dataset and --out are required");
   auto start = Clock::now();
   std::vector<ManifestTask> manifest = readManifest(dataset);
   std::set<std::string> kinds;
@@ -880,7 +880,7 @@ int runFit(const std::vector<std::string> &argv) {
   p.option("--lora-targets", "LIST", "LoRA modules (default q_proj,k_proj,v_proj,o_proj)", loraTargets);
   p.flag("--gradient-checkpointing", "recompute each layer in backward", checkpointing);
   if (p.parse(argv).helpRequested) return std::cout << p.help(), kExitOk;
-  if (config.empty()) throw support::SupportError("--config is required");
+  if (config.empty()) throw support::UsageError("--config is required");
   ModelConfig c = ModelConfig::fromFile(config);
   torch::Device dev = parseDevice(device);
   auto start = Clock::now();
@@ -937,7 +937,7 @@ int runRepairExamples(const std::vector<std::string> &argv) {
            "eligible ones",
            [&](const std::string &v) { every = support::parseInteger(v, 1, 1 << 20); });
   if (p.parse(argv).helpRequested) return std::cout << p.help(), kExitOk;
-  if (dataset.empty() || out.empty()) throw support::SupportError("--dataset and --out are required");
+  if (dataset.empty() || out.empty()) throw support::UsageError("--dataset and --out are required");
   std::vector<ManifestTask> manifest = readManifest(dataset);
   std::set<std::string> splits, kinds;
   for (const std::string &s : learn::splitList(splitList)) splits.insert(s);

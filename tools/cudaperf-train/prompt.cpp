@@ -28,12 +28,12 @@ int runPromptCommand(const std::vector<std::string> &argv) {
   if (args.helpRequested)
     return std::cout << p.help(), kExitOk;
   if (args.positional.size() != 1)
-    throw support::SupportError("expected one task directory, got " + std::to_string(args.positional.size()));
+    throw support::UsageError("expected one task directory, got " + std::to_string(args.positional.size()));
   task = args.positional[0];
   if (format != "messages" && format != "chatml" && format != "json")
-    throw support::SupportError("--format: expected messages, chatml or json, not '" + format + "'");
+    throw support::UsageError("--format: expected messages, chatml or json, not '" + format + "'");
   if (candidates.size() != feedbacks.size())
-    throw support::SupportError("every --turn needs its --feedback (" + std::to_string(candidates.size()) +
+    throw support::UsageError("every --turn needs its --feedback (" + std::to_string(candidates.size()) +
                                 " turns, " + std::to_string(feedbacks.size()) + " feedback files)");
   PolicyTask policyTask = loadPolicyTask(task);
   std::vector<PolicyTurn> turns;

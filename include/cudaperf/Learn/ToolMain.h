@@ -1,6 +1,7 @@
 // The mains of cudaperf-lm and cudaperf-train: subcommand dispatch and the exit codes
-// (docs/policy-model.md): 0 ok, 1 failed input or run, 2 bad usage, 3 out of memory (so a memory-fit
-// probe can tell "does not fit" from a failure).
+// (docs/policy-model.md, docs/architecture.md "Errors and exit codes"): 0 ok, 1 failed input or run,
+// 2 bad usage, 3 out of memory (so a memory-fit probe can tell "does not fit" from a failure),
+// 70 internal error. The code follows the error's kind (support::errorKindOf), not which library threw.
 #pragma once
 
 #include "cudaperf/Learn/ModelConfig.h"
@@ -19,18 +20,15 @@
 
 namespace cudaperf::learn {
 
-enum ExitCode { kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitOutOfMemory = 3 };
+enum ExitCode { kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitOutOfMemory = 3, kExitInternal = 70 };
 
-// Runs a main's body and maps every exception to a message on stderr and an exit code.
-// `usageHint` is printed after a usage error.
+// Runs a main's body and maps every exception to a message on stderr and an exit code: out of memory
+// is 3, a LibTorch error 1, everything else by its kind (support::reportError: a UsageError is 2 with
+// `usageHint` after it, a corrupt input file 1, a std::logic_error 70).
 inline int runToolMain(const std::string &program, const std::function<int()> &body,
                        const std::function<std::string()> &usageHint = nullptr) {
   try {
     return body();
-  } catch (const support::SupportError &e) { // the argv parser: bad usage
-    std::cerr << program << ": " << e.what() << "\n";
-    if (usageHint) std::cerr << usageHint() << "\n";
-    return kExitUsage;
   } catch (const c10::Error &e) {
     std::string what = e.what_without_backtrace();
     if (compat::isOutOfMemory(e)) {
@@ -42,9 +40,8 @@ inline int runToolMain(const std::string &program, const std::function<int()> &b
   } catch (const std::bad_alloc &) {
     std::cerr << program << ": out of host memory\n";
     return kExitOutOfMemory;
-  } catch (const std::exception &e) { // ModelError, ModelConfigError, SafetensorsError, TokenizerError, ...
-    std::cerr << program << ": " << e.what() << "\n";
-    return kExitFailed;
+  } catch (const std::exception &e) { // SupportError by its kind; ModelError, SafetensorsError, ...: input
+    return support::reportError(program, e, usageHint ? usageHint() : std::string());
   }
 }
 
@@ -65,14 +62,14 @@ inline int runSubcommands(const std::string &program, int argc, char **argv, con
   if (command.empty() || command == "--help" || command == "-h" || command == "help") {
     std::cout << usage;
     for (const Subcommand &c : commands) std::cout << "  " << c.name << std::string(10 - std::min<size_t>(9, c.name.size()), ' ') << c.summary << "\n";
-    std::cout << "Exit codes: 0 ok, 1 failed input or run, 2 bad usage, 3 out of memory.\n";
+    std::cout << "Exit codes: 0 ok, 1 failed input or run, 2 bad usage, 3 out of memory, 70 internal error.\n";
     return command.empty() ? kExitUsage : kExitOk;
   }
   auto hint = [&] { return "Try '" + program + " " + command + " --help'."; };
   return runToolMain(program, [&]() -> int {
     for (const Subcommand &c : commands)
       if (c.name == command) return c.run(args);
-    throw support::SupportError("unknown command '" + command + "'\n" + usage);
+    throw support::UsageError("unknown command '" + command + "'\n" + usage);
   }, hint);
 }
 

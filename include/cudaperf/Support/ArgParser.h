@@ -6,7 +6,7 @@
 //   an option given twice calls its handler twice (handlers that collect, collect);
 //   "--" ends the options: everything after it is a positional argument;
 //   "-" alone is a positional argument (stdin, by convention);
-//   errors are SupportError: "unknown option '--x' (did you mean '--y'?)", "option '--arch'
+//   errors are UsageError (a SupportError of kind Usage): "unknown option '--x' (did you mean '--y'?)", "option '--arch'
 //   needs a value (sm_XX)", "option '--jobs': expected a whole number, got 'x'".
 #pragma once
 
@@ -30,7 +30,7 @@ public:
   ArgParser(std::string program, std::vector<std::string> usage, std::string description);
 
   // `names`: "--name" or "--name,-n". A handler may throw SupportError for a bad value; the
-  // parser names the option in front of its message.
+  // parser names the option in front of its message and throws it as a UsageError.
   ArgParser &flag(const std::string &names, const std::string &help, std::function<void()> onSet);
   ArgParser &flag(const std::string &names, const std::string &help, bool &target);
   ArgParser &option(const std::string &names, const std::string &valueName, const std::string &help,
@@ -40,7 +40,7 @@ public:
   // A paragraph printed after the options (exit codes, examples).
   ArgParser &epilog(std::string text);
 
-  // Throws SupportError on bad usage; the caller prints it with usageHint() and exits 2.
+  // Throws UsageError on bad usage; the caller prints it with usageHint() and exits 2.
   ParsedArgs parse(int argc, const char *const *argv) const;
   ParsedArgs parse(const std::vector<std::string> &args) const; // without argv[0]
   // parse() for a main: --help prints help() on stdout and exits 0; bad usage prints
@@ -71,7 +71,7 @@ private:
   std::vector<Spec> specs_;
 };
 
-// Value conversions for option handlers; each throws SupportError "expected ..., got 'TEXT'".
+// Value conversions for option handlers; each throws UsageError "expected ..., got 'TEXT'".
 double parseNumber(const std::string &text, double min = -1e308, double max = 1e308);
 int64_t parseInteger(const std::string &text, int64_t min = INT64_MIN, int64_t max = INT64_MAX);
 uint64_t parseUnsigned(const std::string &text);
