@@ -4,7 +4,8 @@
 // stream of their own) and in what precedes each timed kernel (the previous kernel, against a 50 MB
 // memset that flushes L2). Here one parent and one child each time the same ReLU over a matrix:
 // buffers {the parent's through legacy IPC (child only), the process's own} x stream {legacy default,
-// non-blocking} x before each call {nothing, a 50 MB memset, a one-thread kernel}.
+// non-blocking} x before each call {nothing, a 50 MB memset, a one-thread kernel}; and the same on
+// allocations 8 KiB longer than the buffers (the evaluator's guard bytes), exported the same way.
 // Build: nvcc -O2 -arch=sm_90 stream-probe.cu -o stream-probe; run: ./stream-probe [MFLOATS]
 #include "probe-util.h"
 
@@ -95,6 +96,13 @@ int main(int argc, char **argv) {
     CK(cudaIpcOpenMemHandle(&x, hx, cudaIpcMemLazyEnablePeerAccess));
     CK(cudaIpcOpenMemHandle(&y, hy, cudaIpcMemLazyEnablePeerAccess));
     matrix("child", "parent's", (const float *)x, (float *)y, n);
+    if (argc >= 7) {
+      unhex(argv[5], &hx, sizeof hx);
+      unhex(argv[6], &hy, sizeof hy);
+      CK(cudaIpcOpenMemHandle(&x, hx, cudaIpcMemLazyEnablePeerAccess));
+      CK(cudaIpcOpenMemHandle(&y, hy, cudaIpcMemLazyEnablePeerAccess));
+      matrix("child", "+8K", (const float *)x, (float *)y, n);
+    }
     ownBuffers("child", n);
     return 0;
   }
@@ -109,13 +117,25 @@ int main(int argc, char **argv) {
   CK(cudaDeviceSynchronize());
   printf("n = %lld floats (%.2f GB a buffer)\n", n, bytes / 1e9);
   ownBuffers("parent", n);
-  cudaIpcMemHandle_t hx, hy;
+  // The same buffers in allocations 8 KiB longer (not a whole number of 2 MiB pages), as the
+  // evaluator's guards made them before its allocations were rounded.
+  float *x8, *y8;
+  CK(cudaMalloc(&x8, bytes + 8192));
+  CK(cudaMalloc(&y8, bytes + 8192));
+  fill<<<4224, 256>>>(x8, n, 1);
+  CK(cudaMemset(y8, 0xff, bytes));
+  CK(cudaDeviceSynchronize());
+  matrix("parent", "+8K", x8, y8, n);
+  cudaIpcMemHandle_t hx, hy, hx8, hy8;
   CK(cudaIpcGetMemHandle(&hx, x));
   CK(cudaIpcGetMemHandle(&hy, y));
+  CK(cudaIpcGetMemHandle(&hx8, x8));
+  CK(cudaIpcGetMemHandle(&hy8, y8));
   pid_t pid = fork();
   if (pid == 0) {
-    std::string nn = std::to_string(n), a = hex(&hx, sizeof hx), b = hex(&hy, sizeof hy);
-    execl("/proc/self/exe", argv[0], "child", nn.c_str(), a.c_str(), b.c_str(), (char *)nullptr);
+    std::string nn = std::to_string(n), a = hex(&hx, sizeof hx), b = hex(&hy, sizeof hy), c = hex(&hx8, sizeof hx8),
+                d = hex(&hy8, sizeof hy8);
+    execl("/proc/self/exe", argv[0], "child", nn.c_str(), a.c_str(), b.c_str(), c.c_str(), d.c_str(), (char *)nullptr);
     _exit(127);
   }
   int st = 0;

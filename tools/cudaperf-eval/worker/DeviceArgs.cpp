@@ -29,7 +29,7 @@ cudaError_t DeviceArgs::allocate(double memoryWaitSeconds, double *waited) {
   for (size_t i = 0; i < task_.args.size(); ++i) {
     if (!task_.args[i].isPointer())
       continue;
-    if (cudaError_t e = mallocWaiting(&base_[i], paddedBytes(i) + 2 * kGuardBytes, memoryWaitSeconds, waited))
+    if (cudaError_t e = mallocWaiting(&base_[i], allocationBytes(i), memoryWaitSeconds, waited))
       return e;
     data_[i] = static_cast<unsigned char *>(base_[i]) + kGuardBytes;
   }
