@@ -5,7 +5,8 @@
 # Usage: scripts/fuzz.sh [--bin DIR] [--corpus DIR] [--only TARGET] SECONDS
 #   --bin     where the fuzz-* programs are (default: build/test/fuzz/bin)
 #   --corpus  where each target's growing corpus is kept (default: a temporary folder, removed after)
-#   --only    one target: Json, Task, SizeExpr, ServeProtocol, Safetensors or TokenizerJson
+#   --only    one target: Json, Task, SizeExpr, ServeProtocol, Safetensors, TokenizerJson or
+#             AnalysisDocument
 # A finding stops that target; its input is kept as DIR/crash-* (or leak-*, timeout-*, oom-*) under
 # the corpus folder's findings/ and the script exits 1 after the remaining targets ran.
 set -uo pipefail
@@ -64,11 +65,15 @@ seeds() {
     TokenizerJson)
       cp "$root"/test/learn/fixtures/tokenizer/hf-small/tokenizer.json "$dir"/hf-small.json
       cp "$root"/test/learn/fixtures/tokenizer/hf-repo/tokenizer.json "$dir"/hf-repo.json ;;
+    AnalysisDocument)
+      # the analyzer's documents stored with the reward's golden cases, and one with estimated savings
+      cp "$root"/test/fuzz/seeds/analysis/* "$dir"/
+      for f in "$root"/test/reward/golden/*/analysis.json; do cp "$f" "$dir/$(echo "$f" | md5sum | cut -c1-12).json"; done ;;
   esac
 }
 
 status=0
-for target in Json Task SizeExpr ServeProtocol Safetensors TokenizerJson; do
+for target in Json Task SizeExpr ServeProtocol Safetensors TokenizerJson AnalysisDocument; do
   [ -n "$only" ] && [ "$only" != "$target" ] && continue
   program="$bin/fuzz-$target"
   if [ ! -x "$program" ]; then
@@ -79,7 +84,7 @@ for target in Json Task SizeExpr ServeProtocol Safetensors TokenizerJson; do
   mkdir -p "$work/seeds" "$work/corpus" "$work/findings"
   seeds "$target" "$work/seeds"
   max_len=4096
-  case "$target" in Safetensors) max_len=65536 ;; TokenizerJson) max_len=131072 ;; esac
+  case "$target" in Safetensors | AnalysisDocument) max_len=65536 ;; TokenizerJson) max_len=131072 ;; esac
   echo "== fuzz-$target: $seconds s, $(ls "$work/seeds" | wc -l) seeds"
   # -timeout: one input taking 10 s is a finding (a hang); -rss_limit_mb: 2 GB resident is one too.
   "$program" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
