@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Replays stored GPU runs of the red-team suite (data/eval-runs/*redteam*/): every results file there
 (batch.jsonl, serve.jsonl, or the same .xz-compressed) must pass scripts/redteam-check.py with the skips the run recorded
-(skipped.txt). Skips (77) while no run is stored."""
+(skipped.txt). A run may list in known-failures.txt the candidates that failed their expected outcome there
+("MODE CANDIDATE OUTCOME: why", MODE batch or serve): the checker's failures of that results file must then be
+exactly those, each with that outcome (a known failure that passes, or a failure not listed, fails the replay).
+Skips (77) while no run is stored."""
 import glob
 import lzma
 import os
@@ -20,6 +23,13 @@ for d in stored:
     skip_file = os.path.join(d, "skipped.txt")
     if os.path.exists(skip_file):
         skips = [l.split()[0] for l in open(skip_file) if l.strip() and not l.startswith("#")]
+    known = {}
+    known_file = os.path.join(d, "known-failures.txt")
+    if os.path.exists(known_file):
+        for l in open(known_file):
+            if l.strip() and not l.startswith("#"):
+                mode, cand, outcome = l.split()[:3]
+                known.setdefault(mode, {})[cand] = outcome.rstrip(":")
     for results in ("batch.jsonl", "serve.jsonl", "batch.jsonl.xz", "serve.jsonl.xz"):
         path = os.path.join(d, results)
         if not os.path.exists(path):
@@ -38,7 +48,19 @@ for d in stored:
         p = subprocess.run(args, capture_output=True, text=True)
         if target != path:
             os.unlink(target)
-        print(f"== {path}: exit {p.returncode}")
+        expected = known.get(results.split(".")[0], {})
+        # The checker's row of a failure: KIND CANDIDATE TASK EXPECTED GOT ... FAIL (...)
+        got = {}
+        for line in p.stdout.splitlines():
+            cols = line.split()
+            if len(cols) >= 5 and " FAIL" in line and cols[1].endswith(".cu"):
+                got[cols[1]] = cols[4]
+        if expected:
+            ok = got == expected
+            print(f"== {path}: exit {p.returncode}; failures {got}, known {expected}: {'as listed' if ok else 'NOT as listed'}")
+        else:
+            ok = p.returncode == 0
+            print(f"== {path}: exit {p.returncode}")
         print(p.stdout[-3000:], p.stderr)
-        failed += p.returncode != 0
+        failed += not ok
 sys.exit(1 if failed else 0)

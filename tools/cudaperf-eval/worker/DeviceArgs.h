@@ -10,6 +10,7 @@
 
 #include "cudaperf/DeviceKernels/DeviceKernels.h"
 #include "cudaperf/Runtime/Inputs.h"
+#include "cudaperf/Runtime/IpcAllocation.h"
 #include "cudaperf/Runtime/Task.h"
 #include "cudaperf/Support/Json.h"
 
@@ -67,17 +68,9 @@ private:
   std::vector<int64_t> bytes_;
   std::vector<void *> base_, data_;
   size_t paddedBytes(size_t i) const { return (size_t(bytes_[i]) + 255) / 256 * 256; }
-  // What is allocated for argument i: its padded bytes between two guards, and from 2 MiB up rounded
-  // to whole 2 MiB. A process that maps another's allocation through CUDA IPC maps one whose size is
-  // not a whole number of 2 MiB pages with smaller pages (measured on an H100, driver 580: the
-  // KernelBench ReLU over 6.44 GB buffers of 6.44 GB + 8 KiB ran 9.58 ms in the importing process and
-  // 5.31 ms in the exporting one; scripts/gpu/stream-probe.cu), so the runner would time every
-  // candidate on large buffers up to 1.8x slow against a baseline in the worker.
-  size_t allocationBytes(size_t i) const {
-    constexpr size_t kLargePage = size_t(2) << 20;
-    size_t n = paddedBytes(i) + 2 * kGuardBytes;
-    return n < kLargePage ? n : (n + kLargePage - 1) / kLargePage * kLargePage;
-  }
+  // What is allocated for argument i: its padded bytes between two guards, from 2 MiB up in whole
+  // 2 MiB pages (the runner maps it through CUDA IPC: cudaperf/Runtime/IpcAllocation.h says why).
+  size_t allocationBytes(size_t i) const { return runtime::ipcAllocationBytes(paddedBytes(i) + 2 * kGuardBytes); }
   cudaError_t resetGuards(size_t i, cudaStream_t stream);
   cudaError_t poison(size_t i, cudaStream_t stream);
   runtime::Mismatch compareAgainst(const std::vector<const void *> &expected, double toleranceScale,
