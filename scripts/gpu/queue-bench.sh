@@ -169,7 +169,7 @@ if want kill; then
   sub=$!
   killed=no
   while kill -0 "$sub" 2>/dev/null; do
-    if [ $killed = no ] && [ "$(lines "$work/results/queue-kill.jsonl")" -ge $((kill_n / 3)) ]; then
+    if [ "$killed" = no ] && [ "$(lines "$work/results/queue-kill.jsonl")" -ge $((kill_n / 3)) ]; then
       "$eval_bin" --queue-status "$url" > "$work/status-before-kill.txt" 2>&1
       kill -KILL "$w1" && killed="yes, after $(lines "$work/results/queue-kill.jsonl") results at $(python3 -c "import time; print(round(time.time() - $t0, 1))") s"
     fi
