@@ -44,6 +44,23 @@ ManifestImplementation readImplementation(const JsonField &f) {
   return m;
 }
 
+// A manifest's task key: writers use plain names ("row_softmax_007") and folder-like ones
+// ("pytorch/leaky_relu", test/learn/rl-cli-test.sh), so '/' is allowed; what could leave a folder a
+// tool makes from it is not.
+std::string taskKeyProblem(std::string_view task) {
+  if (task.empty())
+    return "is empty";
+  if (task.size() > 200)
+    return "is longer than 200 bytes";
+  if (task.front() == '/')
+    return "is absolute (a name, not a path)";
+  if (hasControl(task) || task.find('\\') != std::string_view::npos)
+    return hasControl(task) ? "holds a control character" : "holds a backslash";
+  if (!relativePathProblem(task).empty())
+    return "holds a \"..\" component";
+  return "";
+}
+
 } // namespace
 
 std::string plainNameProblem(std::string_view name) {
@@ -88,7 +105,7 @@ ManifestEntry ManifestEntry::fromJson(const Json &line, const std::string &docum
     if (!line.contains(key))
       root.require(key);
   e.task = r.take("task")->string();
-  if (std::string why = plainNameProblem(e.task); !why.empty())
+  if (std::string why = taskKeyProblem(e.task); !why.empty())
     root.require("task").fail(support::jsonSnippet(line.at("task")) + " " + why);
   e.dir = r.take("dir")->string();
   if (e.dir.empty() || hasControl(e.dir))

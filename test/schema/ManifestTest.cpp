@@ -76,8 +76,12 @@ TEST(Manifest, HostileLinesNameFileLineAndField) {
   EXPECT_EQ(errorOf(R"({"task": 3, "dir": "d", "split": "train"})"), "m.jsonl:1: task: expected a string, got 3");
   EXPECT_EQ(errorOf(R"({"task": "t", "dir": "d", "split": null})"), "m.jsonl:1: split: expected a string, got null");
   EXPECT_EQ(errorOf(R"({"task": "../../etc", "dir": "d", "split": "s"})"),
-            "m.jsonl:1: task: \"../../etc\" holds a path separator (a name, not a path)");
-  EXPECT_EQ(errorOf(R"({"task": "..", "dir": "d", "split": "s"})"), "m.jsonl:1: task: \"..\" is not a name");
+            "m.jsonl:1: task: \"../../etc\" holds a \"..\" component");
+  EXPECT_EQ(errorOf(R"({"task": "pytorch/..", "dir": "d", "split": "s"})"),
+            "m.jsonl:1: task: \"pytorch/..\" holds a \"..\" component");
+  EXPECT_EQ(errorOf(R"({"task": "/etc/x", "dir": "d", "split": "s"})"),
+            "m.jsonl:1: task: \"/etc/x\" is absolute (a name, not a path)");
+  EXPECT_EQ(errorOf(R"({"task": "pytorch/relu", "dir": "d", "split": "s"})"), ""); // rl-cli-test.sh's keys
   EXPECT_EQ(errorOf(R"({"task": "a\u0000b", "dir": "d", "split": "s"})"),
             "m.jsonl:1: task: \"a\\u0000b\" holds a control character");
   EXPECT_EQ(errorOf(R"({"task": "t", "dir": "", "split": "s"})"), "m.jsonl:1: dir: is empty");

@@ -9,7 +9,8 @@
 //
 // Hostile lines are refused with the file, line and field path:
 // `manifest.jsonl:3: implementations[0].file: "../x.cu" leaves the task directory`.
-// "task" is a plain name (no '/', no "..", no control characters: tools name files by it);
+// "task" has no ".." component, no leading '/', no backslash or control character (tools make
+// folders from it; '/' is allowed: some writers key tasks "pytorch/NAME");
 // implementation files are relative paths inside the task directory. "dir" is relative to the
 // manifest's folder (or absolute) and is not restricted: test manifests point at shipped tasks.
 // The round trip is exact: unknown keys and each object's key order are kept.
