@@ -381,9 +381,9 @@ def main():
             manifest = sample_per_suite(manifest, args.per_suite)
         todo = []
         for m in manifest:
-            old = results.get(key_of(m))
-            if old is None or args.rerun == "all" or (args.rerun == "failed" and old.get("nvcc", {}).get("ok")
-                                                      and analyzer_failed(old)):
+            prev = results.get(key_of(m))
+            if prev is None or args.rerun == "all" or (args.rerun == "failed" and prev.get("nvcc", {}).get("ok")
+                                                       and analyzer_failed(prev)):
                 todo.append(m)
         if args.limit:
             todo = todo[:args.limit]
