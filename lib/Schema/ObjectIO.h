@@ -18,6 +18,20 @@ using support::JsonField;
 using KeyOrder = std::vector<std::string>;
 template <class T> using Nullable = std::optional<std::optional<T>>;
 
+// `object`'s members in `order` first (the order they were read), then the rest.
+inline Json inReadOrder(Json object, const KeyOrder &order) {
+  if (order.empty())
+    return object;
+  Json out = Json::object();
+  for (const std::string &k : order)
+    if (auto it = object.find(k); it != object.end())
+      out[k] = it.value();
+  for (const auto &kv : object.items())
+    if (!out.contains(kv.key()))
+      out[kv.key()] = kv.value();
+  return out;
+}
+
 // Reads one object: each member taken by name, the rest kept in `extra`, the key order kept.
 class ObjectReader {
 public:
@@ -113,16 +127,7 @@ public:
     for (const auto &kv : extra.items())
       if (!out_.contains(kv.key()))
         out_[kv.key()] = kv.value();
-    if (order.empty())
-      return std::move(out_);
-    Json ordered = Json::object();
-    for (const std::string &k : order)
-      if (auto it = out_.find(k); it != out_.end())
-        ordered[k] = it.value();
-    for (const auto &kv : out_.items())
-      if (!ordered.contains(kv.key()))
-        ordered[kv.key()] = kv.value();
-    return ordered;
+    return inReadOrder(std::move(out_), order);
   }
 
 private:

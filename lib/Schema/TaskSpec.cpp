@@ -1,6 +1,7 @@
 #include "cudaperf/Schema/TaskSpec.h"
 
 #include "cudaperf/Schema/Manifest.h" // plainNameProblem
+#include "ObjectIO.h"
 
 #include <algorithm>
 #include <cctype>
@@ -341,20 +342,6 @@ private:
   std::string document_;
 };
 
-// Writes `object`'s members in `order` first (the order they were read), then the rest.
-Json ordered(Json object, const std::vector<std::string> &order) {
-  if (order.empty())
-    return object;
-  Json out = Json::object();
-  for (const std::string &k : order)
-    if (auto it = object.find(k); it != object.end())
-      out[k] = it.value();
-  for (const auto &kv : object.items())
-    if (!out.contains(kv.key()))
-      out[kv.key()] = kv.value();
-  return out;
-}
-
 } // namespace
 
 TaskSpec TaskSpec::read(const Json &doc, std::vector<std::string> &problems) { return Reader(problems).document(doc); }
@@ -423,7 +410,7 @@ Json TaskSpec::toJson() const {
       j["value"] = *a.value;
     if (a.tolerance)
       j["tolerance"] = *a.tolerance;
-    argList.push_back(ordered(std::move(j), a.keyOrder));
+    argList.push_back(detail::inReadOrder(std::move(j), a.keyOrder));
   }
   out["args"] = argList;
   Json configList = Json::array();
@@ -433,7 +420,7 @@ Json TaskSpec::toJson() const {
       j["name"] = *c.name;
     for (const auto &[key, value] : c.params)
       j[key] = value;
-    configList.push_back(ordered(std::move(j), c.keyOrder));
+    configList.push_back(detail::inReadOrder(std::move(j), c.keyOrder));
   }
   out["configs"] = configList;
   if (inputs)
@@ -454,9 +441,9 @@ Json TaskSpec::toJson() const {
     for (const auto &[arg, dims] : pytorch->shapes)
       shapes[arg] = dims;
     p["shapes"] = shapes;
-    out["pytorch"] = ordered(std::move(p), pytorch->keyOrder);
+    out["pytorch"] = detail::inReadOrder(std::move(p), pytorch->keyOrder);
   }
-  return ordered(std::move(out), keyOrder);
+  return detail::inReadOrder(std::move(out), keyOrder);
 }
 
 } // namespace cudaperf::schema

@@ -16,16 +16,6 @@
 #include <unistd.h>
 #include <vector>
 
-__global__ void relu(const float *x, float *y, long long n) {
-  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i < n)
-    y[i] = fmaxf(x[i], 0.f);
-}
-__global__ void fill(float *x, long long n, unsigned seed) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-    x[i] = float(int((unsigned(i) * 2654435761u) ^ seed) % 1000) * 0.001f - 0.5f;
-}
-__global__ void tiny(int *p) { *p = 1; }
 
 static const char *kBefore[] = {"nothing", "50 MB memset", "one-thread kernel"};
 constexpr int kCalls = 9;

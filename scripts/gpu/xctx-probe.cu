@@ -24,16 +24,6 @@
 #include <unistd.h>
 #include <vector>
 
-__global__ void relu(const float *x, float *y, long long n) {
-  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i < n)
-    y[i] = fmaxf(x[i], 0.f);
-}
-__global__ void fill(float *x, long long n, unsigned seed) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-    x[i] = float(int((unsigned(i) * 2654435761u) ^ seed) % 1000) * 0.001f - 0.5f;
-}
-__global__ void tiny(int *p) { *p = 1; }
 __global__ void touch(const float *x, const float *y, long long n, int *sink) {
   long long stride = 16384; // floats: 64 KiB
   int acc = 0;
