@@ -74,6 +74,26 @@ std::string describePhase(const Json *phase) {
   return s;
 }
 
+// Where the worker's time went, per phase: from each phase event to the next phase event, the
+// impl's verdict or the last event, summed per "impl step" (configurations and input sets together).
+Json phaseSeconds(const std::vector<Json> &events) {
+  Json out = Json::object();
+  std::string open;
+  double since = -1;
+  for (const Json &e : events) {
+    std::string type = str(e, "event");
+    double t = numberOr(member(e, "t"), -1);
+    bool closes = type == "phase" || type == "verdict" || type == "done";
+    if (!closes || t < 0)
+      continue;
+    if (!open.empty() && since >= 0 && t >= since)
+      out[open] = numberOr(member(out, open.c_str()), 0) + (t - since);
+    open = type == "phase" ? str(e, "impl") + " " + str(e, "step") : std::string();
+    since = t;
+  }
+  return out;
+}
+
 // An event's fields without the ones that route it (event, t, impl, config).
 Json payloadOf(const Json &e) {
   Json o = Json::object();
@@ -343,6 +363,8 @@ Json assembleResult(const EvalRecord &r) {
     if (r.counters && tCandidateVerdict >= 0 && tEnd >= tCandidateVerdict)
       stages["counters"] = tEnd - tCandidateVerdict;
     worker.stageSeconds = std::move(stages);
+    if (Json phases = phaseSeconds(events); !phases.empty())
+      worker.phaseSeconds = std::move(phases);
   }
   worker.retries = retries;
   if (r.maxConnections > 0)

@@ -165,6 +165,7 @@ WorkerInfo readWorker(const JsonField &f) {
   k.outputTruncated = r.boolean("output_truncated");
   k.lastPhase = r.string("last_phase");
   k.stageSeconds = r.object("stage_seconds");
+  k.phaseSeconds = r.object("phase_seconds");
   k.retries = r.integer("retries");
   k.maxConnections = r.integer("max_connections");
   k.memoryWaitSeconds = r.number("memory_wait_seconds");
@@ -183,6 +184,7 @@ Json writeWorker(const WorkerInfo &k) {
   w.put("output_truncated", k.outputTruncated);
   w.put("last_phase", k.lastPhase);
   w.put("stage_seconds", k.stageSeconds);
+  w.put("phase_seconds", k.phaseSeconds);
   w.put("retries", k.retries);
   w.put("max_connections", k.maxConnections);
   w.put("memory_wait_seconds", k.memoryWaitSeconds);

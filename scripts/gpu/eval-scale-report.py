@@ -92,15 +92,22 @@ def relu(results_path, bandwidth_gbps):
                "worker_stage_seconds": wstages, "timed_runs": runs, "baseline_runs": base_runs, "calls": calls,
                "lower_bound_seconds": call_bytes / bw, "lower_bound_with_checks_seconds": (call_bytes + check_bytes) / bw,
                "median_ms": [(c.get("candidate") or {}).get("median_ms") for c in cfgs],
-               "speedup": r.get("speedup"), "task_data": r.get("task_data")}
+               "speedup": r.get("speedup"), "task_data": r.get("task_data"),
+               "phase_seconds": (r.get("worker") or {}).get("phase_seconds")}
         out.append(row)
         total = (stages.get("task_data") or 0) + (stages.get("worker") or 0)
         lines.append(f"  {i}: {row['candidate']:28s} {row['outcome']:14s} device {total:7.2f} s (task data "
                      f"{stages.get('task_data', 0):6.2f}, worker {stages.get('worker', 0):6.2f}); lower bound "
                      f"{row['lower_bound_seconds']:.2f} s calls only, {row['lower_bound_with_checks_seconds']:.2f} s "
                      f"with checks ({calls} calls); median {row['median_ms']}")
+        if row["phase_seconds"]:
+            lines.append("     phases: " + ", ".join(f"{k} {v:.3f}" for k, v in
+                                                    sorted(row["phase_seconds"].items(), key=lambda kv: -kv[1])))
+    # "Additional": every candidate but the one that prepared the task's data (the first to reach the
+    # device, not necessarily the first listed: with --jobs the builds finish in any order).
+    payer = next((i for i, o in enumerate(out) if not (o.get("task_data") or {}).get("cached")), 0)
     additional = [(o["stage_seconds"].get("worker") or 0) + (o["stage_seconds"].get("task_data") or 0)
-                  for o in out[1:] if o["outcome"] == "ok"]
+                  for i, o in enumerate(out) if i != payer and o["outcome"] == "ok"]
     print(f"KernelBench ReLU 4096x393216 fp32: {len(rows)} candidates; bandwidth {bandwidth_gbps} GB/s")
     print("\n".join(lines))
     if additional:

@@ -11,7 +11,10 @@
 #      base, this tree, base, this tree (alternating, so drift shows): candidates per minute;
 #   4. KernelBench ReLU: four candidates through each evaluator; seconds per additional candidate
 #      (scripts/gpu/eval-scale-report.py relu; the bar: under 1 s).
-# Usage: [BASE=rev] [BASE_REPO=a git checkout holding rev] [COST_SECONDS=560] [COST_SERVE_N=60] scripts/gpu/trust-cost.sh [OUTDIR]
+#   With COST_RELU_REUSE=N, step 4 runs this tree's evaluator a second time with --baseline-reuse N
+#   (the later candidates of the task reuse the first one's baseline timing: --serve's default is 20).
+# Usage: [BASE=rev] [BASE_REPO=a git checkout holding rev] [COST_SECONDS=560] [COST_SERVE_N=60]
+#        [COST_STEPS="batch serve relu"] [COST_RELU_REUSE=N] scripts/gpu/trust-cost.sh [OUTDIR]
 # OUTDIR (default $OUT) gets summary.txt and trust-cost.tar.gz.
 set -uo pipefail
 out=${1:-${OUT:-/tmp/trust-cost}}
@@ -26,6 +29,8 @@ summary=$work/files/summary.txt
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
 base=${BASE:-a1f14b0}
+steps=${COST_STEPS:-"batch serve relu"}
+want() { [[ " $steps " == *" $1 "* ]]; }
 deadline=$((SECONDS + ${COST_SECONDS:-560}))
 cap() { local l=$((deadline - SECONDS - ${2:-0})); [ "$1" -lt $l ] && l=$1; [ $l -lt 5 ] && l=5; echo $l; }
 finish() {
@@ -61,6 +66,7 @@ base_bin=$work/base/build-gpu/bin/cudaperf-eval
 [ -x "$new_bin" ] && [ -x "$base_bin" ] || { note "an evaluator is missing"; exit 0; }
 common=(--stall-timeout 5 --timeout 60 --budget-ms 20)
 
+if want batch; then
 note "== honest candidates in batch mode: base, then this tree"
 for f in data/redteam/honest/*.cu; do echo "$root/data/tasks/$(sed -n 's|^// cudaperf-task: ||p' "$f") $root/$f"; done > "$work/honest.batch"
 for side in base new; do
@@ -73,7 +79,9 @@ done
 python3 scripts/redteam-check.py --compare "$work/files/batch-base.jsonl" "$work/files/batch-new.jsonl" --suite data/redteam \
   > "$work/files/compare.txt" 2>&1
 tail -25 "$work/files/compare.txt" | tee -a "$summary"
+fi
 
+if want serve; then
 note "== --serve on fresh sources of the honest candidates (small configuration), alternating"
 for f in data/redteam/honest/*.cu; do echo "$root/data/tasks/$(sed -n 's|^// cudaperf-task: ||p' "$f") $root/$f ok"; done > "$work/serve.expect"
 for round in 1 2; do
@@ -86,18 +94,22 @@ for round in 1 2; do
     note "serve $side round $round: rc=$? $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print({k: d.get(k) for k in ('per_minute','steady_per_minute','results','unfinished') if k in d} | {'mismatches': len(d.get('mismatches') or [])})" "$work/files/serve-$side-$round.json" 2>&1 | tail -1)"
   done
 done
+fi
 
+want relu || exit 0
 note "== KernelBench level-1 ReLU, 4096 x 393216 fp32: four candidates per evaluator"
 wait "$import_pid"
 note "import rc=$(cat "$kb/import.rc" 2> /dev/null)"
 if [ -f "$kb/task.json" ]; then
   for i in 1 2 3; do { cat data/tasks/pytorch/relu/impls/baseline.cu; echo "// variant $i"; } > "$work/relu-naive-$i.cu"; done
   cp scripts/gpu/kernelbench-relu/relu_float4.cu "$work/relu-float4.cu"
-  for side in base new; do
+  sides="base new"; [ -n "${COST_RELU_REUSE:-}" ] && sides="$sides new-reuse"
+  for side in $sides; do
     bin=$new_bin; [ $side = base ] && bin=$base_bin
+    reuse=(); [ $side = new-reuse ] && reuse=(--baseline-reuse "$COST_RELU_REUSE")
     t0=$SECONDS
     CUDAPERF_CACHE_DIR=/tmp/trust-cost-relu-$side timeout "$(cap 120 5)" "$bin" "$kb" "$work/relu-naive-1.cu" "$work/relu-float4.cu" \
-      "$work/relu-naive-2.cu" "$work/relu-naive-3.cu" --jsonl --timeout 300 --stall-timeout 60 --jobs 4 \
+      "$work/relu-naive-2.cu" "$work/relu-naive-3.cu" --jsonl --timeout 300 --stall-timeout 60 --jobs 4 "${reuse[@]}" \
       --output "$work/files/relu-$side.jsonl" 2> "$work/files/relu-$side.stderr"
     note "relu $side: rc=$? in $((SECONDS - t0)) s"
     python3 scripts/gpu/eval-scale-report.py relu "$work/files/relu-$side.jsonl" 4300 2>&1 | grep -v '^NUMBERS' | tee -a "$summary"

@@ -232,6 +232,32 @@ TEST_F(ResultFixture, ContextSetUpAndItsWaitAreWorkerStages) {
   }
 }
 
+TEST_F(ResultFixture, PhaseSecondsRunFromEachPhaseToTheNext) {
+  // Two configurations' timing phases of the candidate are summed; a phase ends at the next phase,
+  // the verdict or the end; events without a time stamp end nothing.
+  rec.events = R"({"event":"start","t":0}
+{"event":"device","name":"NVIDIA H200","arch":"sm_90","t":0.5}
+{"event":"reference","config":"small","set":0,"seed":11,"ms":0.5,"t":0.75}
+{"event":"verdict","impl":"baseline","outcome":"ok","t":1.0}
+{"event":"phase","impl":"candidate","step":"load","t":1.0}
+{"event":"phase","impl":"candidate","config":"small","step":"timing","t":1.25}
+{"event":"timing","impl":"candidate","config":"small","median_ms":0.01,"runs":20,"t":1.5}
+{"event":"phase","impl":"candidate","config":"small","step":"wall-clock check","t":2.0}
+{"event":"phase","impl":"candidate","config":"large","step":"timing"}
+{"event":"phase","impl":"candidate","config":"large","step":"timing","t":2.5}
+{"event":"verdict","impl":"candidate","outcome":"ok","t":3.5}
+{"event":"done","t":4.0})";
+  Json r = assembleResult(rec);
+  const Json &phases = r.at("worker").at("phase_seconds");
+  EXPECT_DOUBLE_EQ(phases.at("candidate load").get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(phases.at("candidate timing").get<double>(), 0.75 + 1.0);
+  EXPECT_DOUBLE_EQ(phases.at("candidate wall-clock check").get<double>(), 0.5);
+  EXPECT_EQ(phases.size(), 3u) << phases.dump(); // the verdict closes, it opens nothing
+  // Without phase events the key is absent.
+  rec.events = okBaseline() + R"({"event":"done"})";
+  EXPECT_EQ(member(assembleResult(rec).at("worker"), "phase_seconds"), nullptr);
+}
+
 TEST_F(ResultFixture, CountersAreAStageOfTheirOwnAndConnectionsAreRecorded) {
   // The counters follow the candidate's verdict (t 2.0) to the end (t 3.5): 1.5 s of the candidate's 2.5 s.
   rec.counters = true;

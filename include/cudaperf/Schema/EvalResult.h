@@ -99,6 +99,7 @@ struct WorkerInfo {
   std::optional<bool> outputTruncated;
   std::optional<std::string> lastPhase;
   std::optional<Json> stageSeconds; // an object: stage -> seconds
+  std::optional<Json> phaseSeconds; // an object: "impl step" -> seconds from its phase event to the next
   std::optional<int64_t> retries;
   std::optional<int64_t> maxConnections;
   std::optional<double> memoryWaitSeconds;
