@@ -104,6 +104,16 @@ pairs = sum(1 for l in open('manifest.jsonl') for t in [json.loads(l)]
             if t['split'] == 'train' and len(t['implementations']) > 1)
 n = r['train']['refinement_examples']; assert 0 < n <= pairs and r['train']['examples'] >= n, (n, pairs, r)
 " && echo "ok   sft log and report" || { echo "FAIL sft log/report"; fails=$((fails + 1)); }
+# Every setting is written down (OUT/sft-config.json, the report's "config"), and it is the run again:
+# --config of it prints the same config; a run's config names its own keys only.
+"$train" sft --config run/sft-config.json --print-config > reprinted.json 2> err.txt
+python3 -c "
+import json; c=json.load(open('run/sft-config.json')); r=json.load(open('run/sft-report.json'))['config']
+assert c == r == json.load(open('reprinted.json')), (c, r)
+assert c['schema'] == 'cudaperf-sft-config/1' and c['steps'] == 3 and c['save_every'] == 2 and c['vocab'] == 384, c
+" && echo "ok   sft config written whole and read back" || { echo "FAIL sft config"; fails=$((fails + 1)); }
+check "sft --set of an unknown key is an input error" 1 "$train" "${sft[@]}" --out run-bad --set learning_rate=1
+grep -q 'unknown key "learning_rate"' err.txt || { echo "FAIL the unknown key is not named"; cat err.txt; fails=$((fails + 1)); }
 check "sft --refinement-examples off" 0 "$train" "${sft[@]}" --out run-single --steps 1 --refinement-examples off
 python3 -c "
 import json; a=json.load(open('run/sft-report.json'))['train']; b=json.load(open('run-single/sft-report.json'))['train']
