@@ -1,4 +1,4 @@
-#include "RankPrepare.h"
+#include "cudaperf/Learn/RankingPrepare.h"
 
 #include "cudaperf/Features/Features.h"
 #include "cudaperf/Features/FeaturesError.h"
@@ -26,7 +26,7 @@
 
 namespace fs = std::filesystem;
 
-namespace cudaperf::rank {
+namespace cudaperf::learn::rank {
 
 using learn::LearnError;
 using learn::RankExample;
@@ -430,4 +430,4 @@ std::vector<std::string> trainingSources(const std::string &datasetDir, size_t l
   return texts;
 }
 
-} // namespace cudaperf::rank
+} // namespace cudaperf::learn::rank

@@ -2,7 +2,7 @@
 // implementations into examples (the analyzer through lib/Features), train fits a model with the
 // RankNet loss, eval and cv compare it with the baselines on held-out families and tasks, score
 // orders candidates that were never run, bench measures the scoring throughput.
-#include "RankPrepare.h"
+#include "cudaperf/Learn/RankingPrepare.h"
 
 #include "cudaperf/Learn/RankingModel.h"
 #include "cudaperf/Learn/RankingScorer.h"

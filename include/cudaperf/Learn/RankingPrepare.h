@@ -1,4 +1,4 @@
-// cudaperf-rank's side that needs no LibTorch: turning measured implementations (the generated
+// Ranking-data preparation (cudaperf-rank prepare and score; no LibTorch): turning measured implementations (the generated
 // dataset's, the shipped tasks') and unmeasured candidates into ranking examples. Each candidate is
 // analysed once by `cudaperf-analyze --task` (cached by the SHA-256 of task.json, the source and the
 // analyzer binary's name, size and time), its lib/Features vectors are joined with its eval result, and the baselines' inputs are
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace cudaperf::rank {
+namespace cudaperf::learn::rank {
 
 struct PrepareOptions {
   std::string analyzerPath;  // default: cudaperf-analyze beside this program, then PATH
@@ -57,4 +57,4 @@ bool rankFeatureIsMagnitude(const std::string &name);
 // tokenizer's corpus. At most `limit` files, spread evenly over the tasks.
 std::vector<std::string> trainingSources(const std::string &datasetDir, size_t limit);
 
-} // namespace cudaperf::rank
+} // namespace cudaperf::learn::rank
