@@ -13,7 +13,7 @@
 #      (scripts/gpu/eval-scale-report.py relu; the bar: under 1 s).
 #   With COST_RELU_REUSE=N, step 4 runs this tree's evaluator a second time with --baseline-reuse N
 #   (the later candidates of the task reuse the first one's baseline timing: --serve's default is 20).
-# Usage: [BASE=rev] [BASE_REPO=a git checkout holding rev] [COST_SECONDS=560] [COST_SERVE_N=60]
+# Usage: [BASE=rev] [BASE_REPO=a git checkout holding rev | BASE_DIR=its tree] [COST_SECONDS=560] [COST_SERVE_N=60]
 #        [COST_STEPS="batch serve relu"] [COST_RELU_REUSE=N] scripts/gpu/trust-cost.sh [OUTDIR]
 # OUTDIR (default $OUT) gets summary.txt and trust-cost.tar.gz.
 set -uo pipefail
@@ -59,7 +59,11 @@ t0=$SECONDS
 build "$root" "$root/build-gpu" "$work/files/cmake-new.log"
 note "build (this tree) rc=$? in $((SECONDS - t0)) s"
 t0=$SECONDS
-git -C "${BASE_REPO:-$root}" worktree add --detach "$work/base" "$base" > /dev/null 2>&1 && build "$work/base" "$work/base/build-gpu" "$work/files/cmake-base.log"
+if [ -n "${BASE_DIR:-}" ]; then # the base as a tree (git archive BASE unpacked), where the copy has no git history
+  cp -r "$BASE_DIR" "$work/base" && build "$work/base" "$work/base/build-gpu" "$work/files/cmake-base.log"
+else
+  git -C "${BASE_REPO:-$root}" worktree add --detach "$work/base" "$base" > /dev/null 2>&1 && build "$work/base" "$work/base/build-gpu" "$work/files/cmake-base.log"
+fi
 note "build (base $base) rc=$? in $((SECONDS - t0)) s"
 new_bin=$root/build-gpu/bin/cudaperf-eval
 base_bin=$work/base/build-gpu/bin/cudaperf-eval
