@@ -1,5 +1,6 @@
 // cudaperf-eval: builds CUDA candidates for a task, runs each in a fresh sandboxed worker
 // process, and writes one result document per candidate (docs/eval-result.md).
+#include "EvalModes.h"
 #include "QueueModes.h"
 #include "cudaperf/Runtime/EvalServer.h"
 #include "cudaperf/Runtime/Evaluator.h"
@@ -21,15 +22,9 @@
 
 using namespace cudaperf;
 using namespace cudaperf::runtime;
+using namespace cudaperf::evaltool;
 
 namespace {
-
-// Exit codes (docs/eval-result.md).
-constexpr int kExitOk = 0;           // every result written; no internal_error
-constexpr int kExitInternal = 1;     // some result is internal_error, or the environment is unusable
-constexpr int kExitUsage = 2;        // bad command line
-constexpr int kExitInvalidTask = 3;  // the task does not load (problems on stderr)
-constexpr int kExitBadCandidate = 4; // a candidate file cannot be read
 
 struct CommandLine {
   EvalOptions opt;
@@ -185,40 +180,6 @@ support::ArgParser evalArgs(CommandLine &c) {
   return p;
 }
 
-std::string stringMember(const support::Json &r, const char *key) {
-  const support::Json *v = support::member(r, key);
-  return v && v->is_string() ? v->get<std::string>() : "";
-}
-
-std::string summaryLine(const support::Json &r) {
-  char speed[32] = "-";
-  if (const support::Json *s = support::member(r, "speedup"); s && s->is_number())
-    snprintf(speed, sizeof speed, "%.2fx", s->get<double>());
-  std::string detail = stringMember(r, "detail");
-  if (size_t nl = detail.find('\n'); nl != std::string::npos)
-    detail = detail.substr(0, nl);
-  return stringMember(r, "candidate") + ": " + stringMember(r, "outcome") + " speedup " + speed +
-         (detail.empty() ? "" : " (" + detail + ")");
-}
-
-// The toolchain found and the GPUs probed; null (with the reason on stderr) when the environment
-// is unusable.
-std::unique_ptr<Evaluator> startEvaluator(const EvalOptions &opt, const std::string &nvcc) {
-  Toolchain tc;
-  try {
-    tc = findToolchain(nvcc);
-  } catch (const std::exception &e) {
-    std::cerr << "cudaperf-eval: " << e.what() << "\n";
-    return nullptr;
-  }
-  auto evaluator = std::make_unique<Evaluator>(opt, tc);
-  if (std::string err = evaluator->prepare(); !err.empty()) {
-    std::cerr << "cudaperf-eval: " << err << "\n";
-    return nullptr;
-  }
-  return evaluator;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -265,45 +226,14 @@ int main(int argc, char **argv) {
   if (!cl.socketPath.empty())
     usageError("--socket needs --serve");
 
-  if (validateOnly) {
-    if (positional.empty())
-      usageError("--validate needs task directories");
-    int rc = kExitOk;
-    for (const auto &dir : positional) {
-      try {
-        Task t = loadTask(dir);
-        std::cout << dir << ": ok (" << t.name << ", " << t.args.size() << " arguments, " << t.configs.size()
-                  << " configurations, impls:";
-        for (const auto &n : t.implNames())
-          std::cout << " " << n;
-        std::cout << ")\n";
-      } catch (const TaskError &e) {
-        std::cerr << dir << ": " << e.what() << "\n";
-        rc = kExitInvalidTask;
-      }
-    }
-    return rc;
-  }
+  if (validateOnly)
+    return evaltool::runValidateMode(positional, usageError);
 
   std::vector<EvalJob> jobs;
   if (!batchFile.empty()) {
     if (!positional.empty())
       usageError("--batch takes no positional arguments");
-    std::ifstream in(batchFile);
-    if (!in)
-      usageError("cannot read " + batchFile);
-    std::string line;
-    int lineNo = 0;
-    while (std::getline(in, line)) {
-      ++lineNo;
-      std::stringstream ss(line);
-      EvalJob job;
-      if (!(ss >> job.taskDir) || job.taskDir[0] == '#')
-        continue;
-      if (!(ss >> job.candidatePath))
-        usageError(batchFile + ":" + std::to_string(lineNo) + ": expected \"TASK_DIR CANDIDATE.cu\"");
-      jobs.push_back(job);
-    }
+    jobs = evaltool::readBatchJobs(batchFile, usageError);
   } else {
     if (positional.size() < 2)
       usageError("expected TASK_DIR and at least one CANDIDATE.cu");
@@ -328,27 +258,5 @@ int main(int argc, char **argv) {
   if (jobs.empty())
     usageError("nothing to evaluate");
 
-  std::unique_ptr<Evaluator> started = startEvaluator(opt, nvcc);
-  if (!started)
-    return kExitInternal;
-  Evaluator &evaluator = *started;
-
-  std::ofstream file;
-  if (!outputPath.empty()) {
-    file.open(outputPath, std::ios::trunc);
-    if (!file)
-      usageError("cannot write " + outputPath);
-  }
-  std::ostream &out = outputPath.empty() ? std::cout : file;
-  bool pretty = jobs.size() == 1 && !jsonl;
-  int rc = kExitOk;
-  evaluator.run(jobs, [&](size_t, const support::Json &r) {
-    out << support::writeJson(r, pretty ? 2 : -1) << "\n";
-    out.flush();
-    if (summary)
-      std::cerr << summaryLine(r) << "\n";
-    if (resultOutcome(r) == Outcome::InternalError)
-      rc = kExitInternal;
-  });
-  return rc;
+  return evaltool::runJobs(jobs, opt, nvcc, outputPath, jsonl, summary, usageError);
 }
