@@ -208,6 +208,7 @@ Json candidateLine(const std::string &phase, int64_t step, const std::vector<Rol
          {"group", r.group},
          {"trajectory", r.trajectory},
          {"turn", r.turn + 1},
+         {"policy_version", r.policyVersion},
          {"prompt_tokens", r.prompt.size()},
          {"completion_tokens", r.completion.size()},
          {"finish_reason", r.finishReason},
@@ -308,6 +309,7 @@ Json evaluate(Session &s, const std::string &label, int64_t step, const fs::path
     o.contextTokens = s.promptBudget;
     o.generationBatch = s.config.generationBatch;
     o.seed = mixSeed(s.config.seed, 0xE7A1);
+    o.policyVersion = step; // the weights after `step` updates
     auto [begin, end] = shardRange(tasks.size(), dp.rank(), dp.worldSize());
     o.firstGroup = begin;
     std::vector<RolloutTask> mine(tasks.begin() + long(begin), tasks.begin() + long(end));
@@ -370,6 +372,7 @@ Json stepStatistics(const std::vector<TurnRecord> &records, int64_t turns) {
   std::map<std::string, int64_t> outcomes;
   std::map<std::string, std::pair<double, int64_t>> terms;
   std::vector<std::pair<double, int64_t>> byTurn(static_cast<size_t>(turns)), correctByTurn(static_cast<size_t>(turns));
+  std::vector<std::optional<int64_t>> versionByTurn(static_cast<size_t>(turns)); // the oldest weights a turn came from
   double rewardSum = 0, returnSum = 0, speedupSum = 0;
   int64_t rewarded = 0, returned = 0, correct = 0, speedups = 0, cached = 0, failures = 0, omitted = 0;
   std::map<std::pair<size_t, size_t>, bool> trajectoryCorrect;
@@ -390,6 +393,8 @@ Json stepStatistics(const std::vector<TurnRecord> &records, int64_t turns) {
       ++returned;
     }
     correct += o.correct;
+    std::optional<int64_t> &version = versionByTurn[r.turn];
+    version = version ? std::min(*version, r.policyVersion) : r.policyVersion;
     correctByTurn[r.turn].first += o.correct;
     ++correctByTurn[r.turn].second;
     trajectoryCorrect[{r.group, r.trajectory}] |= o.correct;
@@ -408,11 +413,14 @@ Json stepStatistics(const std::vector<TurnRecord> &records, int64_t turns) {
   Json rewardByTurn = Json::array(), correctTurn = Json::array(), termMeans = Json::object(), outcomeCounts = Json::object();
   for (auto &[sum, n] : byTurn) rewardByTurn.push_back(ratio(sum, n));
   for (auto &[sum, n] : correctByTurn) correctTurn.push_back(ratio(sum, n));
+  Json versions = Json::array();
+  for (const std::optional<int64_t> &v : versionByTurn) versions.push_back(v ? Json(*v) : Json(nullptr));
   for (auto &[name, acc] : terms) termMeans[name] = acc.first / double(records.size());
   for (auto &[name, n] : outcomes) outcomeCounts[name] = n;
   int64_t anyCorrect = 0;
   for (auto &[key, ok] : trajectoryCorrect) anyCorrect += ok;
   return Json{{"candidates", records.size()},
+              {"policy_version_by_turn", versions},
               {"reward_mean", ratio(rewardSum, rewarded)},
               {"reward_by_turn", rewardByTurn},
               {"return_mean", ratio(returnSum, returned)},
@@ -677,6 +685,34 @@ int runRlCommand(const std::vector<std::string> &argv) {
   loss.logProbs.gradientCheckpointing = c.gradientCheckpointing;
   loss.padId = s.generation.padId;
 
+  // The step's tasks: a function of (seed, step), so a resumed run draws the same ones.
+  // With several kinds they take turns (RlTaskDraw.h): every step has C and PyTorch tasks alike.
+  std::vector<std::string> taskKinds;
+  for (size_t i : drawable) taskKinds.push_back(s.trainTasks[i].kind);
+  auto tasksOf = [&](int64_t step) {
+    std::mt19937_64 pick(mixSeed(c.seed, uint64_t(step)));
+    std::vector<RolloutTask> tasks;
+    for (size_t k : drawStepTasks(taskKinds, splitList(c.kinds), c.tasksPerStep, pick)) tasks.push_back(s.trainTasks[drawable[k]]);
+    return tasks;
+  };
+  auto rolloutOptionsOf = [&](int64_t step, size_t taskCount) {
+    RolloutOptions ro;
+    ro.groupSize = c.groupSize;
+    ro.turns = c.turns;
+    ro.generation = s.generation;
+    ro.contextTokens = s.promptBudget;
+    ro.generationBatch = c.generationBatch;
+    ro.seed = mixSeed(mixSeed(c.seed, uint64_t(step)), 1);
+    ro.firstGroup = shardRange(taskCount, dp->rank(), dp->worldSize()).first;
+    ro.policyVersion = step - 1; // one update per step: the weights that step `step` starts from
+    return ro;
+  };
+  auto myShare = [&](const std::vector<RolloutTask> &tasks) {
+    auto [groupBegin, groupEnd] = shardRange(tasks.size(), dp->rank(), dp->worldSize());
+    return std::vector<RolloutTask>(tasks.begin() + long(groupBegin), tasks.begin() + long(groupEnd));
+  };
+  std::optional<RolloutAhead> ahead; // overlap_steps 1: the next step's first turn, generated in this step
+
   Progress progress(c.steps);
   if (c.maxSeconds > 0) progress.setTimeLimit(c.maxSeconds);
   auto showProgress = [&](int64_t done, const std::string &what) {
@@ -697,30 +733,29 @@ int runRlCommand(const std::vector<std::string> &argv) {
     }
     ++step;
     auto stepStart = Clock::now();
-    // The step's tasks: a function of (seed, step), so a resumed run draws the same ones.
-    // With several kinds they take turns (RlTaskDraw.h): every step has C and PyTorch tasks alike.
-    std::mt19937_64 pick(mixSeed(c.seed, uint64_t(step)));
-    std::vector<std::string> taskKinds;
-    for (size_t i : drawable) taskKinds.push_back(s.trainTasks[i].kind);
-    std::vector<RolloutTask> tasks;
-    for (size_t k : drawStepTasks(taskKinds, splitList(c.kinds), c.tasksPerStep, pick)) tasks.push_back(s.trainTasks[drawable[k]]);
-
-    RolloutOptions ro;
-    ro.groupSize = c.groupSize;
-    ro.turns = c.turns;
-    ro.generation = s.generation;
-    ro.contextTokens = s.promptBudget;
-    ro.generationBatch = c.generationBatch;
-    ro.seed = mixSeed(mixSeed(c.seed, uint64_t(step)), 1);
+    std::vector<RolloutTask> tasks = tasksOf(step);
+    RolloutOptions ro = rolloutOptionsOf(step, tasks.size());
     // Data parallel: each rank rolls out a contiguous share of the step's task groups (advantages are
     // relative within a group, so they need nothing from the other ranks).
-    auto [groupBegin, groupEnd] = shardRange(tasks.size(), dp->rank(), dp->worldSize());
-    ro.firstGroup = groupBegin;
-    std::vector<RolloutTask> myTasks(tasks.begin() + long(groupBegin), tasks.begin() + long(groupEnd));
+    std::vector<RolloutTask> myTasks = myShare(tasks);
     RolloutStats rs;
     auto rolloutStart = Clock::now();
+    // overlap_steps 1: while this step's last turn is evaluated, the next step's first turn is generated
+    // with these (not yet updated) weights, its behaviour log-probs taken with them (docs/training.md,
+    // "Overlapping rewards with generation"). Not past the run's last step.
+    std::optional<RolloutAhead> nextAhead;
+    std::function<void(RolloutStats &)> overlap;
+    if (c.overlapSteps > 0 && step < c.steps && !(a.stopAfter > 0 && step >= a.stopAfter))
+      overlap = [&](RolloutStats &current) {
+        std::vector<RolloutTask> nextTasks = tasksOf(step + 1);
+        showProgress(step - 1, "step " + std::to_string(step + 1) + ", turn 1: generating while rewards come");
+        nextAhead = generateFirstTurn(*s.policy, *s.tokenizer, myShare(nextTasks), *s.environment,
+                                      rolloutOptionsOf(step + 1, nextTasks.size()), &loss, &current);
+      };
     std::vector<TurnRecord> records = runEpisodes(*s.policy, *s.tokenizer, myTasks, *s.environment, ro, &rs,
-                                                  [&](const std::string &what) { showProgress(step - 1, what); });
+                                                  [&](const std::string &what) { showProgress(step - 1, what); },
+                                                  ahead ? &*ahead : nullptr, overlap);
+    ahead = std::move(nextAhead);
     double rolloutSeconds = since(rolloutStart);
     std::vector<RlSample> samples = gatherSamples(*dp, samplesFromRecords(records, c.advantageScale));
     std::vector<Json> lines;
@@ -729,12 +764,14 @@ int runRlCommand(const std::vector<std::string> &argv) {
     if (dp->worldSize() > 1) { // tokens and counts add up; the slowest rank's seconds are the step's
       std::vector<double> sums = dp->sum({double(rs.generatedTokens), double(rs.promptTokens), double(rs.candidates),
                                           double(rs.uniqueCandidates), double(rs.reused), double(rs.evaluated),
-                                          double(rs.ranked), double(rs.rankingCalls), rs.evaluateSeconds});
+                                          double(rs.ranked), double(rs.rankingCalls), rs.evaluateSeconds,
+                                          double(rs.overlappedTokens)});
       std::vector<double> maxima = dp->max({rs.generationSeconds, rs.rewardWaitSeconds, rolloutSeconds, rs.promptSeconds,
-                                            rs.extractSeconds, rs.rankSeconds, rs.scoreSeconds});
+                                            rs.extractSeconds, rs.rankSeconds, rs.scoreSeconds, rs.overlappedSeconds});
       rs.generatedTokens = int64_t(sums[0]), rs.promptTokens = int64_t(sums[1]), rs.candidates = int64_t(sums[2]);
       rs.uniqueCandidates = int64_t(sums[3]), rs.reused = int64_t(sums[4]), rs.evaluated = int64_t(sums[5]);
       rs.ranked = int64_t(sums[6]), rs.rankingCalls = int64_t(sums[7]), rs.evaluateSeconds = sums[8];
+      rs.overlappedTokens = int64_t(sums[9]), rs.overlappedSeconds = maxima[7];
       rs.generationSeconds = maxima[0], rs.rewardWaitSeconds = maxima[1], rolloutSeconds = maxima[2];
       rs.promptSeconds = maxima[3], rs.extractSeconds = maxima[4], rs.rankSeconds = maxima[5], rs.scoreSeconds = maxima[6];
     }
@@ -747,6 +784,8 @@ int runRlCommand(const std::vector<std::string> &argv) {
     Json line = stepStatistics(records, c.turns);
     Json head{{"step", step},
               {"elapsed", elapsedBefore + since(runStart)},
+              {"overlap_steps", c.overlapSteps},
+              {"policy_version", step - 1},
               {"learning_rate", us.learningRate},
               {"loss", us.loss},
               {"policy_loss", us.policyLoss},
@@ -765,15 +804,19 @@ int runRlCommand(const std::vector<std::string> &argv) {
     for (auto it = line.begin(); it != line.end(); ++it) head[it.key()] = it.value();
     // Seconds per phase (docs/training.md, "RL step throughput"): the trainer thread's wall time, except
     // evaluate (analysis + evaluation summed over candidates, on the workers, overlapped with generation).
+    // overlapped: the next step's first turn made while this step's last turn was evaluated (its prompt,
+    // generate and extract seconds are in those phases too); 0 with overlap_steps 0.
     head["seconds"] = {{"rollout", rolloutSeconds}, {"prompt", rs.promptSeconds}, {"generate", rs.generationSeconds},
                        {"extract", rs.extractSeconds}, {"reward_wait", rs.rewardWaitSeconds},
+                       {"overlapped", rs.overlappedSeconds},
                        {"evaluate", rs.evaluateSeconds}, {"rank", rs.rankSeconds}, {"score", rs.scoreSeconds},
                        {"update", updateSeconds}, {"step", since(stepStart)}};
     // Identical candidates (task + extracted code) are evaluated once: duplicates = candidates - unique.
     head["counts"] = {{"candidates", rs.candidates}, {"unique_candidates", rs.uniqueCandidates},
                       {"duplicates", rs.candidates - rs.uniqueCandidates}, {"reused", rs.reused},
                       {"evaluated", rs.evaluated}, {"ranked", rs.ranked}, {"ranking_calls", rs.rankingCalls},
-                      {"generated_tokens", rs.generatedTokens}, {"prompt_tokens", rs.promptTokens}};
+                      {"generated_tokens", rs.generatedTokens}, {"prompt_tokens", rs.promptTokens},
+                      {"overlapped_tokens", rs.overlappedTokens}};
     {
       Json names = Json::array();
       for (const RolloutTask &t : tasks) names.push_back(t.name);

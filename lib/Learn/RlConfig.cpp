@@ -63,6 +63,9 @@ const std::vector<Key> &keys() {
       {"max_new_tokens", &RlConfig::maxNewTokens, 1, 1e6, "", "tokens per answer at most"},
       {"context_tokens", &RlConfig::contextTokens, 16, 1e7, "", "prompt budget: the oldest turns' code is dropped first, then whole oldest turns"},
       {"generation_batch", &RlConfig::generationBatch, 1, 1e6, "", "rows generated together; a batch's candidates are evaluated while the next batch generates"},
+      {"overlap_steps", &RlConfig::overlapSteps, 0, 1, "",
+       "1: while a step's last turn is evaluated, the next step's first turn is generated with the not yet updated "
+       "weights (one step off-policy; the loss's ratio is against those weights' log-probs); 0: strictly on-policy"},
       {"reward_config", &RlConfig::rewardConfig, 0, 0, "", "reward config file (docs/reward.md); empty: built-in"},
       {"reward_mode", &RlConfig::rewardMode, 0, 0, "unified|outcome",
        "unified: the reward's total; outcome: only its outcome and speed terms (the ablation)"},

@@ -94,7 +94,7 @@ std::shared_future<CandidateOutcome> RlEnvironment::submit(const std::string &ta
   std::string sha = source ? support::sha256Hex(*source) : std::string();
   std::string key = optionsDigest_ + "\n" + taskDir + "\n" + (source ? sha : std::string("no code block"));
   std::lock_guard<std::mutex> lock(mutex_);
-  ++counts_.submitted;
+  size_t sequence = counts_.submitted++;
   auto hit = cache_.find(key);
   if (hit != cache_.end()) {
     ++counts_.cached;
@@ -111,7 +111,9 @@ std::shared_future<CandidateOutcome> RlEnvironment::submit(const std::string &ta
   entry->taskDir = taskDir;
   entry->source = source.value_or(std::string());
   entry->sha = sha;
+  entry->sequence = sequence;
   ++inStage_;
+  inStageSequences_.insert(sequence);
   queue_.push_back([this, entry, source] { stage(entry, source); });
   wake_.notify_one();
   // Deferred: the caller's get() waits for the worker, then ranks (in a batch) if it must.
@@ -124,6 +126,17 @@ std::shared_future<CandidateOutcome> RlEnvironment::submit(const std::string &ta
 void RlEnvironment::waitIdle() {
   std::unique_lock<std::mutex> lock(mutex_);
   staged_.wait(lock, [&] { return inStage_ == 0; });
+}
+
+size_t RlEnvironment::submissions() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return counts_.submitted;
+}
+
+void RlEnvironment::waitStaged(size_t mark) {
+  // A cached (identical) submission has no entry of its own: the earlier one it shares has a lower index.
+  std::unique_lock<std::mutex> lock(mutex_);
+  staged_.wait(lock, [&] { return inStageSequences_.empty() || *inStageSequences_.begin() >= mark; });
 }
 
 void RlEnvironment::stage(const std::shared_ptr<Entry> &entry, const std::optional<std::string> &source) {
@@ -150,6 +163,7 @@ void RlEnvironment::stage(const std::shared_ptr<Entry> &entry, const std::option
   entry->outcome = std::move(o); // the verdict-less outcome; replaced once ranked
   entry->staged = true;
   --inStage_;
+  inStageSequences_.erase(entry->sequence);
   staged_.notify_all();
 }
 

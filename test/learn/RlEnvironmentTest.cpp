@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <set>
 #include <filesystem>
@@ -381,4 +382,24 @@ TEST(RlTaskDraw, UncertainTasksAreThoseWhoseSamplesDiffer) {
   EXPECT_EQ(c.taskSelection, "uncertain");
   EXPECT_THROW(applyRlConfigOverride(c, "task_selection=random"), LearnError);
   EXPECT_THROW(applyRlConfigOverride(c, "selection_samples=1"), LearnError);
+}
+
+// overlap_steps 1: the wait for a step's last turn stops at its mark, whatever was submitted after it.
+TEST(RlEnvironment, WaitStagedWaitsForTheCandidatesBeforeTheMarkOnly) {
+  RlEnvironment env(fakeOptions("wait-staged"));
+  std::shared_future<CandidateOutcome> mine = env.submit(kTask, candidate("sleep 0.3"));
+  std::shared_future<CandidateOutcome> again = env.submit(kTask, candidate("sleep 0.3")); // cached: no entry of its own
+  size_t mark = env.submissions();
+  EXPECT_EQ(mark, 2u);
+  auto start = std::chrono::steady_clock::now();
+  std::shared_future<CandidateOutcome> later = env.submit(kTask, candidate("sleep 2"));
+  env.waitStaged(mark);
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(waited, 1.6); // not the 2 s of the later one
+  EXPECT_EQ(mine.get().outcome, "ok");
+  EXPECT_TRUE(again.get().cached);
+  env.waitStaged(env.submissions());
+  double all = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(all, 2.0); // and a mark past it waits for it
+  EXPECT_EQ(later.get().outcome, "ok");
 }

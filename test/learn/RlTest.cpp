@@ -1,13 +1,26 @@
 // The RL update (docs/training.md, "cudaperf-train rl") on tiny random models: a completion with a
 // positive advantage gains log-probability and one with a negative advantage loses it; the clip stops
 // the gradient where the ratio left its range in the advantage's direction; micro-batching does not
-// change the loss; the KL to the LoRA-off reference starts at 0; and saving and resuming reproduce
-// the next step exactly.
+// change the loss; the KL to the LoRA-off reference starts at 0; saving and resuming reproduce
+// the next step exactly; and overlap_steps 1: recorded behaviour log-probs set the ratio, the next
+// step's first turn is generated while the last turn is evaluated (a chain policy that writes code
+// blocks, a stand-in evaluator with a delay), and a turn made ahead equals one made inline.
 #include "TinyModels.h"
 
 #include "cudaperf/Learn/Rl.h"
+#include "cudaperf/Schema/EvalResult.h"
+#include "cudaperf/Support/Sha256.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 using namespace cudaperf::learn;
 using namespace cudaperf::learn::test;
@@ -149,4 +162,229 @@ TEST(RlUpdate, SaveAndResumeReproduceTheNextStep) {
   ASSERT_EQ(pa.size(), pb.size());
   for (size_t i = 0; i < pa.size(); ++i) EXPECT_TRUE(torch::equal(pa[i].second, pb[i].second)) << pa[i].first;
   std::filesystem::remove_all(dir);
+}
+
+// ---- overlap_steps (docs/training.md, "Overlapping rewards with generation") ----
+
+TEST(RlUpdate, RecordedBehaviourLogProbsSetTheRatioAndTheOthersAreTheCurrentWeights) {
+  CausalLm m = tinyModel("qwen2", 5);
+  Trainer t(m, sgdLike(0)); // learning rate 0: the statistics of one step, the weights kept
+  RlSample stale = sample({1, 2, 3}, {4, 5, 6}, 1.0), fresh = sample({7, 8}, {9, 10}, 1.0);
+  std::vector<RlSample> probe = {stale};
+  fillLogProbs(*m, probe, false, RlLossOptions{});
+  // What a policy 0.5 nats per token less likely to write these tokens recorded when it generated them.
+  for (float v : probe[0].oldLogProbs) stale.oldLogProbs.push_back(v - 0.5f);
+  std::vector<RlSample> onlyStale = {stale};
+  RlUpdateStats s = rlUpdate(*m, t, onlyStale, RlLossOptions{}, 1, 1, 1);
+  EXPECT_NEAR(s.ratioMax, std::exp(0.5), 1e-3); // against the recorded ones, not ratio 1
+  EXPECT_EQ(s.tokens, 3);
+  EXPECT_EQ(s.clippedTokens, 3); // 1.65 > 1 + clip_high with a positive advantage: every token clipped
+  // Mixed with a sample of the current weights: that one's behaviour log-probs are taken now (ratio 1).
+  std::vector<RlSample> mixed = {stale, fresh};
+  RlUpdateStats both = rlUpdate(*m, t, mixed, RlLossOptions{}, 1, 1, 1);
+  EXPECT_NEAR(both.ratioMax, std::exp(0.5), 1e-3);
+  EXPECT_EQ(both.tokens, 5);
+  EXPECT_EQ(both.clippedTokens, 3); // the fresh sample's ratio is 1: none of its tokens clipped
+  ASSERT_EQ(mixed[1].oldLogProbs.size(), 2u);
+  std::vector<RlSample> bad = {stale};
+  bad[0].oldLogProbs.pop_back();
+  EXPECT_THROW(rlUpdate(*m, t, bad, RlLossOptions{}, 1, 1, 1), TrainerError);
+}
+
+namespace {
+
+// hf-small's tokenizer with "```" one token (two merges put first), so that a model whose next token
+// depends on the last one only can open a code block.
+struct FenceTokenizer {
+  Tokenizer tokenizer;
+  int32_t fence, vocab;
+};
+FenceTokenizer fenceTokenizer() {
+  std::ifstream in(std::string(CUDAPERF_SOURCE_DIR) + "/test/learn/fixtures/tokenizer/hf-small/tokenizer.json");
+  nlohmann::json j = nlohmann::json::parse(in);
+  int32_t next = 0;
+  for (auto &item : j["model"]["vocab"].items()) next = std::max(next, item.value().get<int32_t>() + 1);
+  for (auto &added : j["added_tokens"]) next = std::max(next, added["id"].get<int32_t>() + 1);
+  j["model"]["vocab"]["``"] = next;
+  j["model"]["vocab"]["```"] = next + 1;
+  auto &merges = j["model"]["merges"];
+  merges.insert(merges.begin(), nlohmann::json::array({"``", "`"}));
+  merges.insert(merges.begin(), nlohmann::json::array({"`", "`"}));
+  return {Tokenizer::fromJson(j.dump()), next + 1, next + 2};
+}
+
+// A policy that answers "```" then a blank line then a random run of "x" and " x": attention and MLP
+// outputs zeroed, so the hidden state is the last token's embedding, which picks the next token.
+CausalLm chainPolicy(const FenceTokenizer &f) {
+  ModelConfig c = tinyConfig("qwen2");
+  c.vocabSize = f.vocab;
+  c.maxPositions = 4096;
+  CausalLm m(c, torch::TensorOptions().dtype(torch::kFloat32));
+  m->initializeRandom(3);
+  torch::NoGradGuard noGrad;
+  for (auto &p : m->named_parameters()) {
+    if (p.key().find("o_proj") != std::string::npos || p.key().find("down_proj") != std::string::npos) p.value().zero_();
+    if (p.key().find("norm") != std::string::npos) p.value().fill_(1);
+  }
+  int32_t blank = *f.tokenizer.tokenToId("ĊĊ"), x = *f.tokenizer.tokenToId("x"), spaceX = *f.tokenizer.tokenToId("Ġx");
+  torch::Tensor emb = m->model->embed_tokens->weight, head = m->lm_head->weight;
+  emb.zero_();
+  emb.select(1, 0).fill_(1); // every other token: state 0
+  for (int32_t id : {f.fence, blank, x, spaceX}) emb[id].zero_();
+  emb[f.fence][1] = 1;
+  emb[blank][2] = 1;
+  emb[x][3] = 1;
+  emb[spaceX][3] = 1;
+  head.zero_();
+  head[f.fence][0] = 10; // state 0 -> ```
+  head[blank][1] = 10;   // ``` -> blank line
+  head[x][2] = 10;       // blank line -> x
+  head[x][3] = 1;        // x -> x or " x", about evenly
+  head[spaceX][3] = 1;
+  m->eval();
+  return m;
+}
+
+// A compile-only evaluator behind a delay that passes every candidate, noting when each evaluation
+// ends. In-process: a LibTorch process whose BLAS threads have run must not fork from several threads.
+class SlowEvaluator : public cudaperf::reward::Evaluator {
+public:
+  SlowEvaluator(double seconds, std::vector<std::chrono::steady_clock::time_point> &ends, std::mutex &mutex)
+      : seconds_(seconds), ends_(ends), mutex_(mutex) {}
+  cudaperf::support::Json evaluate(const std::string &taskDir, const std::string &candidatePath) override {
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds_));
+    std::ifstream in(candidatePath, std::ios::binary);
+    std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    cudaperf::support::Json j =
+        cudaperf::schema::EvalResult::synthetic(std::filesystem::path(taskDir).filename().string(), taskDir, candidatePath,
+                                                cudaperf::support::sha256Hex(source), cudaperf::schema::Outcome::Ok, "",
+                                                "", true)
+            .toJson();
+    std::lock_guard<std::mutex> lock(mutex_);
+    ends_.push_back(std::chrono::steady_clock::now());
+    return j;
+  }
+  std::string describe() const override { return "slow stand-in"; }
+
+private:
+  double seconds_;
+  std::vector<std::chrono::steady_clock::time_point> &ends_;
+  std::mutex &mutex_;
+};
+
+struct SlowEnvironment {
+  std::vector<std::chrono::steady_clock::time_point> ends;
+  std::mutex mutex;
+  std::unique_ptr<RlEnvironment> env;
+  explicit SlowEnvironment(double seconds, const std::string &name) {
+    EnvironmentOptions o;
+    o.analyzerPath = "none";
+    o.staticOnly = true;
+    o.jobs = 16;
+    o.workDir = freshDir("rl-overlap-" + name).string();
+    env = std::make_unique<RlEnvironment>(o, std::make_unique<SlowEvaluator>(seconds, ends, mutex));
+  }
+};
+
+std::vector<RolloutTask> rolloutTasks(const std::vector<std::string> &names) {
+  std::vector<RolloutTask> out;
+  for (const std::string &n : names) {
+    RolloutTask t;
+    t.name = n;
+    t.task = loadPolicyTask(std::string(CUDAPERF_SOURCE_DIR) + "/data/tasks/" + n);
+    t.kind = "c";
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+RolloutOptions rolloutOptions(const FenceTokenizer &f, uint64_t seed, int64_t version) {
+  RolloutOptions o;
+  o.groupSize = 2;
+  o.turns = 2;
+  o.generation.maxNewTokens = 10;
+  o.generation.padId = 0;
+  o.generation.decode = [&f](const std::vector<int32_t> &ids) { return f.tokenizer.decode(ids, true); };
+  o.contextTokens = 3000;
+  o.generationBatch = 64;
+  o.seed = seed;
+  o.policyVersion = version;
+  return o;
+}
+
+bool sameRecords(const std::vector<TurnRecord> &a, const std::vector<TurnRecord> &b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].prompt != b[i].prompt || a[i].completion != b[i].completion || a[i].source != b[i].source ||
+        a[i].outcome.reward != b[i].outcome.reward || a[i].scored.discountedReturn != b[i].scored.discountedReturn)
+      return false;
+  return true;
+}
+
+} // namespace
+
+TEST(RlRollout, NextStepsFirstTurnIsGeneratedWhileTheLastTurnIsEvaluated) {
+  FenceTokenizer f = fenceTokenizer();
+  CausalLm policy = chainPolicy(f);
+  std::vector<RolloutTask> step1 = rolloutTasks({"vector_add"}), step2 = rolloutTasks({"saxpy"});
+  RolloutOptions o1 = rolloutOptions(f, 11, 0), o2 = rolloutOptions(f, 12, 1);
+  RlLossOptions loss;
+  const double delay = 1.2; // every evaluation's
+  SlowEnvironment slow(delay, "pipelined");
+  RlEnvironment &env = *slow.env;
+
+  // Step 1, overlap 1: the hook makes step 2's first turn once step 1's last turn is all submitted.
+  auto evaluationsDone = [&] {
+    std::lock_guard<std::mutex> lock(slow.mutex);
+    return slow.ends.size();
+  };
+  std::optional<RolloutAhead> ahead;
+  size_t submittedAtHook = 0, doneAtHook = 0;
+  RolloutStats s1;
+  std::vector<TurnRecord> r1 = runEpisodes(*policy, f.tokenizer, step1, env, o1, &s1, nullptr, nullptr, [&](RolloutStats &st) {
+    submittedAtHook = env.submissions();
+    doneAtHook = evaluationsDone();
+    ahead = generateFirstTurn(*policy, f.tokenizer, step2, env, o2, &loss, &st);
+  });
+  size_t doneAfterStep1 = evaluationsDone();
+  ASSERT_EQ(r1.size(), 4u);
+  ASSERT_TRUE(ahead.has_value());
+  EXPECT_EQ(submittedAtHook, 4u);       // both turns of step 1 were in before the hook
+  EXPECT_EQ(env.submissions(), 6u);    // and step 2's first turn after it
+  for (const TurnRecord &r : r1) {
+    ASSERT_TRUE(r.source.has_value()) << f.tokenizer.decode(r.completion, true);
+    EXPECT_TRUE(r.outcome.correct) << r.outcome.outcome;
+    EXPECT_EQ(r.policyVersion, 0);
+    EXPECT_TRUE(r.behaviourLogProbs.empty());
+  }
+  // Step 2's first turn was generated while step 1's last turn was still being evaluated.
+  EXPECT_LT(doneAtHook, doneAfterStep1);
+  EXPECT_GT(s1.overlappedSeconds, 0);
+  EXPECT_EQ(s1.overlappedTokens, 2 * 10);
+  for (const TurnRecord &r : ahead->records) {
+    EXPECT_EQ(r.policyVersion, 1);
+    EXPECT_EQ(r.behaviourLogProbs.size(), r.completion.size()); // taken with the generating weights
+  }
+
+  // Step 2 starts from the turn made ahead: its turn-1 rewards have been coming since step 1.
+  RolloutStats s2;
+  std::vector<TurnRecord> r2 = runEpisodes(*policy, f.tokenizer, step2, env, o2, &s2, nullptr, &*ahead);
+  ASSERT_EQ(r2.size(), 4u);
+  EXPECT_EQ(s2.generatedTokens, 2 * 10); // the second turn only
+  // One generation batch per turn: without the overlap every turn's evaluation is waited for whole
+  // after its generation (4 delays over the two steps); with it, step 2's first turn is evaluated
+  // while step 1's last turn is, so the steps wait about 3 delays in all.
+  EXPECT_LT(s1.rewardWaitSeconds + s2.rewardWaitSeconds, 3.5 * delay);
+  for (const TurnRecord &r : r2) EXPECT_EQ(r.policyVersion, 1);
+  std::vector<RlSample> samples = samplesFromRecords(r2, "none");
+  size_t recorded = 0;
+  for (const RlSample &s : samples) recorded += !s.oldLogProbs.empty();
+  size_t firstTurnSamples = 0;
+  for (const TurnRecord &r : r2) firstTurnSamples += r.turn == 0 && r.advantage.has_value();
+  EXPECT_EQ(recorded, firstTurnSamples); // the first turn's samples carry the behaviour log-probs
+
+  // The same weights throughout: step 2 from the turn made ahead is step 2 made in one go (overlap 0).
+  SlowEnvironment quick(0.0, "inline");
+  std::vector<TurnRecord> inline2 = runEpisodes(*policy, f.tokenizer, step2, *quick.env, o2);
+  EXPECT_TRUE(sameRecords(r2, inline2));
 }

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <optional>
 #include <string>
 #include <thread>
@@ -107,6 +108,12 @@ public:
   std::shared_future<CandidateOutcome> submit(const std::string &taskDir, const std::optional<std::string> &source);
   // Blocks until no candidate is queued or being analysed/evaluated (the ranking stage may remain).
   void waitIdle();
+  // How many candidates have been submitted so far: a mark for waitStaged.
+  size_t submissions() const;
+  // Blocks until every candidate among the first `mark` submitted is analysed/evaluated (the ranking
+  // stage may remain); later ones may still be queued (overlap_steps: the next step's first turn is
+  // submitted while this step's last turn is awaited).
+  void waitStaged(size_t mark);
 
   // The trajectory rules (repeat, regression) and the discounted returns over one trajectory's turns, oldest first.
   std::vector<reward::TurnReward> score(const std::vector<const CandidateOutcome *> &turns) const;
@@ -126,6 +133,7 @@ private:
   struct Entry {
     std::string taskDir, source, sha;
     bool staged = false, rankTaken = false;
+    size_t sequence = 0;                            // its submission's index
     std::optional<CandidateOutcome> outcome;        // final
     std::optional<reward::CandidateResult> result;  // staged, waiting for its ranking
     double seconds = 0;
@@ -152,6 +160,7 @@ private:
   std::map<std::string, std::shared_future<CandidateOutcome>> cache_; // options + task dir + source SHA-256
   std::vector<std::shared_ptr<Entry>> rankPending_;  // staged, not yet ranked
   size_t inStage_ = 0;                               // queued or being analysed/evaluated
+  std::set<size_t> inStageSequences_;                // their submission indices
   std::string optionsDigest_;                        // part of the cache key
   Counts counts_;
 };
