@@ -29,7 +29,7 @@ namespace {
 struct CommandLine {
   EvalOptions opt;
   std::string batchFile, outputPath, nvcc, socketPath;
-  bool jsonl = false, summary = false, validateOnly = false, serve = false, baselineReuseGiven = false;
+  bool jsonl = false, summary = false, validateOnly = false, serve = false;
   ServePolicy servePolicy;
   evaltool::QueueCommand queue; // --worker redis://, --submit, --queue-status (QueueModes.h)
 };
@@ -134,10 +134,9 @@ support::ArgParser evalArgs(CommandLine &c) {
               [&](const std::string &v) { o.queueLimit = size_t(parseInteger(v, 1, 1 << 24)); })
       .option("--baseline-reuse", "N",
               "later candidates of a task that reuse its measured baseline timing on a GPU\n"
-              "(default 0, 20 with --serve)",
+              "(default 20; 0: the baseline timed again in every worker)",
               [&](const std::string &v) {
                 o.baselineReuse = int(parseInteger(v, 0, 1 << 30));
-                c.baselineReuseGiven = true;
               })
       .option("--spare-workers", "N",
               "workers started ahead per GPU, each creating its CUDA context while\n"
@@ -187,6 +186,9 @@ int main(int argc, char **argv) {
   // SIGTERM must not leave them running on the GPU.
   support::killChildrenOnTermination();
   CommandLine cl;
+  // The command's default in every mode (the library's is 0, for its other callers): a task's baseline
+  // timing measured by one worker serves the next 20 candidates of the task on that GPU.
+  cl.opt.baselineReuse = 20;
   support::ArgParser args = evalArgs(cl);
   std::vector<std::string> positional = args.parseOrExit(argc, argv, kExitUsage).positional;
   auto usageError = [&](const std::string &msg) { args.usageError(msg, kExitUsage); };
@@ -205,8 +207,6 @@ int main(int argc, char **argv) {
       return evaltool::runQueueStatusMode(q);
     if (!q.submitUrl.empty())
       return evaltool::runSubmitMode(q, batchFile, opt, outputPath);
-    if (!cl.baselineReuseGiven)
-      opt.baselineReuse = 20;
     std::unique_ptr<Evaluator> evaluator = startEvaluator(opt, nvcc);
     if (!evaluator)
       return kExitInternal;
@@ -215,8 +215,6 @@ int main(int argc, char **argv) {
   if (cl.serve) {
     if (!positional.empty() || !batchFile.empty())
       usageError("--serve takes its candidates as requests, not on the command line");
-    if (!cl.baselineReuseGiven)
-      opt.baselineReuse = 20;
     std::unique_ptr<Evaluator> evaluator = startEvaluator(opt, nvcc);
     if (!evaluator)
       return kExitInternal;
