@@ -107,10 +107,10 @@ note "import rc=$(cat "$kb/import.rc" 2> /dev/null)"
 if [ -f "$kb/task.json" ]; then
   for i in 1 2 3; do { cat data/tasks/pytorch/relu/impls/baseline.cu; echo "// variant $i"; } > "$work/relu-naive-$i.cu"; done
   cp scripts/gpu/kernelbench-relu/relu_float4.cu "$work/relu-float4.cu"
-  sides="base new"; [ -n "${COST_RELU_REUSE:-}" ] && sides="$sides new-reuse"
+  sides="base new"; [ -n "${COST_RELU_REUSE:-}" ] && sides="$sides new-reuse$COST_RELU_REUSE"
   for side in $sides; do
     bin=$new_bin; [ $side = base ] && bin=$base_bin
-    reuse=(); [ $side = new-reuse ] && reuse=(--baseline-reuse "$COST_RELU_REUSE")
+    reuse=(); [ $side = "new-reuse${COST_RELU_REUSE:-}" ] && reuse=(--baseline-reuse "$COST_RELU_REUSE")
     t0=$SECONDS
     CUDAPERF_CACHE_DIR=/tmp/trust-cost-relu-$side timeout "$(cap 120 5)" "$bin" "$kb" "$work/relu-naive-1.cu" "$work/relu-float4.cu" \
       "$work/relu-naive-2.cu" "$work/relu-naive-3.cu" --jsonl --timeout 300 --stall-timeout 60 --jobs 4 "${reuse[@]}" \
