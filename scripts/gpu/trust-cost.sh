@@ -12,7 +12,7 @@
 #   4. KernelBench ReLU: four candidates through each evaluator; seconds per additional candidate
 #      (scripts/gpu/eval-scale-report.py relu; the bar: under 1 s).
 #   With COST_RELU_REUSE=N, step 4 runs this tree's evaluator a second time with --baseline-reuse N
-#   (the later candidates of the task reuse the first one's baseline timing: --serve's default is 20).
+#   (0: the baseline timed again in every worker, batch mode's default before d822d1c; 20 is the default now).
 # Usage: [BASE=rev] [BASE_REPO=a git checkout holding rev | BASE_DIR=its tree] [COST_SECONDS=560] [COST_SERVE_N=60]
 #        [COST_STEPS="batch serve relu"] [COST_RELU_REUSE=N] scripts/gpu/trust-cost.sh [OUTDIR]
 # OUTDIR (default $OUT) gets summary.txt and trust-cost.tar.gz.
