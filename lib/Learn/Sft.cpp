@@ -209,6 +209,36 @@ SftData prepareData(const SftConfig &c, bool root, Clock::time_point start) {
   return d;
 }
 
+// The model trained: the checkpoint of init, or a new one of model_config (else the built-in shape) with
+// random weights from the seed; LoRA adapters when lora_rank > 0. In training mode.
+CausalLm buildModel(const SftConfig &c, const SftData &data, const torch::Device &device, torch::Dtype dtype) {
+  torch::manual_seed(c.seed);
+  CausalLm model(nullptr);
+  if (!c.init.empty()) {
+    model = loadPretrained(c.init, LoadOptions{device, dtype, false});
+  } else {
+    ModelConfig config = !c.modelConfig.empty() ? ModelConfig::fromFile(c.modelConfig) : defaultSftModelConfig(int64_t(data.tokenizer->vocabSize()));
+    if (config.vocabSize < int64_t(data.tokenizer->vocabSize()))
+      throw ModelError("the model's vocab_size " + std::to_string(config.vocabSize) + " is smaller than the tokenizer's " +
+                       std::to_string(data.tokenizer->vocabSize()));
+    config.eosTokenIds = {data.endOfTurn};
+    config.padTokenId = data.padId;
+    config.bosTokenId.reset();
+    config.dtype = torchDtypeName(dtype);
+    std::cerr << kProgram << ": new " << config.architecture() << ": " << humanCount(double(config.parameterCount()))
+              << " parameters, weights " << humanBytes(weightBytes(config, dtype)) << " + training state "
+              << humanBytes(double(config.parameterCount()) * (dtype == torch::kFloat32 ? 12 : 14)) << " on " << device.str()
+              << "\n";
+    model = CausalLm(config, torch::TensorOptions().dtype(dtype).device(device));
+    model->initializeRandom(c.seed);
+  }
+  if (c.loraRank > 0) {
+    model->attachLora(loraOptionsFrom(c.loraRank, c.loraAlpha, c.loraDropout, c.loraTargets));
+  }
+  model->train();
+  return model;
+}
+
 } // namespace
 
 LoraOptions loraOptionsFrom(int64_t rank, double alpha, double dropout, const std::string &targets) {
@@ -244,7 +274,7 @@ int runSft(const SftConfig &config, const DataParallelArgs &dpArgs) {
   SftData data = prepareData(c, root, start);
   ExampleSet &train = data.train, &val = data.val;
   std::optional<Tokenizer> &tokenizer = data.tokenizer;
-  const int32_t endOfTurn = data.endOfTurn, padId = data.padId;
+  const int32_t padId = data.padId;
   ordered_json &report = data.report;
   if (c.dryRun) {
     if (root) {
@@ -263,32 +293,8 @@ int runSft(const SftConfig &config, const DataParallelArgs &dpArgs) {
   }
 
   // Model.
-  torch::manual_seed(c.seed);
-  CausalLm model(nullptr);
-  LoraOptions lora;
-  if (!c.init.empty()) {
-    model = loadPretrained(c.init, LoadOptions{device, dtype, false});
-  } else {
-    ModelConfig config = !c.modelConfig.empty() ? ModelConfig::fromFile(c.modelConfig) : defaultSftModelConfig(int64_t(tokenizer->vocabSize()));
-    if (config.vocabSize < int64_t(tokenizer->vocabSize()))
-      throw ModelError("the model's vocab_size " + std::to_string(config.vocabSize) + " is smaller than the tokenizer's " +
-                       std::to_string(tokenizer->vocabSize()));
-    config.eosTokenIds = {endOfTurn};
-    config.padTokenId = padId;
-    config.bosTokenId.reset();
-    config.dtype = torchDtypeName(dtype);
-    std::cerr << kProgram << ": new " << config.architecture() << ": " << humanCount(double(config.parameterCount()))
-              << " parameters, weights " << humanBytes(weightBytes(config, dtype)) << " + training state "
-              << humanBytes(double(config.parameterCount()) * (dtype == torch::kFloat32 ? 12 : 14)) << " on " << device.str()
-              << "\n";
-    model = CausalLm(config, torch::TensorOptions().dtype(dtype).device(device));
-    model->initializeRandom(c.seed);
-  }
-  if (c.loraRank > 0) {
-    lora = loraOptionsFrom(c.loraRank, c.loraAlpha, c.loraDropout, c.loraTargets);
-    model->attachLora(lora);
-  }
-  model->train();
+  CausalLm model = buildModel(c, data, device, dtype);
+  const LoraOptions lora = loraOptionsFrom(c.loraRank, c.loraAlpha, c.loraDropout, c.loraTargets); // used when lora_rank > 0
 
   // Batches and the plan.
   std::vector<std::vector<size_t>> trainBatches = packByLength(train.examples, c.microBatchTokens);
