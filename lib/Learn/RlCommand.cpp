@@ -749,8 +749,9 @@ int runRlCommand(const std::vector<std::string> &argv) {
       overlap = [&](RolloutStats &current) {
         std::vector<RolloutTask> nextTasks = tasksOf(step + 1);
         showProgress(step - 1, "step " + std::to_string(step + 1) + ", turn 1: generating while rewards come");
-        nextAhead = generateFirstTurn(*s.policy, *s.tokenizer, myShare(nextTasks), *s.environment,
-                                      rolloutOptionsOf(step + 1, nextTasks.size()), &loss, &current);
+        RolloutOptions next = rolloutOptionsOf(step + 1, nextTasks.size());
+        next.policyVersion = step - 1; // these weights: this step's update has not been applied yet
+        nextAhead = generateFirstTurn(*s.policy, *s.tokenizer, myShare(nextTasks), *s.environment, next, &loss, &current);
       };
     std::vector<TurnRecord> records = runEpisodes(*s.policy, *s.tokenizer, myTasks, *s.environment, ro, &rs,
                                                   [&](const std::string &what) { showProgress(step - 1, what); },

@@ -172,6 +172,27 @@ PY
 cmp -s full/state/trainable.safetensors split/state/trainable.safetensors && cmp -s full/state/optimizer.safetensors split/state/optimizer.safetensors \
   && echo "ok   resumed weights and optimizer bit-identical" || { echo "FAIL resumed state differs"; fails=$((fails + 1)); }
 
+# overlap_steps 1 (docs/training.md, "Overlapping rewards with generation"): step n + 1's first turn made by
+# step n's weights while step n's last turn is evaluated; step 1 is the same as without it.
+check "rl 3 steps, overlap_steps 1" 0 "$train" rl --config rl.json --set steps=3 --set overlap_steps=1 --out overlap
+python3 - <<'PY' && echo "ok   overlap: policy versions per turn, overlapped seconds, step 1 unchanged" || { echo "FAIL overlap log"; fails=$((fails + 1)); }
+import json
+def lines(p): return [json.loads(l) for l in open(p) if l.strip()]
+a, b = lines("full/rl-log.jsonl"), lines("overlap/rl-log.jsonl")
+assert [x["overlap_steps"] for x in a] == [0, 0, 0] and [x["overlap_steps"] for x in b] == [1, 1, 1], b
+assert [x["policy_version_by_turn"] for x in a] == [[0, 0], [1, 1], [2, 2]], [x["policy_version_by_turn"] for x in a]
+assert [x["policy_version_by_turn"] for x in b] == [[0, 0], [0, 1], [1, 2]], [x["policy_version_by_turn"] for x in b]
+assert b[0]["seconds"]["overlapped"] > 0 and b[1]["counts"]["overlapped_tokens"] > 0, b[0]["seconds"]
+assert b[2]["seconds"]["overlapped"] == 0 and a[0]["seconds"]["overlapped"] == 0  # no step after the last
+assert a[0]["loss"] == b[0]["loss"] and a[0]["reward_mean"] == b[0]["reward_mean"], (a[0]["loss"], b[0]["loss"])
+key = lambda c: (c["task"], c["trajectory"], c["turn"], c["completion_tokens"], c["source_sha256"], c["policy_version"])
+ca = [key(c) for c in lines("full/candidates.jsonl") if c["phase"] == "train" and c["step"] == 1]
+cb = [key(c) for c in lines("overlap/candidates.jsonl") if c["phase"] == "train" and c["step"] == 1]
+assert ca == cb and len(ca) == 8, (ca, cb)
+v2 = [c["policy_version"] for c in lines("overlap/candidates.jsonl") if c["phase"] == "train" and c["step"] == 2]
+assert sorted(set(v2)) == [0, 1], v2
+PY
+
 check "eval-policy" 0 "$train" eval-policy --config rl.json --model sft/checkpoint --out ep
 python3 -c "
 import json; e=json.load(open('ep/eval-policy.json'))
