@@ -3,7 +3,7 @@
 # the one-process gradient and RL update (cudaperf-train dp-check: relative tolerance 1e-5 on the SFT
 # gradient, the RL loss and gradient norm; 1e-4 on the weights' change), through a FileStore and a
 # TCPStore; a missing peer and a peer that dies fail the other rank with a message, not a hang;
-# `sft` and `rl` on two ranks log what one rank logs (relative 1e-5), rank 0 alone writes the
+# `sft` and `rl` (also with overlap_steps 1) on two ranks log what one rank logs (relative 1e-5), rank 0 alone writes the
 # outputs, and a run stopped on two ranks resumes on one.
 # Usage: dp-test.sh CUDAPERF-TRAIN SOURCE_DIR
 set -uo pipefail
@@ -129,6 +129,27 @@ assert [key(c) for c in lines("rl1/candidates.jsonl")] == [key(c) for c in lines
 assert [e["label"] for e in lines("rl2/eval.jsonl")] == ["before", "after"]
 assert json.load(open("rl2/rl-report.json"))["data_parallel"]["world_size"] == 2
 assert os.path.isdir("rl2/work-rank1") and os.path.isfile("rl2/state/trainer_state.json")
+PY
+
+# 5. overlap_steps 1 on 2 ranks: each rank makes its share of the next step's first turn ahead; the logs are
+#    the 1-rank run's (candidates with their policy versions, rewards, loss).
+timeout $cap "$train" rl --config rl.json --set overlap_steps=1 --out rlo1 > /dev/null 2> rlo1.err || { bad "rl overlap, 1 rank"; tail -n 3 rlo1.err; }
+two_ranks rlo2 "$dir/store-rlo" rl --config rl.json --set overlap_steps=1 --out rlo2
+[ $rc0 -eq 0 ] && [ $rc1 -eq 0 ] || { bad "rl overlap, 2 ranks: rc $rc0/$rc1"; tail -n 3 rlo2.0.err rlo2.1.err; }
+python3 - <<'PY' && ok "rl overlap_steps 1: 2 ranks give the 1-rank candidates, policy versions, rewards and loss" || bad "rl overlap logs differ"
+import json
+def lines(p): return [json.loads(l) for l in open(p) if l.strip()]
+def close(a, b): return abs(a - b) <= 1e-5 * max(abs(a), abs(b)) + 1e-8
+a, b = lines("rlo1/rl-log.jsonl"), lines("rlo2/rl-log.jsonl")
+assert [x["policy_version_by_turn"] for x in b] == [[0, 0], [0, 1]], [x["policy_version_by_turn"] for x in b]
+for x, y in zip(a, b):
+    for k in ("samples", "trained_tokens", "generated_tokens", "candidates", "overlap_steps"):
+        assert x[k] == y[k], (x["step"], k, x[k], y[k])
+    assert x["counts"]["overlapped_tokens"] == y["counts"]["overlapped_tokens"], (x["counts"], y["counts"])
+    for k in ("loss", "grad_norm", "reward_mean", "kl"):
+        assert close(x[k], y[k]), (x["step"], k, x[k], y[k])
+key = lambda c: (c["phase"], c["step"], c["group"], c["trajectory"], c["turn"], c["source_sha256"], c["reward"], c["policy_version"])
+assert [key(c) for c in lines("rlo1/candidates.jsonl")] == [key(c) for c in lines("rlo2/candidates.jsonl")]
 PY
 
 echo "$fails failure(s)"
