@@ -8,7 +8,7 @@ import json
 import os
 import sys
 
-PHASES = ["prompt", "generate", "extract", "reward_wait", "evaluate", "rank", "score", "update", "step"]
+PHASES = ["prompt", "generate", "extract", "reward_wait", "overlapped", "evaluate", "rank", "score", "update", "step"]
 COUNTS = ["candidates", "unique_candidates", "duplicates", "reused", "evaluated", "ranked", "ranking_calls",
           "generated_tokens"]
 
