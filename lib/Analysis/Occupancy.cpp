@@ -1,13 +1,10 @@
 //===- Occupancy.cpp - Theoretical occupancy and waves per kernel ------------------------===//
 //
-// Fills KernelReport::Occupancy from the kernel's resources (the Resources analysis runs first)
-// and its resolved launch configuration, with the calculator of lib/Occupancy. Keys
-// (docs/json-schema.md): arch, device, sms, block_size, dynamic_smem_bytes, registers,
-// static_smem_bytes, active_blocks_per_sm, active_warps_per_sm, max_warps_per_sm, theoretical,
-// limiter, limits{...}, allocated_registers_per_block, allocated_smem_per_block, and when the
-// grid is known grid_blocks, waves, full_waves, last_wave_fraction, blocks_per_wave; per constant
-// launch site launch_sites[{line, column, grid_blocks, block_size, ..., waves}]; raise{...}
-// when a single change lifts occupancy a step; problem when the block cannot launch.
+// Fills KernelReport::Occupancy, an OccupancyFacts (cudaperf/Report/KernelFacts.h, which spells
+// the keys of docs/json-schema.md), from the kernel's resources (the Resources analysis runs
+// first) and its resolved launch configuration, with the calculator of lib/Occupancy: the
+// occupancy of the launch, its limiter and per-resource limits, the waves when the grid is known,
+// each constant launch site separately, and the one change that lifts occupancy a step.
 //
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Analysis/AnalysisContext.h"
@@ -26,8 +23,7 @@ std::optional<KernelOccupancyInput> occupancyInput(const KernelReport &K, llvm::
       *Why = "no occupancy table row for " + Arch.str();
     return std::nullopt;
   }
-  auto Regs = K.Resources.getInteger("registers");
-  if (!Regs) {
+  if (!K.Resources) {
     if (Why)
       *Why = "the kernel's register count is unknown";
     return std::nullopt;
@@ -38,10 +34,10 @@ std::optional<KernelOccupancyInput> occupancyInput(const KernelReport &K, llvm::
   if (const support::GpuDevice *Named = support::findGpuDevice(std::string_view(Gpu.data(), Gpu.size()));
       Named && Named->major == A->major && Named->minor == A->minor)
     In.Device = Named;
-  In.Kernel.RegistersPerThread = int(*Regs);
-  In.Kernel.StaticSharedBytes = int(K.Resources.getInteger("static_smem_bytes").value_or(0));
+  In.Kernel.RegistersPerThread = int(K.Resources->Registers);
+  In.Kernel.StaticSharedBytes = int(K.Resources->StaticSmemBytes);
   // The runtime's calculator counts one barrier for every kernel; more when ptxas reports more.
-  In.Kernel.Barriers = std::max<int>(1, int(K.Resources.getInteger("barriers").value_or(0)));
+  In.Kernel.Barriers = std::max<int>(1, int(K.Resources->Barriers));
   if (K.LaunchBoundsMaxThreads && *K.LaunchBoundsMaxThreads > 0)
     In.Kernel.MaxThreadsPerBlock = int(*K.LaunchBoundsMaxThreads);
   In.Launch.BlockThreads = int(K.Launch.Block.count());
@@ -66,54 +62,48 @@ public:
     std::string Why;
     auto In = occupancyInput(K, Ctx.options().Arch, &Why, Ctx.options().Gpu);
     if (!In) {
-      if (!K.Resources.empty())
+      if (K.Resources)
         K.Notes.push_back("occupancy not computed: " + Why);
       return;
     }
     OccupancyResult R = computeOccupancy(*In->Arch, In->Kernel, In->Launch);
-    llvm::json::Object &O = K.Occupancy;
-    O["arch"] = In->Arch->smName();
+    OccupancyFacts O;
+    O.Arch = In->Arch->smName();
     if (In->Device) {
-      O["device"] = In->Device->name;
-      O["sms"] = In->Device->sms;
+      O.Device = In->Device->name;
+      O.SMs = In->Device->sms;
     }
-    O["block_size"] = In->Launch.BlockThreads;
-    O["dynamic_smem_bytes"] = In->Launch.DynamicSharedBytes;
-    O["launch_origin"] = toString(K.Launch.Origin);
-    O["registers"] = In->Kernel.RegistersPerThread;
-    O["static_smem_bytes"] = In->Kernel.StaticSharedBytes;
-    O["active_blocks_per_sm"] = R.ActiveBlocksPerSM;
-    O["active_warps_per_sm"] = R.ActiveWarpsPerSM;
-    O["max_warps_per_sm"] = R.MaxWarpsPerSM;
-    O["theoretical"] = R.Theoretical;
-    O["limiter"] = toString(R.Limit);
-    llvm::json::Object Limits;
-    auto Put = [&](const char *Key, int Blocks) {
-      if (Blocks != INT_MAX)
-        Limits[Key] = Blocks;
+    O.BlockSize = In->Launch.BlockThreads;
+    O.DynamicSmemBytes = In->Launch.DynamicSharedBytes;
+    O.LaunchOrigin = toString(K.Launch.Origin);
+    O.Registers = In->Kernel.RegistersPerThread;
+    O.StaticSmemBytes = In->Kernel.StaticSharedBytes;
+    O.ActiveBlocksPerSM = R.ActiveBlocksPerSM;
+    O.ActiveWarpsPerSM = R.ActiveWarpsPerSM;
+    O.MaxWarpsPerSM = R.MaxWarpsPerSM;
+    O.Theoretical = R.Theoretical;
+    O.Limiter = toString(R.Limit);
+    auto Limit = [](int Blocks) -> std::optional<int64_t> {
+      if (Blocks == INT_MAX)
+        return std::nullopt;
+      return Blocks;
     };
-    Put("registers", R.BlocksByRegisters);
-    Put("shared_memory", R.BlocksBySharedMem);
-    Put("warps", R.BlocksByWarps);
-    Put("blocks", R.BlocksByBlockSlots);
-    Put("barriers", R.BlocksByBarriers);
-    O["limits"] = std::move(Limits);
-    O["allocated_registers_per_block"] = R.RegistersPerBlock;
-    O["allocated_smem_per_block"] = R.SharedBytesPerBlock;
-    if (!R.Problem.empty())
-      O["problem"] = R.Problem;
+    O.Limits.Registers = Limit(R.BlocksByRegisters);
+    O.Limits.SharedMemory = Limit(R.BlocksBySharedMem);
+    O.Limits.Warps = Limit(R.BlocksByWarps);
+    O.Limits.Blocks = Limit(R.BlocksByBlockSlots);
+    O.Limits.Barriers = Limit(R.BlocksByBarriers);
+    O.AllocatedRegistersPerBlock = R.RegistersPerBlock;
+    O.AllocatedSmemPerBlock = R.SharedBytesPerBlock;
+    O.Problem = R.Problem;
 
     if (K.Launch.Grid && In->Device)
       if (auto W = computeWaves(K.Launch.Grid->count(), R.ActiveBlocksPerSM, In->Device->sms)) {
-        O["grid_blocks"] = K.Launch.Grid->count();
-        O["blocks_per_wave"] = W->BlocksPerWave;
-        O["waves"] = W->Waves;
-        O["full_waves"] = W->FullWaves;
-        O["last_wave_fraction"] = W->LastWaveFraction;
+        O.GridBlocks = K.Launch.Grid->count();
+        O.Waves = WaveFacts{W->BlocksPerWave, W->Waves, W->FullWaves, W->LastWaveFraction};
       }
 
     // Every constant launch site separately: one kernel is often launched with several grids.
-    llvm::json::Array Sites;
     for (const LaunchSite &Site : K.LaunchSites) {
       if (!Site.isConstant() || !In->Device)
         continue;
@@ -121,29 +111,23 @@ public:
       L.BlockThreads = int(Site.Block->count());
       L.DynamicSharedBytes = int(*Site.DynamicSmemBytes);
       OccupancyResult SR = computeOccupancy(*In->Arch, In->Kernel, L);
-      llvm::json::Object S{{"line", Site.Loc.Line},
-                           {"column", Site.Loc.Column},
-                           {"grid_blocks", Site.Grid->count()},
-                           {"block_size", L.BlockThreads},
-                           {"dynamic_smem_bytes", L.DynamicSharedBytes},
-                           {"active_blocks_per_sm", SR.ActiveBlocksPerSM},
-                           {"theoretical", SR.Theoretical}};
-      if (auto W = computeWaves(Site.Grid->count(), SR.ActiveBlocksPerSM, In->Device->sms)) {
-        S["blocks_per_wave"] = W->BlocksPerWave;
-        S["waves"] = W->Waves;
-        S["last_wave_fraction"] = W->LastWaveFraction;
-      }
-      Sites.push_back(std::move(S));
+      LaunchSiteOccupancy S;
+      S.Line = Site.Loc.Line;
+      S.Column = Site.Loc.Column;
+      S.GridBlocks = Site.Grid->count();
+      S.BlockSize = L.BlockThreads;
+      S.DynamicSmemBytes = L.DynamicSharedBytes;
+      S.ActiveBlocksPerSM = SR.ActiveBlocksPerSM;
+      S.Theoretical = SR.Theoretical;
+      if (auto W = computeWaves(Site.Grid->count(), SR.ActiveBlocksPerSM, In->Device->sms))
+        S.Waves = WaveFacts{W->BlocksPerWave, W->Waves, W->FullWaves, W->LastWaveFraction};
+      O.LaunchSites.push_back(std::move(S));
     }
-    if (!Sites.empty())
-      O["launch_sites"] = std::move(Sites);
 
     if (auto S = suggestRaise(*In->Arch, In->Kernel, In->Launch))
-      O["raise"] = llvm::json::Object{{"change", toString(S->Change)},
-                                      {"value", S->Value},
-                                      {"active_blocks_per_sm", S->ActiveBlocksPerSM},
-                                      {"theoretical", S->Theoretical},
-                                      {"text", S->Text}};
+      O.Raise = OccupancyRaise{toString(S->Change), S->Value, S->ActiveBlocksPerSM, S->Theoretical,
+                               S->Text};
+    K.Occupancy = std::move(O);
   }
 };
 

@@ -25,8 +25,8 @@ void printOccupancyTable(const FileReport &R, llvm::StringRef Arch, llvm::raw_os
       OS << " (" << In->Device->name << ", " << In->Device->sms << " SMs)";
     OS << ": " << In->Kernel.RegistersPerThread << " registers, " << In->Kernel.StaticSharedBytes
        << " B static + " << In->Launch.DynamicSharedBytes << " B dynamic shared memory";
-    if (auto Src = K.Resources.getString("source"))
-      OS << " [" << *Src << "]";
+    if (K.Resources)
+      OS << " [" << K.Resources->Source << "]";
     OS << "\n";
     OS << "   block  blocks/SM  warps/SM  occupancy  limiter\n";
     for (const auto &[Threads, Occ] :

@@ -1,6 +1,7 @@
 //===- Resources.cpp - Per-kernel registers, spills and shared memory ---------------------===//
 //
-// Fills KernelReport::Resources (docs/json-schema.md):
+// Fills KernelReport::Resources, a ResourceFacts (cudaperf/Report/KernelFacts.h; keys in
+// docs/json-schema.md):
 //   registers, spill_store_bytes, spill_load_bytes, local_bytes, static_smem_bytes, barriers,
 //   constant_bytes, source ("nvcc" | "nvrtc" | "estimate"), compiler, cached, arch.
 // Each input file is compiled once by NVIDIA's compiler (ResourceCompiler.cpp); kernels are
@@ -58,15 +59,15 @@ public:
       }
     }
 
-    llvm::json::Object &R = K.Resources;
+    ResourceFacts R;
     if (Found) {
       fill(R, *Found);
-      R["source"] = FR->Report->Source;
-      R["compiler"] = FR->Report->Compiler;
-      R["cached"] = FR->Report->Cached;
+      R.Source = FR->Report->Source;
+      R.Compiler = FR->Report->Compiler;
+      R.Cached = FR->Report->Cached;
     } else if (F) {
       fill(R, estimateResources(*F));
-      R["source"] = "estimate";
+      R.Source = "estimate";
       if (FR && FR->Report)
         K.Notes.push_back("ptxas's report has no entry '" + K.MangledName +
                           "'; registers and shared memory are estimated from the IR");
@@ -75,20 +76,21 @@ public:
     } else {
       return;
     }
-    R["arch"] = Arch;
+    R.Arch = Arch;
+    K.Resources = std::move(R);
   }
 
 private:
   std::map<std::string, FileResources> Files; // by path and arch
 
-  static void fill(llvm::json::Object &R, const KernelResourceUsage &U) {
-    R["registers"] = U.Registers;
-    R["spill_store_bytes"] = U.SpillStoreBytes;
-    R["spill_load_bytes"] = U.SpillLoadBytes;
-    R["local_bytes"] = U.StackFrameBytes;
-    R["static_smem_bytes"] = U.StaticSharedBytes;
-    R["barriers"] = U.Barriers;
-    R["constant_bytes"] = U.ConstantBytes;
+  static void fill(ResourceFacts &R, const KernelResourceUsage &U) {
+    R.Registers = U.Registers;
+    R.SpillStoreBytes = U.SpillStoreBytes;
+    R.SpillLoadBytes = U.SpillLoadBytes;
+    R.LocalBytes = U.StackFrameBytes;
+    R.StaticSmemBytes = U.StaticSharedBytes;
+    R.Barriers = U.Barriers;
+    R.ConstantBytes = U.ConstantBytes;
   }
 
   FileResources &compiledFile(ResourceRequest Req, bool Force = false) {

@@ -40,31 +40,27 @@ public:
   }
 
   void run(const KernelReport &K, std::vector<Diagnostic> &Out) const override {
-    const llvm::json::Object &O = K.Occupancy;
-    auto Theoretical = O.getNumber("theoretical");
-    auto Blocks = O.getInteger("active_blocks_per_sm");
-    if (!Theoretical || !Blocks || *Theoretical >= Threshold)
+    if (!K.Occupancy || K.Occupancy->Theoretical >= Threshold)
       return;
+    const OccupancyFacts &O = *K.Occupancy;
     std::string Msg;
     llvm::raw_string_ostream OS(Msg);
-    llvm::StringRef Origin = O.getString("launch_origin").value_or("");
-    std::string Shape = "blocks of " + std::to_string(O.getInteger("block_size").value_or(0)) +
-                        " threads" + (Origin == "assumed" ? " (assumed; no launch was found)" : "");
-    if (*Blocks == 0) {
-      OS << "kernel '" << K.Name << "' cannot launch with " << Shape << " on "
-         << O.getString("arch").value_or("") << ": " << O.getString("problem").value_or("");
+    std::string Shape = "blocks of " + std::to_string(O.BlockSize) + " threads" +
+                        (O.LaunchOrigin == "assumed" ? " (assumed; no launch was found)" : "");
+    if (O.ActiveBlocksPerSM == 0) {
+      OS << "kernel '" << K.Name << "' cannot launch with " << Shape << " on " << O.Arch << ": "
+         << O.Problem;
       Diagnostic D = make(K, K.Loc, Msg);
       D.Level = Severity::Error;
       Out.push_back(std::move(D));
       return;
     }
     OS << "theoretical occupancy of '" << K.Name << "' is "
-       << llvm::format("%.0f%%", *Theoretical * 100) << " (" << O.getInteger("active_warps_per_sm").value_or(0)
-       << " of " << O.getInteger("max_warps_per_sm").value_or(0) << " warps per SM on "
-       << O.getString("arch").value_or("") << ", " << Shape << "), limited by "
-       << describeLimiter(O.getString("limiter").value_or(""));
-    if (const llvm::json::Object *Raise = O.getObject("raise"))
-      OS << ": " << Raise->getString("text").value_or("");
+       << llvm::format("%.0f%%", O.Theoretical * 100) << " (" << O.ActiveWarpsPerSM << " of "
+       << O.MaxWarpsPerSM << " warps per SM on " << O.Arch << ", " << Shape << "), limited by "
+       << describeLimiter(O.Limiter);
+    if (O.Raise)
+      OS << ": " << O.Raise->Text;
     Out.push_back(make(K, K.Loc, Msg));
   }
 };

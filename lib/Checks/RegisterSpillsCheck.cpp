@@ -27,19 +27,18 @@ public:
   }
 
   void run(const KernelReport &K, std::vector<Diagnostic> &Out) const override {
-    const llvm::json::Object &R = K.Resources;
-    if (R.getString("source").value_or("estimate") == "estimate")
+    if (!K.Resources || !K.Resources->fromCompiler())
       return;
-    int64_t Stores = R.getInteger("spill_store_bytes").value_or(0);
-    int64_t Loads = R.getInteger("spill_load_bytes").value_or(0);
+    const ResourceFacts &R = *K.Resources;
+    int64_t Stores = R.SpillStoreBytes;
+    int64_t Loads = R.SpillLoadBytes;
     if (Stores == 0 && Loads == 0)
       return;
     std::string Msg;
     llvm::raw_string_ostream OS(Msg);
     OS << "ptxas spills registers of '" << K.Name << "' to local memory on "
-       << R.getString("arch").value_or("") << ": " << Stores << " bytes of spill stores and "
-       << Loads << " bytes of spill loads per thread at " << R.getInteger("registers").value_or(0)
-       << " registers";
+       << R.Arch << ": " << Stores << " bytes of spill stores and " << Loads
+       << " bytes of spill loads per thread at " << R.Registers << " registers";
     if (K.LaunchBoundsMinBlocks)
       OS << "; __launch_bounds__(" << K.LaunchBoundsMaxThreads.value_or(0) << ", "
          << *K.LaunchBoundsMinBlocks

@@ -43,60 +43,66 @@ public:
   }
 
   void run(const KernelReport &K, std::vector<Diagnostic> &Out) const override {
-    const llvm::json::Object &O = K.Occupancy;
+    if (!K.Occupancy)
+      return;
+    const OccupancyFacts &O = *K.Occupancy;
     // Each constant launch site on its own; else the resolved launch (--launch), at the kernel.
-    if (const llvm::json::Array *Sites = O.getArray("launch_sites")) {
-      for (const llvm::json::Value &V : *Sites)
-        if (const llvm::json::Object *S = V.getAsObject()) {
-          SourceLocation Loc = K.Loc;
-          Loc.Line = unsigned(S->getInteger("line").value_or(0));
-          Loc.Column = unsigned(S->getInteger("column").value_or(0));
-          if (!K.LaunchSites.empty())
-            Loc.File = K.LaunchSites.front().Loc.File;
-          report(K, O, *S, Loc, Out);
-        }
+    if (!O.LaunchSites.empty()) {
+      for (const LaunchSiteOccupancy &S : O.LaunchSites) {
+        SourceLocation Loc = K.Loc;
+        Loc.Line = unsigned(S.Line);
+        Loc.Column = unsigned(S.Column);
+        if (!K.LaunchSites.empty())
+          Loc.File = K.LaunchSites.front().Loc.File;
+        if (S.Waves)
+          report(K, O, {S.GridBlocks, S.ActiveBlocksPerSM, *S.Waves}, Loc, Out);
+      }
       return;
     }
-    report(K, O, O, K.Loc, Out);
+    if (O.GridBlocks && O.Waves)
+      report(K, O, {*O.GridBlocks, O.ActiveBlocksPerSM, *O.Waves}, K.Loc, Out);
   }
 
 private:
-  void report(const KernelReport &K, const llvm::json::Object &Kernel,
-              const llvm::json::Object &Launch, const SourceLocation &Loc,
-              std::vector<Diagnostic> &Out) const {
-    auto Waves = Launch.getNumber("waves");
-    auto Last = Launch.getNumber("last_wave_fraction");
-    auto PerWave = Launch.getInteger("blocks_per_wave");
-    auto Grid = Launch.getInteger("grid_blocks");
-    if (!Waves || !Last || !PerWave || !Grid || *Waves >= MaxWaves || *Last >= MinLastWave)
+  /// One launch: the kernel's resolved one or a constant launch site.
+  struct Launch {
+    int64_t Grid;
+    int64_t ActiveBlocksPerSM;
+    WaveFacts W;
+  };
+
+  void report(const KernelReport &K, const OccupancyFacts &Kernel, const Launch &L,
+              const SourceLocation &Loc, std::vector<Diagnostic> &Out) const {
+    const double Waves = L.W.Waves, Last = L.W.LastWaveFraction;
+    const int64_t PerWave = L.W.BlocksPerWave, Grid = L.Grid;
+    if (Waves >= MaxWaves || Last >= MinLastWave)
       return;
     // The roofline time describes the kernel's resolved launch; another launch site's is scaled
     // by its share of blocks (the same work per block assumed).
     std::optional<double> Modelled = K.Work.getNumber("roofline_time_us");
-    std::optional<int64_t> ResolvedGrid = Kernel.getInteger("grid_blocks");
+    std::optional<int64_t> ResolvedGrid = Kernel.GridBlocks;
     if (Modelled && ResolvedGrid && *ResolvedGrid > 0)
-      *Modelled *= double(*Grid) / double(*ResolvedGrid);
+      *Modelled *= double(Grid) / double(*ResolvedGrid);
     else
       Modelled.reset();
     if (Modelled && *Modelled < MinModelledTimeUs)
       return;
     std::string Msg;
     llvm::raw_string_ostream OS(Msg);
-    OS << "grid of " << *Grid << " blocks of '" << K.Name << "' ";
-    if (*Waves < 1)
-      OS << "fills " << llvm::format(*Last < 0.1 ? "%.2g%%" : "%.0f%%", *Last * 100)
-         << " of one wave of " << *PerWave;
+    OS << "grid of " << Grid << " blocks of '" << K.Name << "' ";
+    if (Waves < 1)
+      OS << "fills " << llvm::format(Last < 0.1 ? "%.2g%%" : "%.0f%%", Last * 100)
+         << " of one wave of " << PerWave;
     else
-      OS << "runs in " << llvm::format("%.2f", *Waves) << " waves of " << *PerWave
-         << "; the last is " << llvm::format("%.0f%%", *Last * 100) << " full";
-    OS << " (" << Launch.getInteger("active_blocks_per_sm").value_or(0) << " blocks per SM x "
-       << Kernel.getInteger("sms").value_or(0) << " SMs of "
-       << Kernel.getString("device").value_or("") << "); a grid of whole waves (a multiple of "
-       << *PerWave << " blocks, e.g. a grid-stride loop over " << *PerWave
+      OS << "runs in " << llvm::format("%.2f", Waves) << " waves of " << PerWave
+         << "; the last is " << llvm::format("%.0f%%", Last * 100) << " full";
+    OS << " (" << L.ActiveBlocksPerSM << " blocks per SM x " << Kernel.SMs.value_or(0)
+       << " SMs of " << Kernel.Device.value_or("") << "); a grid of whole waves (a multiple of "
+       << PerWave << " blocks, e.g. a grid-stride loop over " << PerWave
        << ") keeps every SM busy";
     Diagnostic D = make(K, Loc, Msg);
-    if (Modelled && *Waves > 0)
-      D.EstimatedSavingUs = std::min(*Modelled, *Modelled * (std::ceil(*Waves) - *Waves) / *Waves);
+    if (Modelled && Waves > 0)
+      D.EstimatedSavingUs = std::min(*Modelled, *Modelled * (std::ceil(Waves) - Waves) / Waves);
     Out.push_back(std::move(D));
   }
 };

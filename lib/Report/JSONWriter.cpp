@@ -148,8 +148,8 @@ Value kernelToJSON(const KernelReport &K, const ReportOptions &Opts) {
            {"launch_sites", std::move(Sites)},
            {"accesses", std::move(Accesses)},
            {"sync", Object(K.Sync)},
-           {"resources", Object(K.Resources)},
-           {"occupancy", Object(K.Occupancy)},
+           {"resources", sectionToJson(K.Resources)},
+           {"occupancy", sectionToJson(K.Occupancy)},
            {"work", Object(K.Work)}};
   for (const auto &KV : K.Extra)
     O[KV.first] = KV.second;

@@ -121,8 +121,8 @@ void writeTextSummary(const std::vector<FileReport> &Reports, const ReportOption
         OS << "\n";
       }
       writeSection("sync", K.Sync, OS);
-      writeSection("resources", K.Resources, OS);
-      writeSection("occupancy", K.Occupancy, OS);
+      writeSection("resources", sectionToJson(K.Resources), OS);
+      writeSection("occupancy", sectionToJson(K.Occupancy), OS);
       writeSection("work", K.Work, OS);
       for (const std::string &N : K.Notes)
         OS << "  note: " << N << "\n";

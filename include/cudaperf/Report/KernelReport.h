@@ -9,6 +9,7 @@
 #ifndef CUDAPERF_REPORT_KERNELREPORT_H
 #define CUDAPERF_REPORT_KERNELREPORT_H
 
+#include "cudaperf/Report/KernelFacts.h"
 #include "llvm/Support/JSON.h"
 #include <array>
 #include <variant>
@@ -119,11 +120,11 @@ struct KernelReport {
   // Resolved by the launch-configuration pass.
   LaunchConfig Launch;
 
-  // Filled by the analyses (empty objects are omitted from JSON).
+  // Filled by the analyses (empty objects and absent sections are written as {}).
   std::vector<MemoryAccess> Accesses;
   llvm::json::Object Sync;
-  llvm::json::Object Resources;
-  llvm::json::Object Occupancy;
+  std::optional<ResourceFacts> Resources;   // none: no device code to measure
+  std::optional<OccupancyFacts> Occupancy; // none: not computed (a note says why)
   llvm::json::Object Work;
   llvm::json::Object Extra; // further per-kernel keys (e.g. coalescing_efficiency)
   std::vector<std::string> Notes; // analysis remarks shown in the text summary
