@@ -1,6 +1,6 @@
 //===- Work.cpp - FLOPs, bytes, arithmetic intensity and the roofline bound ===//
 //
-// Fills KernelReport::Work (keys in docs/json-schema.md, rules in docs/accuracy.md):
+// Fills KernelReport::Work (WorkFacts; keys in docs/json-schema.md, rules in docs/accuracy.md):
 //  - execution counts of every basic block over the launch (ThreadExecution.h) times the
 //    operations of the block (FlopCount.h) give FLOPs by precision and kind, integer operations
 //    and tensor-core FLOPs;
@@ -48,7 +48,11 @@ json::Value number(double V) {
   return std::round(V * 1000.0) / 1000.0;
 }
 
-json::Value optionalNumber(std::optional<double> V) { return V ? number(*V) : json::Value(nullptr); }
+// The value number() writes, for the typed section (WorkFacts writes whole numbers as integers).
+double rounded(double V) { return *number(V).getAsNumber(); }
+WorkCount optionalNumber(std::optional<double> V) {
+  return V ? WorkCount(rounded(*V)) : std::nullopt;
+}
 
 // clang discards IR value names, so ScalarEvolution prints kernel arguments as %0, %1, ... (the
 // first slots of an unnamed function): put the parameter names back.
@@ -263,7 +267,7 @@ public:
 
     // DRAM estimates per array, for the launch.
     double DramRead = 0, DramWrite = 0, AtomicWrite = 0;
-    json::Array ArrayList;
+    std::vector<ArrayTrafficFacts> ArrayList;
     std::vector<std::string> ReuseNotes;
     for (const Value *Key : ArrayOrder) {
       ArrayTraffic &T = Arrays[Key];
@@ -283,64 +287,63 @@ public:
       DramWrite += Write;
       if (T.WriteMoved > 0)
         AtomicWrite += Write * (T.AtomicShare / T.WriteMoved);
-      json::Object O{{"array", T.Name.empty() ? json::Value(nullptr) : json::Value(T.Name)},
-                     {"dram_read_bytes_estimate", Threads ? number(Read) : json::Value(nullptr)},
-                     {"dram_write_bytes_estimate", Threads ? number(Write) : json::Value(nullptr)},
-                     {"range_known", T.ReadRanges.size() + T.WriteRanges.size() > 0}};
+      ArrayTrafficFacts O;
+      if (!T.Name.empty())
+        O.Array = T.Name;
+      O.DramReadBytesEstimate = Threads ? WorkCount(rounded(Read)) : std::nullopt;
+      O.DramWriteBytesEstimate = Threads ? WorkCount(rounded(Write)) : std::nullopt;
+      O.RangeKnown = T.ReadRanges.size() + T.WriteRanges.size() > 0;
       if (T.HasLoads) {
+        ArrayLoadFacts L;
         std::optional<double> Req = Total(T.LoadRequested);
-        O["global_load_bytes"] = optionalNumber(Req);
+        L.GlobalLoadBytes = optionalNumber(Req);
         if (Req && Read > 0)
-          O["reuse_factor"] = number(*Req / Read);
-        O["staged_in_shared"] = T.AllLoadsStaged;
-        O["line"] = T.FirstLoad.Line;
-        O["column"] = T.FirstLoad.Column;
+          L.ReuseFactor = rounded(*Req / Read);
+        L.StagedInShared = T.AllLoadsStaged;
+        L.Line = T.FirstLoad.Line;
+        L.Column = T.FirstLoad.Column;
+        O.Loads = L;
       }
       ArrayList.push_back(std::move(O));
     }
 
-    json::Object W;
-    W["threads"] = optionalNumber(Threads);
-    json::Object Flops;
+    WorkFacts W;
+    W.Threads = optionalNumber(Threads);
+    WorkFlops &Flops = W.Flops;
     bool Known = !FlopsUnknown && Threads;
-    auto LaunchValue = [&](double PerThread, bool IsKnown) {
-      return IsKnown ? optionalNumber(Total(PerThread)) : json::Value(nullptr);
+    auto LaunchValue = [&](double PerThread, bool IsKnown) -> WorkCount {
+      return IsKnown ? optionalNumber(Total(PerThread)) : std::nullopt;
     };
-    Flops["total"] = LaunchValue(Ops.flops(), Known);
-    Flops["per_thread"] = FlopsUnknown ? json::Value(nullptr) : number(Ops.flops());
+    Flops.Total = LaunchValue(Ops.flops(), Known);
+    Flops.PerThread = FlopsUnknown ? std::nullopt : WorkCount(rounded(Ops.flops()));
     for (unsigned Pr = 0; Pr < NumPrecisions; ++Pr) {
       if (Ops.flops(Pr) == 0 && Ops.Div[Pr] == 0 && Ops.Sqrt[Pr] == 0 && Ops.Special[Pr] == 0)
         continue;
-      Flops[precisionName(Pr)] = json::Object{
-          {"total", LaunchValue(Ops.flops(Pr), Known)},
-          {"add", LaunchValue(Ops.Add[Pr], Known)},
-          {"mul", LaunchValue(Ops.Mul[Pr], Known)},
-          {"fma", LaunchValue(Ops.Fma[Pr], Known)},
-          {"library", LaunchValue(Ops.LibraryFlops[Pr], Known)},
-          {"division", LaunchValue(Ops.Div[Pr], Known)},
-          {"sqrt", LaunchValue(Ops.Sqrt[Pr], Known)},
-          {"special", LaunchValue(Ops.Special[Pr], Known)}};
+      Flops.ByPrecision[precisionName(Pr)] = PrecisionFlops{
+          LaunchValue(Ops.flops(Pr), Known),        LaunchValue(Ops.Add[Pr], Known),
+          LaunchValue(Ops.Mul[Pr], Known),          LaunchValue(Ops.Fma[Pr], Known),
+          LaunchValue(Ops.LibraryFlops[Pr], Known), LaunchValue(Ops.Div[Pr], Known),
+          LaunchValue(Ops.Sqrt[Pr], Known),         LaunchValue(Ops.Special[Pr], Known)};
     }
     double Library = 0;
     for (unsigned Pr = 0; Pr < NumPrecisions; ++Pr)
       Library += Ops.LibraryFlops[Pr];
-    Flops["library"] = LaunchValue(Library, Known);
+    Flops.Library = LaunchValue(Library, Known);
     if (!Ops.SpecialByName.empty()) {
-      json::Object ByName;
+      Flops.SpecialFunctions.emplace();
       for (const auto &[Name, N] : Ops.SpecialByName)
-        ByName[Name] = LaunchValue(N, Known);
-      Flops["special_functions"] = std::move(ByName);
+        (*Flops.SpecialFunctions)[Name] = LaunchValue(N, Known);
     }
     double Tensor = 0;
-    json::Object TensorBy;
+    std::map<std::string, WorkCount> TensorBy;
     for (unsigned T = 0; T < NumTensorTypes; ++T)
       if (Ops.TensorFlopsPerWarp[T] > 0) {
         Tensor += Ops.TensorFlopsPerWarp[T];
         TensorBy[tensorTypeName(T)] = LaunchValue(Ops.TensorFlopsPerWarp[T], Known);
       }
-    Flops["tensor"] = LaunchValue(Tensor, Known);
+    Flops.Tensor = LaunchValue(Tensor, Known);
     if (Tensor > 0)
-      Flops["tensor_by_type"] = std::move(TensorBy);
+      Flops.TensorByType = std::move(TensorBy);
     if (FlopsUnknown) {
       std::string Expr = formatv("{0}", number(Ops.flops() - [&] {
                                    double S = 0;
@@ -350,11 +353,10 @@ public:
                                  }()));
       for (const auto &[Trips, PerTrip] : UnknownTerms)
         Expr += formatv(" + {0} * {1}", number(PerTrip), Trips).str();
-      Flops["per_thread_expr"] = readableExpr(Expr, Facts.ParamNames);
+      Flops.PerThreadExpr = readableExpr(Expr, Facts.ParamNames);
     }
-    W["flops"] = std::move(Flops);
 
-    json::Object Sass;
+    std::map<std::string, WorkCount> &Sass = W.SassFpInstructions;
     static const char *SassNames[NumPrecisions][3] = {{"hadd", "hmul", "hfma"},
                                                       {"hadd_bf16", "hmul_bf16", "hfma_bf16"},
                                                       {"fadd", "fmul", "ffma"},
@@ -366,28 +368,26 @@ public:
       Sass[SassNames[Pr][1]] = LaunchValue(Ops.SassMul[Pr], Known);
       Sass[SassNames[Pr][2]] = LaunchValue(Ops.SassFma[Pr], Known);
     }
-    W["sass_fp_instructions"] = std::move(Sass);
-    W["int_ops"] = LaunchValue(Ops.IntOps, !P.UnknownTrip.size() && Threads);
+    W.IntOps = LaunchValue(Ops.IntOps, !P.UnknownTrip.size() && Threads);
 
     bool BytesKnown = !BytesUnknown && Threads;
-    W["global_load_bytes"] = LaunchValue(LoadRequested, BytesKnown);
-    W["global_store_bytes"] = LaunchValue(StoreRequested, BytesKnown);
-    W["global_load_sectors"] = LaunchValue(LoadSectors, BytesKnown && !SectorsUnknown);
-    W["global_store_sectors"] = LaunchValue(StoreSectors, BytesKnown && !SectorsUnknown);
-    W["global_sectors"] = LaunchValue(LoadSectors + StoreSectors, BytesKnown && !SectorsUnknown);
-    W["shared_bytes"] = LaunchValue(Shared, BytesKnown);
-    W["dram_read_bytes_estimate"] = BytesKnown ? number(DramRead) : json::Value(nullptr);
-    W["dram_write_bytes_estimate"] = BytesKnown ? number(DramWrite) : json::Value(nullptr);
-    W["dram_write_bytes_estimate_atomic"] = BytesKnown ? number(AtomicWrite) : json::Value(nullptr);
-    W["arrays"] = std::move(ArrayList);
+    W.GlobalLoadBytes = LaunchValue(LoadRequested, BytesKnown);
+    W.GlobalStoreBytes = LaunchValue(StoreRequested, BytesKnown);
+    W.GlobalLoadSectors = LaunchValue(LoadSectors, BytesKnown && !SectorsUnknown);
+    W.GlobalStoreSectors = LaunchValue(StoreSectors, BytesKnown && !SectorsUnknown);
+    W.GlobalSectors = LaunchValue(LoadSectors + StoreSectors, BytesKnown && !SectorsUnknown);
+    W.SharedBytes = LaunchValue(Shared, BytesKnown);
+    auto IfBytesKnown = [&](double V) { return BytesKnown ? WorkCount(rounded(V)) : std::nullopt; };
+    W.DramReadBytesEstimate = IfBytesKnown(DramRead);
+    W.DramWriteBytesEstimate = IfBytesKnown(DramWrite);
+    W.DramWriteBytesEstimateAtomic = IfBytesKnown(AtomicWrite);
+    W.Arrays = std::move(ArrayList);
 
-    std::optional<double> Intensity;
     if (Known && BytesKnown && DramRead + DramWrite > 0)
-      Intensity = Total(Ops.flops() + Tensor).value_or(0) / (DramRead + DramWrite);
-    W["arithmetic_intensity"] = Intensity ? json::Value(std::round(*Intensity * 1000) / 1000)
-                                          : json::Value(nullptr);
+      W.ArithmeticIntensity =
+          std::round(Total(Ops.flops() + Tensor).value_or(0) / (DramRead + DramWrite) * 1000) / 1000;
     if (Known && BytesKnown && Total(LoadSectors + StoreSectors).value_or(0) > 0)
-      W["l2_arithmetic_intensity"] =
+      W.L2ArithmeticIntensity =
           std::round(Ops.flops() / ((LoadSectors + StoreSectors) * SectorBytes) * 1000) / 1000;
 
     std::optional<support::ComputeCapability> CC = support::parseArch(Ctx.options().Arch);
@@ -396,13 +396,12 @@ public:
     if (const support::GpuDevice *Named = support::findGpuDevice(Ctx.options().Gpu);
         Named && Named->roofline && CC && Named->major == CC->major && Named->minor == CC->minor)
       Dev = Named;
-    W["roofline_time_us"] = nullptr;
-    W["bound"] = nullptr;
     if (Dev) {
       const support::RooflinePeaks &Peaks = *Dev->roofline;
-      json::Object R{{"device", Dev->name},
-                     {"dram_bytes_per_second", number(Peaks.bandwidth())},
-                     {"bandwidth_source", *Peaks.measuredSource ? "measured" : "datasheet"}};
+      RooflineFacts R;
+      R.Device = Dev->name;
+      R.DramBytesPerSecond = rounded(Peaks.bandwidth());
+      R.BandwidthSource = *Peaks.measuredSource ? "measured" : "datasheet";
       if (Known && BytesKnown) {
         support::RooflineInput In;
         for (unsigned Pr = 0; Pr < NumPrecisions; ++Pr)
@@ -411,28 +410,25 @@ public:
           In.tensorFlops[T] = *Total(Ops.TensorFlopsPerWarp[T]);
         In.dramBytes = DramRead + DramWrite;
         support::RooflineResult RR = support::rooflineTime(Peaks, In);
-        W["roofline_time_us"] = std::round(RR.seconds() * 1e6 * 1000) / 1000;
-        W["bound"] = RR.bound();
-        R["compute_time_us"] = std::round(RR.computeSeconds * 1e6 * 1000) / 1000;
-        R["memory_time_us"] = std::round(RR.memorySeconds * 1e6 * 1000) / 1000;
-        R["ridge_fp32_flop_per_byte"] = std::round(Peaks.peak[FP32] / Peaks.bandwidth() * 100) / 100;
+        W.RooflineTimeUs = std::round(RR.seconds() * 1e6 * 1000) / 1000;
+        W.Bound = RR.bound();
+        R.Times = RooflineTimes{std::round(RR.computeSeconds * 1e6 * 1000) / 1000,
+                                std::round(RR.memorySeconds * 1e6 * 1000) / 1000,
+                                std::round(Peaks.peak[FP32] / Peaks.bandwidth() * 100) / 100};
       }
-      W["roofline"] = std::move(R);
+      W.Roofline = std::move(R);
     }
 
-    json::Array Loops;
+    std::vector<LoopFacts> &Loops = W.Loops;
     for (const Loop *L : LI.getLoopsInPreorder()) {
       const BasicBlock *H = L->getHeader();
       SourceLocation Loc = sourceLocationOf(*H->getFirstNonPHIOrDbg());
-      Loops.push_back(json::Object{{"line", Loc.Line},
-                                   {"depth", L->getLoopDepth()},
-                                   {"trip_count_expr",
-                                    readableExpr(P.TripExpr.lookup(H), Facts.ParamNames)},
-                                   {"trip_count_known", !P.UnknownTrip.count(H)}});
+      Loops.push_back(LoopFacts{Loc.Line, L->getLoopDepth(),
+                                readableExpr(P.TripExpr.lookup(H), Facts.ParamNames),
+                                !P.UnknownTrip.count(H)});
     }
-    W["loops"] = std::move(Loops);
 
-    json::Array Notes;
+    std::vector<std::string> &Notes = W.Notes;
     if (!Threads)
       Notes.push_back("grid unknown: per-launch totals need the grid (a constant launch site or "
                       "--launch); per-thread values use a representative grid");
@@ -450,8 +446,6 @@ public:
     if (Ops.UnknownSpecials)
       Notes.push_back("math functions without a cost table entry count 0 FLOP (listed in "
                       "flops.special_functions)");
-    if (!Notes.empty())
-      W["notes"] = std::move(Notes);
     K.Work = std::move(W);
   }
 };

@@ -4,7 +4,7 @@
 // memory: an array's requested load bytes are at least MinReuse times its distinct bytes (the
 // DRAM read estimate, at least MinDistinctBytes), no load of it is staged into shared memory, and the kernel does fewer FLOP
 // per byte moved through L1/L2 than the device's FP32 ridge point (or the roofline says memory).
-// Facts from the work analysis (K.Work, docs/json-schema.md).
+// Facts from the work analysis (K.Work, WorkFacts).
 //
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Checks/Check.h"
@@ -48,26 +48,25 @@ public:
   }
 
   void run(const KernelReport &K, std::vector<Diagnostic> &Out) const override {
-    const llvm::json::Object &W = K.Work;
-    const llvm::json::Array *Arrays = W.getArray("arrays");
-    if (!Arrays)
+    if (!K.Work)
       return;
-    auto L2Intensity = W.getNumber("l2_arithmetic_intensity");
-    const llvm::json::Object *Roof = W.getObject("roofline");
-    auto Ridge = Roof ? Roof->getNumber("ridge_fp32_flop_per_byte") : std::nullopt;
-    bool MemoryBound = W.getString("bound").value_or("") == "memory";
+    const WorkFacts &W = *K.Work;
+    std::optional<double> L2Intensity = W.L2ArithmeticIntensity;
+    const std::optional<RooflineFacts> &Roof = W.Roofline;
+    std::optional<double> Ridge;
+    if (Roof && Roof->Times)
+      Ridge = Roof->Times->RidgeFp32FlopPerByte;
+    bool MemoryBound = W.Bound.value_or("") == "memory";
     bool L2Bound = L2Intensity && Ridge && *L2Intensity < *Ridge;
     if (!MemoryBound && !L2Bound)
       return;
-    for (const llvm::json::Value &V : *Arrays) {
-      const llvm::json::Object *A = V.getAsObject();
-      if (!A || A->getBoolean("staged_in_shared").value_or(true) ||
-          !A->getBoolean("range_known").value_or(false))
+    for (const ArrayTrafficFacts &A : W.Arrays) {
+      if (!A.Loads || A.Loads->StagedInShared || !A.RangeKnown)
         continue;
-      auto Reuse = A->getNumber("reuse_factor");
-      auto Requested = A->getNumber("global_load_bytes");
-      auto Distinct = A->getNumber("dram_read_bytes_estimate");
-      auto Name = A->getString("array");
+      std::optional<double> Reuse = A.Loads->ReuseFactor;
+      std::optional<double> Requested = A.Loads->GlobalLoadBytes;
+      std::optional<double> Distinct = A.DramReadBytesEstimate;
+      const std::optional<std::string> &Name = A.Array;
       if (!Reuse || *Reuse < MinReuse || !Requested || !Distinct || *Distinct < MinDistinctBytes ||
           !Name)
         continue;
@@ -79,15 +78,15 @@ public:
       if (L2Bound)
         OS << "does " << llvm::format("%.2f", *L2Intensity)
            << " FLOP per byte moved through L1/L2, below the "
-           << Roof->getString("device").value_or("device") << " ridge point of "
+           << Roof->Device << " ridge point of "
            << llvm::format("%.1f", *Ridge) << " FLOP/byte";
       else
         OS << "is memory-bound on its DRAM roofline";
       OS << "; load each reused tile once into __shared__ memory (or registers) and reuse it";
       SourceLocation Loc;
       Loc.File = K.Loc.File;
-      Loc.Line = static_cast<unsigned>(A->getInteger("line").value_or(0));
-      Loc.Column = static_cast<unsigned>(A->getInteger("column").value_or(0));
+      Loc.Line = static_cast<unsigned>(A.Loads->Line);
+      Loc.Column = static_cast<unsigned>(A.Loads->Column);
       Out.push_back(make(K, Loc, Msg));
     }
   }

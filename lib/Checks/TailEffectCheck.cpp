@@ -79,7 +79,7 @@ private:
       return;
     // The roofline time describes the kernel's resolved launch; another launch site's is scaled
     // by its share of blocks (the same work per block assumed).
-    std::optional<double> Modelled = K.Work.getNumber("roofline_time_us");
+    std::optional<double> Modelled = K.Work ? K.Work->RooflineTimeUs : std::nullopt;
     std::optional<int64_t> ResolvedGrid = Kernel.GridBlocks;
     if (Modelled && ResolvedGrid && *ResolvedGrid > 0)
       *Modelled *= double(Grid) / double(*ResolvedGrid);

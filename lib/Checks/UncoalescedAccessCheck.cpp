@@ -55,8 +55,9 @@ public:
       // Estimated saving: the excess sectors of the launch's warp requests, at the device's DRAM
       // bandwidth (an upper bound: some of them hit in L2).
       std::optional<double> LaneExecutions = A.Extra.getNumber("lane_executions");
-      const llvm::json::Object *Roof = K.Work.getObject("roofline");
-      std::optional<double> Bandwidth = Roof ? Roof->getNumber("dram_bytes_per_second") : std::nullopt;
+      std::optional<double> Bandwidth;
+      if (K.Work && K.Work->Roofline)
+        Bandwidth = K.Work->Roofline->DramBytesPerSecond;
       if (LaneExecutions && Bandwidth && *Bandwidth > 0 && A.Pattern != "parameter-dependent")
         D.EstimatedSavingUs = (Sectors - Ideal) * (*LaneExecutions / 32.0) * 32.0 / *Bandwidth * 1e6;
       Out.push_back(std::move(D));

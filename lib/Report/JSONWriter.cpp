@@ -150,7 +150,7 @@ Value kernelToJSON(const KernelReport &K, const ReportOptions &Opts) {
            {"sync", Object(K.Sync)},
            {"resources", sectionToJson(K.Resources)},
            {"occupancy", sectionToJson(K.Occupancy)},
-           {"work", Object(K.Work)}};
+           {"work", sectionToJson(K.Work)}};
   for (const auto &KV : K.Extra)
     O[KV.first] = KV.second;
   if (!K.Notes.empty()) {

@@ -1,10 +1,11 @@
 //===- KernelFacts.cpp - The resources and occupancy sections, typed ---------------------===//
 //
-// The one place these sections' keys are spelled (docs/json-schema.md); the wire format is what
+// The one place these sections' keys are spelled (resources, occupancy, work) (docs/json-schema.md); the wire format is what
 // the analyses wrote as JSON before (test/Occupancy and the analysis fixtures pin it).
 //
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Report/KernelFacts.h"
+#include <cmath>
 
 namespace cudaperf {
 
@@ -178,6 +179,220 @@ bool fromJSON(const Value &V, OccupancyFacts &O, Path P) {
     return false;
   O.GridBlocks = Grid;
   return true;
+}
+
+// ---- work ----
+
+namespace {
+
+/// Whole numbers as integers (as the analysis wrote its counts), others as they are.
+Value workNumber(double V) {
+  if (std::isfinite(V) && std::fabs(V) < 9e15 && V == std::floor(V))
+    return int64_t(V);
+  return V;
+}
+
+Value workCount(const WorkCount &V) { return V ? workNumber(*V) : Value(nullptr); }
+
+Object countMap(const std::map<std::string, WorkCount> &M) {
+  Object O;
+  for (const auto &[Key, N] : M)
+    O[Key] = workCount(N);
+  return O;
+}
+
+/// A key that must be present, its value a number or null.
+bool readCount(const Object &O, llvm::StringRef Key, WorkCount &Out, Path P) {
+  const Value *V = O.get(Key);
+  if (!V) {
+    P.field(Key).report("missing value");
+    return false;
+  }
+  return llvm::json::fromJSON(*V, Out, P.field(Key));
+}
+
+const Object *objectOf(const Value &V, Path P) {
+  const Object *O = V.getAsObject();
+  if (!O)
+    P.report("expected object");
+  return O;
+}
+
+} // namespace
+
+bool fromJSON(const Value &V, PrecisionFlops &F, Path P) {
+  const Object *O = objectOf(V, P);
+  return O && readCount(*O, "total", F.Total, P) && readCount(*O, "add", F.Add, P) &&
+         readCount(*O, "mul", F.Mul, P) && readCount(*O, "fma", F.Fma, P) &&
+         readCount(*O, "library", F.Library, P) && readCount(*O, "division", F.Division, P) &&
+         readCount(*O, "sqrt", F.Sqrt, P) && readCount(*O, "special", F.Special, P);
+}
+
+bool fromJSON(const Value &V, WorkFlops &F, Path P) {
+  const Object *O = objectOf(V, P);
+  ObjectMapper M(V, P);
+  if (!(O && readCount(*O, "total", F.Total, P) && readCount(*O, "per_thread", F.PerThread, P) &&
+        readCount(*O, "library", F.Library, P) && readCount(*O, "tensor", F.Tensor, P) &&
+        M.mapOptional("special_functions", F.SpecialFunctions) &&
+        M.mapOptional("tensor_by_type", F.TensorByType) &&
+        M.mapOptional("per_thread_expr", F.PerThreadExpr)))
+    return false;
+  // Every other key is a precision.
+  for (const auto &KV : *O) {
+    llvm::StringRef Key = KV.first;
+    if (Key == "total" || Key == "per_thread" || Key == "library" || Key == "tensor" ||
+        Key == "special_functions" || Key == "tensor_by_type" || Key == "per_thread_expr")
+      continue;
+    if (!fromJSON(KV.second, F.ByPrecision[Key.str()], P.field(Key)))
+      return false;
+  }
+  return true;
+}
+
+bool fromJSON(const Value &V, ArrayTrafficFacts &A, Path P) {
+  const Object *O = objectOf(V, P);
+  ObjectMapper M(V, P);
+  if (!(O && M.map("array", A.Array) &&
+        readCount(*O, "dram_read_bytes_estimate", A.DramReadBytesEstimate, P) &&
+        readCount(*O, "dram_write_bytes_estimate", A.DramWriteBytesEstimate, P) &&
+        M.map("range_known", A.RangeKnown)))
+    return false;
+  if (!O->get("staged_in_shared")) // an array without loads
+    return true;
+  ArrayLoadFacts L;
+  if (!(readCount(*O, "global_load_bytes", L.GlobalLoadBytes, P) &&
+        M.mapOptional("reuse_factor", L.ReuseFactor) &&
+        M.map("staged_in_shared", L.StagedInShared) && M.map("line", L.Line) &&
+        M.map("column", L.Column)))
+    return false;
+  A.Loads = L;
+  return true;
+}
+
+bool fromJSON(const Value &V, RooflineFacts &R, Path P) {
+  const Object *O = objectOf(V, P);
+  ObjectMapper M(V, P);
+  if (!(O && M.map("device", R.Device) && M.map("dram_bytes_per_second", R.DramBytesPerSecond) &&
+        M.map("bandwidth_source", R.BandwidthSource)))
+    return false;
+  if (!O->get("compute_time_us")) // the work is not known
+    return true;
+  RooflineTimes T;
+  if (!(M.map("compute_time_us", T.ComputeTimeUs) && M.map("memory_time_us", T.MemoryTimeUs) &&
+        M.map("ridge_fp32_flop_per_byte", T.RidgeFp32FlopPerByte)))
+    return false;
+  R.Times = T;
+  return true;
+}
+
+bool fromJSON(const Value &V, LoopFacts &L, Path P) {
+  ObjectMapper M(V, P);
+  return M && M.map("line", L.Line) && M.map("depth", L.Depth) &&
+         M.map("trip_count_expr", L.TripCountExpr) && M.map("trip_count_known", L.TripCountKnown);
+}
+
+Object WorkFacts::toJson() const {
+  Object F{{"total", workCount(Flops.Total)},
+           {"per_thread", workCount(Flops.PerThread)},
+           {"library", workCount(Flops.Library)},
+           {"tensor", workCount(Flops.Tensor)}};
+  for (const auto &[Name, Pr] : Flops.ByPrecision)
+    F[Name] = Object{{"total", workCount(Pr.Total)},     {"add", workCount(Pr.Add)},
+                     {"mul", workCount(Pr.Mul)},         {"fma", workCount(Pr.Fma)},
+                     {"library", workCount(Pr.Library)}, {"division", workCount(Pr.Division)},
+                     {"sqrt", workCount(Pr.Sqrt)},       {"special", workCount(Pr.Special)}};
+  if (Flops.SpecialFunctions)
+    F["special_functions"] = countMap(*Flops.SpecialFunctions);
+  if (Flops.TensorByType)
+    F["tensor_by_type"] = countMap(*Flops.TensorByType);
+  if (Flops.PerThreadExpr)
+    F["per_thread_expr"] = *Flops.PerThreadExpr;
+
+  Object W{{"threads", workCount(Threads)},
+           {"flops", std::move(F)},
+           {"sass_fp_instructions", countMap(SassFpInstructions)},
+           {"int_ops", workCount(IntOps)},
+           {"global_load_bytes", workCount(GlobalLoadBytes)},
+           {"global_store_bytes", workCount(GlobalStoreBytes)},
+           {"global_load_sectors", workCount(GlobalLoadSectors)},
+           {"global_store_sectors", workCount(GlobalStoreSectors)},
+           {"global_sectors", workCount(GlobalSectors)},
+           {"shared_bytes", workCount(SharedBytes)},
+           {"dram_read_bytes_estimate", workCount(DramReadBytesEstimate)},
+           {"dram_write_bytes_estimate", workCount(DramWriteBytesEstimate)},
+           {"dram_write_bytes_estimate_atomic", workCount(DramWriteBytesEstimateAtomic)},
+           {"arithmetic_intensity", workCount(ArithmeticIntensity)},
+           {"roofline_time_us", workCount(RooflineTimeUs)},
+           {"bound", Bound ? Value(*Bound) : Value(nullptr)}};
+  llvm::json::Array AL;
+  for (const ArrayTrafficFacts &A : Arrays) {
+    Object O{{"array", A.Array ? Value(*A.Array) : Value(nullptr)},
+             {"dram_read_bytes_estimate", workCount(A.DramReadBytesEstimate)},
+             {"dram_write_bytes_estimate", workCount(A.DramWriteBytesEstimate)},
+             {"range_known", A.RangeKnown}};
+    if (A.Loads) {
+      O["global_load_bytes"] = workCount(A.Loads->GlobalLoadBytes);
+      if (A.Loads->ReuseFactor)
+        O["reuse_factor"] = workNumber(*A.Loads->ReuseFactor);
+      O["staged_in_shared"] = A.Loads->StagedInShared;
+      O["line"] = A.Loads->Line;
+      O["column"] = A.Loads->Column;
+    }
+    AL.push_back(std::move(O));
+  }
+  W["arrays"] = std::move(AL);
+  if (L2ArithmeticIntensity)
+    W["l2_arithmetic_intensity"] = workNumber(*L2ArithmeticIntensity);
+  if (Roofline) {
+    Object R{{"device", Roofline->Device},
+             {"dram_bytes_per_second", workNumber(Roofline->DramBytesPerSecond)},
+             {"bandwidth_source", Roofline->BandwidthSource}};
+    if (Roofline->Times) {
+      R["compute_time_us"] = workNumber(Roofline->Times->ComputeTimeUs);
+      R["memory_time_us"] = workNumber(Roofline->Times->MemoryTimeUs);
+      R["ridge_fp32_flop_per_byte"] = workNumber(Roofline->Times->RidgeFp32FlopPerByte);
+    }
+    W["roofline"] = std::move(R);
+  }
+  llvm::json::Array LL;
+  for (const LoopFacts &L : Loops)
+    LL.push_back(Object{{"line", L.Line},
+                        {"depth", L.Depth},
+                        {"trip_count_expr", L.TripCountExpr},
+                        {"trip_count_known", L.TripCountKnown}});
+  W["loops"] = std::move(LL);
+  if (!Notes.empty())
+    W["notes"] = llvm::json::Array(Notes);
+  return W;
+}
+
+bool fromJSON(const Value &V, WorkFacts &W, Path P) {
+  const Object *O = objectOf(V, P);
+  ObjectMapper M(V, P);
+  static const char *const Counts[] = {
+      "threads", "int_ops", "global_load_bytes", "global_store_bytes", "global_load_sectors",
+      "global_store_sectors", "global_sectors", "shared_bytes", "dram_read_bytes_estimate",
+      "dram_write_bytes_estimate", "dram_write_bytes_estimate_atomic", "arithmetic_intensity",
+      "roofline_time_us"};
+  WorkCount *Fields[] = {&W.Threads, &W.IntOps, &W.GlobalLoadBytes, &W.GlobalStoreBytes,
+                         &W.GlobalLoadSectors, &W.GlobalStoreSectors, &W.GlobalSectors,
+                         &W.SharedBytes, &W.DramReadBytesEstimate, &W.DramWriteBytesEstimate,
+                         &W.DramWriteBytesEstimateAtomic, &W.ArithmeticIntensity,
+                         &W.RooflineTimeUs};
+  if (!O)
+    return false;
+  for (size_t I = 0; I < std::size(Counts); ++I)
+    if (!readCount(*O, Counts[I], *Fields[I], P))
+      return false;
+  if (!O->get("bound")) {
+    P.field("bound").report("missing value");
+    return false;
+  }
+  return M.map("flops", W.Flops) && M.map("sass_fp_instructions", W.SassFpInstructions) &&
+         M.map("bound", W.Bound) && M.map("arrays", W.Arrays) &&
+         M.mapOptional("l2_arithmetic_intensity", W.L2ArithmeticIntensity) &&
+         M.mapOptional("roofline", W.Roofline) && M.map("loops", W.Loops) &&
+         M.mapOptional("notes", W.Notes);
 }
 
 } // namespace cudaperf

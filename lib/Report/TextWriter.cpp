@@ -123,7 +123,7 @@ void writeTextSummary(const std::vector<FileReport> &Reports, const ReportOption
       writeSection("sync", K.Sync, OS);
       writeSection("resources", sectionToJson(K.Resources), OS);
       writeSection("occupancy", sectionToJson(K.Occupancy), OS);
-      writeSection("work", K.Work, OS);
+      writeSection("work", sectionToJson(K.Work), OS);
       for (const std::string &N : K.Notes)
         OS << "  note: " << N << "\n";
     }

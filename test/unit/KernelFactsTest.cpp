@@ -1,6 +1,6 @@
-//===- KernelFactsTest.cpp - The typed resources/occupancy sections and their checks ------===//
+//===- KernelFactsTest.cpp - The typed resources/occupancy/work sections and their checks -===//
 //
-// The wire format of ResourceFacts/OccupancyFacts (documents as cudaperf-analyze writes them read
+// The wire format of ResourceFacts/OccupancyFacts/WorkFacts (documents as cudaperf-analyze writes them read
 // and written back identically), the field paths of fromJSON's errors, and the checks reading
 // the fields fromJSON fills from the documented keys: a check reading another field than the
 // writer fills, or a writer spelling a key differently from the reader, fails here.
@@ -49,6 +49,56 @@ const char *LowOccupancy =
     R"("warps":4},"max_warps_per_sm":64,"raise":{"active_blocks_per_sm":2,"change":"registers",)"
     R"("text":"cap the registers at 64 per thread","theoretical":0.5,"value":64},)"
     R"("registers":128,"static_smem_bytes":0,"theoretical":0.25})";
+
+// The work sections (WorkFacts) of two analyzer documents, keys sorted: matmulNaive of
+// test/Work/low-intensity.cu (sm_90 default, built-in headers), every count known, and the
+// kernel of test/reward/golden/ok_pytorch/analysis.json, whose grid and trip counts are unknown
+// (nulls, per_thread_expr, special_functions, notes, a roofline without times).
+const char *MatmulWork =
+    R"J({"arithmetic_intensity":85.333,"arrays":[{"array":"c","dram_read_bytes_estimate":0,"dram)J"
+    R"J(_write_bytes_estimate":1048576,"range_known":true},{"array":"a","column":12,"dram_read_b)J"
+    R"J(ytes_estimate":1048576,"dram_write_bytes_estimate":0,"global_load_bytes":536870912,"line)J"
+    R"J(":11,"range_known":true,"reuse_factor":512,"staged_in_shared":false},{"array":"b","colum)J"
+    R"J(n":29,"dram_read_bytes_estimate":1048576,"dram_write_bytes_estimate":0,"global_load_byte)J"
+    R"J(s":536870912,"line":11,"range_known":true,"reuse_factor":512,"staged_in_shared":false}],)J"
+    R"J("bound":"compute","dram_read_bytes_estimate":2097152,"dram_write_bytes_estimate":1048576)J"
+    R"J(,"dram_write_bytes_estimate_atomic":0,"flops":{"fp32":{"add":0,"division":0,"fma":134217)J"
+    R"J(728,"library":0,"mul":0,"special":0,"sqrt":0,"total":268435456},"library":0,"per_thread")J"
+    R"J(:1024,"tensor":0,"total":268435456},"global_load_bytes":1073741824,"global_load_sectors")J"
+    R"J(:20971520,"global_sectors":21004288,"global_store_bytes":1048576,"global_store_sectors":)J"
+    R"J(32768,"int_ops":270008320,"l2_arithmetic_intensity":0.399,"loops":[{"depth":1,"line":11,)J"
+    R"J("trip_count_expr":"1 + (-1 + (zext i32 n to i64))<nsw>","trip_count_known":true}],"roofl)J"
+    R"J(ine":{"bandwidth_source":"measured","compute_time_us":4.006,"device":"H200","dram_bytes_)J"
+    R"J(per_second":4300000000000,"memory_time_us":0.732,"ridge_fp32_flop_per_byte":15.58},"roof)J"
+    R"J(line_time_us":4.006,"sass_fp_instructions":{"fadd":0,"ffma":134217728,"fmul":0},"shared_)J"
+    R"J(bytes":0,"threads":262144})J";
+const char *UnknownGridWork =
+    R"J({"arithmetic_intensity":null,"arrays":[{"array":"x","column":10,"dram_read_bytes_estimat)J"
+    R"J(e":null,"dram_write_bytes_estimate":null,"global_load_bytes":null,"line":29,"range_known)J"
+    R"J(":false,"staged_in_shared":false},{"array":"weight","column":37,"dram_read_bytes_estimat)J"
+    R"J(e":null,"dram_write_bytes_estimate":null,"global_load_bytes":null,"line":38,"range_known)J"
+    R"J(":false,"staged_in_shared":false},{"array":"bias","column":49,"dram_read_bytes_estimate")J"
+    R"J(:null,"dram_write_bytes_estimate":null,"global_load_bytes":null,"line":38,"range_known":)J"
+    R"J(false,"staged_in_shared":false},{"array":"out","dram_read_bytes_estimate":null,"dram_wri)J"
+    R"J(te_bytes_estimate":null,"range_known":false}],"bound":null,"dram_read_bytes_estimate":nu)J"
+    R"J(ll,"dram_write_bytes_estimate":null,"dram_write_bytes_estimate_atomic":null,"flops":{"fp)J"
+    R"J(32":{"add":null,"division":null,"fma":null,"library":null,"mul":null,"special":null,"sqr)J"
+    R"J(t":null,"total":null},"library":null,"per_thread":null,"per_thread_expr":"21 + 8 * (1 + )J"
+    R"J(((-1 + (sext i32 hidden to i64) + (-1 * (sext i32 %12 to i64))<nsw>) /u 256))","special_)J"
+    R"J(functions":{"__nv_rsqrtf":null,"fdiv.f32":null},"tensor":null,"total":null},"global_load)J"
+    R"J(_bytes":null,"global_load_sectors":null,"global_sectors":null,"global_store_bytes":null,)J"
+    R"J("global_store_sectors":null,"int_ops":null,"loops":[{"depth":1,"line":29,"trip_count_exp)J"
+    R"J(r":"1 + ((-1 + (sext i32 hidden to i64) + (-1 * (sext i32 %12 to i64))<nsw>) /u 256)","t)J"
+    R"J(rip_count_known":false},{"depth":1,"line":33,"trip_count_expr":"1 + ((-1 + (sext i32 hid)J"
+    R"J(den to i64) + (-1 * (sext i32 %12 to i64))<nsw>) /u 256)","trip_count_known":false},{"de)J"
+    R"J(pth":1,"line":38,"trip_count_expr":"1 + ((-1 + (sext i32 hidden to i64) + (-1 * (sext i3)J"
+    R"J(2 %12 to i64))<nsw>) /u 256)","trip_count_known":false}],"notes":["grid unknown: per-lau)J"
+    R"J(nch totals need the grid (a constant launch site or --launch); per-thread values use a r)J"
+    R"J(epresentative grid","a loop's trip count depends on unknown values: give them with --par)J"
+    R"J(am KERNEL:NAME=VALUE (see flops.per_thread_expr)"],"roofline":{"bandwidth_source":"measu)J"
+    R"J(red","device":"H200","dram_bytes_per_second":4300000000000},"roofline_time_us":null,"sas)J"
+    R"J(s_fp_instructions":{"fadd":null,"ffma":null,"fmul":null},"shared_bytes":null,"threads":n)J"
+    R"J(ull})J";
 
 llvm::json::Value parse(const char *Text) {
   llvm::Expected<llvm::json::Value> V = llvm::json::parse(Text);
@@ -203,4 +253,129 @@ TEST(KernelFacts, RegisterSpillsReadTheCompilersReport) {
   // The estimate cannot see spills.
   K.Resources->Source = "estimate";
   EXPECT_TRUE(runCheck("cuda-register-spills", K).empty());
+}
+
+// The analyzer's documents print floating-point values with 17 digits: compare with the same
+// printer (the values and keys come from the documents above).
+std::string printed(const char *Text) { return print(*parse(Text).getAsObject()); }
+
+TEST(KernelFacts, WorkDocumentsReadAndWriteBackIdentically) {
+  for (const char *Text : {MatmulWork, UnknownGridWork})
+    EXPECT_EQ(print(read<WorkFacts>(Text).toJson()), printed(Text));
+  EXPECT_EQ(print(sectionToJson(std::optional<WorkFacts>())), "{}"); // no device code
+}
+
+TEST(KernelFacts, WorkFieldsHoldTheDocumentedKeys) {
+  WorkFacts W = read<WorkFacts>(MatmulWork);
+  EXPECT_EQ(W.Threads, 262144);
+  EXPECT_EQ(W.Flops.Total, 268435456);
+  ASSERT_EQ(W.Flops.ByPrecision.count("fp32"), 1u);
+  EXPECT_EQ(W.Flops.ByPrecision["fp32"].Fma, 134217728);
+  EXPECT_EQ(W.SassFpInstructions["ffma"], 134217728);
+  EXPECT_EQ(W.L2ArithmeticIntensity, 0.399);
+  EXPECT_EQ(W.RooflineTimeUs, 4.006);
+  EXPECT_EQ(W.Bound, "compute");
+  ASSERT_TRUE(W.Roofline && W.Roofline->Times);
+  EXPECT_EQ(W.Roofline->Times->RidgeFp32FlopPerByte, 15.58);
+  ASSERT_EQ(W.Arrays.size(), 3u);
+  EXPECT_FALSE(W.Arrays[0].Loads); // c: stores only
+  ASSERT_TRUE(W.Arrays[1].Loads);
+  EXPECT_EQ(W.Arrays[1].Loads->ReuseFactor, 512);
+  EXPECT_EQ(W.Arrays[1].Loads->Column, 12);
+  ASSERT_EQ(W.Loops.size(), 1u);
+  EXPECT_TRUE(W.Loops[0].TripCountKnown);
+  EXPECT_TRUE(W.Notes.empty());
+
+  WorkFacts U = read<WorkFacts>(UnknownGridWork);
+  EXPECT_FALSE(U.Threads);
+  EXPECT_FALSE(U.Bound);
+  EXPECT_FALSE(U.RooflineTimeUs);
+  EXPECT_FALSE(U.L2ArithmeticIntensity);
+  ASSERT_TRUE(U.Roofline);
+  EXPECT_FALSE(U.Roofline->Times);
+  ASSERT_TRUE(U.Flops.SpecialFunctions);
+  EXPECT_EQ(U.Flops.SpecialFunctions->count("__nv_rsqrtf"), 1u);
+  EXPECT_TRUE(U.Flops.PerThreadExpr);
+  EXPECT_EQ(U.Notes.size(), 2u);
+}
+
+TEST(KernelFacts, WorkErrorsNameTheFieldPath) {
+  // A count must be present (null where unknown), a number.
+  std::string E = fromJSONError<WorkFacts>(R"({"threads":null})");
+  EXPECT_NE(E.find("int_ops"), std::string::npos) << E;
+  std::string Doc = printed(MatmulWork);
+  auto Without = [&](const std::string &From, const std::string &To) {
+    std::string D = Doc;
+    size_t At = D.find(From);
+    EXPECT_NE(At, std::string::npos) << From;
+    return At == std::string::npos ? D : D.replace(At, From.size(), To);
+  };
+  std::string Bad = Without(R"("fma":134217728)", R"("fma":"many")");
+  E = fromJSONError<WorkFacts>(Bad.c_str());
+  EXPECT_NE(E.find("flops.fp32.fma"), std::string::npos) << E;
+  Bad = Without(R"("reuse_factor":512)", R"("reuse_factor":[512])");
+  E = fromJSONError<WorkFacts>(Bad.c_str());
+  EXPECT_NE(E.find("arrays[1].reuse_factor"), std::string::npos) << E;
+  Bad = Without(R"("memory_time_us")", R"("memory_time")");
+  E = fromJSONError<WorkFacts>(Bad.c_str());
+  EXPECT_NE(E.find("roofline.memory_time_us"), std::string::npos) << E;
+  EXPECT_NE(fromJSONError<WorkFacts>(R"("work")"), "");
+}
+
+TEST(KernelFacts, LowIntensityReadsTheWorkFields) {
+  KernelReport K = kernel();
+  K.Name = "matmulNaive";
+  EXPECT_TRUE(runCheck("cuda-low-intensity", K).empty()); // no section: silent
+  K.Work = read<WorkFacts>(MatmulWork);
+  std::vector<Diagnostic> D = runCheck("cuda-low-intensity", K);
+  ASSERT_EQ(D.size(), 2u);
+  EXPECT_EQ(D[0].Loc.Line, 11u);
+  EXPECT_EQ(D[0].Loc.Column, 12u);
+  EXPECT_EQ(D[0].Message,
+            "'a' is requested 512 times per distinct byte (536.9 MB of loads for 1.0 MB of data) "
+            "straight from global memory, and 'matmulNaive' does 0.40 FLOP per byte moved through "
+            "L1/L2, below the H200 ridge point of 15.6 FLOP/byte; load each reused tile once into "
+            "__shared__ memory (or registers) and reuse it");
+  EXPECT_EQ(D[1].Loc.Column, 29u);
+  // Memory-bound on the DRAM roofline, without the L2 figure.
+  K.Work->L2ArithmeticIntensity.reset();
+  K.Work->Bound = "memory";
+  D = runCheck("cuda-low-intensity", K);
+  ASSERT_EQ(D.size(), 2u);
+  EXPECT_NE(D[0].Message.find("'matmulNaive' is memory-bound on its DRAM roofline; load"),
+            std::string::npos)
+      << D[0].Message;
+  K.Work->Arrays[1].Loads->StagedInShared = true; // staged: only b
+  EXPECT_EQ(runCheck("cuda-low-intensity", K).size(), 1u);
+  K.Work->Bound = "compute"; // neither bound
+  EXPECT_TRUE(runCheck("cuda-low-intensity", K).empty());
+}
+
+TEST(KernelFacts, TailEffectAndUncoalescedReadTheRoofline) {
+  KernelReport K = kernel();
+  K.Occupancy = read<OccupancyFacts>(TailOccupancy);
+  K.Work = read<WorkFacts>(MatmulWork); // 4.006 us modelled: 4.006 x 1100/1100 < 5 us
+  EXPECT_TRUE(runCheck("cuda-tail-effect", K).empty());
+  K.Work->RooflineTimeUs = 50.0;
+  EXPECT_EQ(runCheck("cuda-tail-effect", K).size(), 1u);
+
+  // An access 4x the ideal sectors: the saving is its excess bytes at the roofline's bandwidth.
+  MemoryAccess A;
+  A.Loc = {"k.cu", 9, 5};
+  A.Space = "global";
+  A.Op = "load";
+  A.Bytes = 4;
+  A.Pattern = "strided";
+  A.SectorsPerRequest = 16;
+  A.Extra["ideal_sectors_per_request"] = 4;
+  A.Extra["lane_executions"] = 1048576;
+  K.Accesses.push_back(A);
+  std::vector<Diagnostic> D = runCheck("cuda-uncoalesced-access", K);
+  ASSERT_EQ(D.size(), 1u);
+  ASSERT_TRUE(D[0].EstimatedSavingUs);
+  EXPECT_NEAR(*D[0].EstimatedSavingUs, 12.0 * 32768 * 32 / 4.3e12 * 1e6, 1e-9);
+  K.Work->Roofline.reset();
+  D = runCheck("cuda-uncoalesced-access", K);
+  ASSERT_EQ(D.size(), 1u);
+  EXPECT_FALSE(D[0].EstimatedSavingUs);
 }

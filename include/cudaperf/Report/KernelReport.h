@@ -125,7 +125,7 @@ struct KernelReport {
   llvm::json::Object Sync;
   std::optional<ResourceFacts> Resources;   // none: no device code to measure
   std::optional<OccupancyFacts> Occupancy; // none: not computed (a note says why)
-  llvm::json::Object Work;
+  std::optional<WorkFacts> Work;           // none: no device code
   llvm::json::Object Extra; // further per-kernel keys (e.g. coalescing_efficiency)
   std::vector<std::string> Notes; // analysis remarks shown in the text summary
 };
