@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <cmath>
 #include <set>
 #include <filesystem>
@@ -391,6 +392,10 @@ TEST(RlEnvironment, WaitStagedWaitsForTheCandidatesBeforeTheMarkOnly) {
   std::shared_future<CandidateOutcome> again = env.submit(kTask, candidate("sleep 0.3")); // cached: no entry of its own
   size_t mark = env.submissions();
   EXPECT_EQ(mark, 2u);
+  // Evaluations take the pipeline's device slot one at a time (reward::DeviceSlots, one per device):
+  // give the first job's worker the slot before the later one can race it for it (taking a queued job
+  // and the slot are immediate; without this pause the later one ran first about one time in three).
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
   auto start = std::chrono::steady_clock::now();
   std::shared_future<CandidateOutcome> later = env.submit(kTask, candidate("sleep 2"));
   env.waitStaged(mark);
