@@ -5,6 +5,7 @@
 #include "Interpose.h"
 #include "cudaperf/Runtime/TimingStats.h"
 
+#include <chrono>
 #include <cuda_runtime_api.h>
 #include <string>
 #include <vector>
@@ -14,6 +15,20 @@ namespace cudaperf::worker {
 using runtime::TimingStats;
 
 using EntryFn = void (*)(void *const *args, cudaStream_t stream);
+
+// Host seconds between successive lap() calls (the first from construction).
+class Stopwatch {
+public:
+  double lap() {
+    auto now = std::chrono::steady_clock::now();
+    double s = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    return s;
+  }
+
+private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 // Runs the entry with interposition counting on (and its launches recorded when asked); the
 // activity is returned.

@@ -468,6 +468,7 @@ Verdict Worker::checkTimedCall(const std::string &impl, size_t c, const DeviceAr
   std::string guard = dev.checkGuards(scratch_, err);
   if (err)
     return fromCudaError(err, false, cfg, "reading guards");
+  Stopwatch clock;
   if (!oracle_ || oracleConfig_ != c) {
     oracle_.reset();
     oracle_ = std::make_unique<DeviceArgs>(task_, task_.configs[c]);
@@ -476,6 +477,9 @@ Verdict Worker::checkTimedCall(const std::string &impl, size_t c, const DeviceAr
       oracle_.reset();
       return v;
     }
+    // Back to the step that asked, so that phase_seconds does not count what follows as allocation.
+    phase(impl, cfg, std::string(what) == "timed-call" ? "timing" : "wall-clock check");
+    loop_.oracleAllocate += clock.lap();
   }
   DeviceArgs &oracle = *oracle_;
   InProcessCallee baseline(baselineFn_, stream_, flusher_);
@@ -483,17 +487,22 @@ Verdict Worker::checkTimedCall(const std::string &impl, size_t c, const DeviceAr
   int slot = baseline.bind(oracle, unused);
   if (cudaError_t e = oracle.fill(seed, stream_))
     return fromCudaError(e, false, cfg, "preparing the baseline's inputs");
+  if (cudaError_t e = cudaStreamSynchronize(stream_))
+    return fromCudaError(e, false, cfg, "preparing the baseline's inputs");
+  loop_.oracleFill += clock.lap();
   CallResult r;
   {
     WorkerAllocations own; // the baseline's memory here is not the candidate's
     r = baseline.check(slot);
   }
+  loop_.baseline += clock.lap();
   if (!r.ok())
     setupError("the baseline failed on a timed call's inputs (config " + cfg + "): " + cudaErrorText(r.error));
   std::string changed = guard.empty() ? dev.checkInputsMatch(oracle, scratch_, err) : "";
   Mismatch m;
   if (!err && guard.empty() && changed.empty())
     m = dev.compareOutputsWith(oracle, 2.0, scratch_, err);
+  loop_.compare += clock.lap();
   if (err)
     return fromCudaError(err, false, cfg, "checking a timed call");
   Json o = event("check");
@@ -544,8 +553,15 @@ Verdict Worker::timeCalls(const std::string &impl, Callee &callee, size_t c, Dev
   };
   // Checks one timed call's answer (its buffers still hold it).
   int checks = 0;
+  loop_ = LoopCost();
   auto verify = [&](uint64_t seed) -> Verdict {
     ++checks;
+    Stopwatch clock;
+    struct Charge {
+      Stopwatch &clock;
+      double &to;
+      ~Charge() { to += clock.lap(); }
+    } charge{clock, loop_.checks};
     if (fresh)
       return checkTimedCall(impl, c, dev, seed, "timed-call");
     cudaError_t err;
@@ -574,11 +590,15 @@ Verdict Worker::timeCalls(const std::string &impl, Callee &callee, size_t c, Dev
   std::vector<double> samples, walls, hosts;
   double lastMedian = -1;
   auto began = std::chrono::steady_clock::now();
+  Stopwatch loopClock;
   while (int(samples.size()) < o.maxRuns) {
     uint64_t seed = 0;
+    loopClock.lap();
     if (cudaError_t e = prepare(seed))
       return fromCudaError(e, false, cfg, "preparing inputs");
+    loop_.prepare += loopClock.lap();
     CallResult r = callee.timed(slot);
+    loop_.calls += loopClock.lap();
     if (!r.ok())
       return fromCall(r, cfg, "timed calls");
     samples.push_back(r.eventMs);
@@ -603,9 +623,12 @@ Verdict Worker::timeCalls(const std::string &impl, Callee &callee, size_t c, Dev
   // At least a few checked answers per configuration, whatever the draw gave.
   while (candidate && checks < kMinCheckedTimedCalls) {
     uint64_t seed = 0;
+    loopClock.lap();
     if (cudaError_t e = prepare(seed))
       return fromCudaError(e, false, cfg, "preparing inputs");
+    loop_.prepare += loopClock.lap();
     CallResult r = callee.timed(slot);
+    loop_.calls += loopClock.lap();
     if (!r.ok())
       return fromCall(r, cfg, "timed calls");
     if (Verdict v = verify(seed); v.outcome != Outcome::Ok)
@@ -622,6 +645,10 @@ Verdict Worker::timeCalls(const std::string &impl, Callee &callee, size_t c, Dev
   // diagnostics only, never a verdict).
   std::sort(hosts.begin(), hosts.end());
   check["issue_host_median_ms"] = hosts.empty() ? 0.0 : runtime::percentile(hosts, 0.5);
+  check["loop_seconds"] = Json{{"prepare", loop_.prepare},           {"calls", loop_.calls},
+                               {"checks", loop_.checks},             {"oracle_allocate", loop_.oracleAllocate},
+                               {"oracle_fill", loop_.oracleFill},    {"baseline", loop_.baseline},
+                               {"compare", loop_.compare}};
   return Verdict();
 }
 

@@ -101,6 +101,17 @@ private:
   std::unique_ptr<DeviceArgs> oracle_;    // the baseline's buffers for checking timed calls
   size_t oracleConfig_ = ~size_t(0);          // the oracle of checked timed calls (when the task has a baseline)
   std::mt19937_64 secret_;                // fresh seeds and which timed calls are checked: unknown to the runner
+  // Where one configuration's timed-call loop spends its time (host seconds; the timing event's
+  // integrity.loop_seconds): diagnostics only, never a verdict.
+  struct LoopCost {
+    double prepare = 0;        // fresh inputs and poisoned outputs, synchronized
+    double calls = 0;          // the callee's timed calls, request to answer
+    double checks = 0;         // checked answers, the oracle's allocation included
+    double oracleAllocate = 0; // of which allocating the oracle's buffers
+    double oracleFill = 0;     // of which the oracle's inputs and poisoned outputs
+    double baseline = 0;       // of which the baseline's calls on the oracle
+    double compare = 0;        // of which guards, inputs and outputs compared on the device
+  } loop_;
 
   void emitDevice();
   void openSharedData();
