@@ -93,7 +93,8 @@ def relu(results_path, bandwidth_gbps):
                "lower_bound_seconds": call_bytes / bw, "lower_bound_with_checks_seconds": (call_bytes + check_bytes) / bw,
                "median_ms": [(c.get("candidate") or {}).get("median_ms") for c in cfgs],
                "speedup": r.get("speedup"), "task_data": r.get("task_data"),
-               "phase_seconds": (r.get("worker") or {}).get("phase_seconds")}
+               "phase_seconds": (r.get("worker") or {}).get("phase_seconds"),
+               "loop_seconds": [((c.get("candidate") or {}).get("integrity") or {}).get("loop_seconds") for c in cfgs]}
         out.append(row)
         total = (stages.get("task_data") or 0) + (stages.get("worker") or 0)
         lines.append(f"  {i}: {row['candidate']:28s} {row['outcome']:14s} device {total:7.2f} s (task data "
@@ -103,6 +104,9 @@ def relu(results_path, bandwidth_gbps):
         if row["phase_seconds"]:
             lines.append("     phases: " + ", ".join(f"{k} {v:.3f}" for k, v in
                                                     sorted(row["phase_seconds"].items(), key=lambda kv: -kv[1])))
+        for loop in row["loop_seconds"]:
+            if loop:  # the timed-call loop's split (since the worker writes it)
+                lines.append("     timed-call loop: " + ", ".join(f"{k} {v:.3f}" for k, v in loop.items()))
     # "Additional": every candidate but the one that prepared the task's data (the first to reach the
     # device, not necessarily the first listed: with --jobs the builds finish in any order).
     payer = next((i for i, o in enumerate(out) if not (o.get("task_data") or {}).get("cached")), 0)
