@@ -92,6 +92,66 @@ TEST_F(DeviceKernels, GeneratorMatchesTheHostReferenceBitForBit) {
   }
 }
 
+// Fresh timed-call inputs (FillSpec::fast): normal deviates of the task's mean and deviation, the
+// same bytes for the same key (the oracle's inputs are the candidate's), others for another key,
+// and every other kind still the host reference's bits.
+TEST_F(DeviceKernels, FastFillDrawsTheSameDistributionAndRepeatsPerKey) {
+  using K = Distribution::Kind;
+  const uint64_t n = 1 << 20;
+  for (Dtype d : {Dtype::F32, Dtype::F64}) {
+    SCOPED_TRACE(dtypeName(d));
+    ElementStream s = elementStream(pointerArgument(d, K::Normal, 1.5, 2.0), 0, 77);
+    size_t bytes = n * dtypeSize(d);
+    std::vector<std::vector<unsigned char>> got;
+    for (uint64_t key : {s.key, s.key, s.key + 1}) {
+      void *dev = nullptr;
+      ASSERT_EQ(cudaMalloc(&dev, bytes), cudaSuccess);
+      buffers_.push_back(dev);
+      dk::FillSpec spec{int(s.dtype), int(s.kind), s.a, s.b, key, /*fast=*/true};
+      ASSERT_EQ(dk::fillElements(dev, n, spec, stream_), cudaSuccess);
+      ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+      got.push_back(download(dev, bytes));
+    }
+    EXPECT_EQ(got[0], got[1]);
+    auto value = [&](const std::vector<unsigned char> &v, uint64_t i) {
+      if (d == Dtype::F32) {
+        float f;
+        std::memcpy(&f, v.data() + 4 * i, 4);
+        return double(f);
+      }
+      double x;
+      std::memcpy(&x, v.data() + 8 * i, 8);
+      return x;
+    };
+    double sum = 0, sq = 0;
+    uint64_t same = 0, below = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      double x = value(got[0], i);
+      ASSERT_TRUE(std::isfinite(x)) << i;
+      sum += x;
+      sq += x * x;
+      same += x == value(got[2], i);
+      below += x < 1.5 - 2.0; // one deviation below the mean: 15.87%
+    }
+    double mean = sum / n, sd = std::sqrt(sq / n - mean * mean);
+    EXPECT_NEAR(mean, 1.5, 0.01);
+    EXPECT_NEAR(sd, 2.0, 0.01);
+    EXPECT_NEAR(double(below) / n, 0.1587, 0.002);
+    EXPECT_LT(same, n / 1000);
+  }
+  // Kinds other than normal ignore the flag: the host reference's bits.
+  ElementStream u = elementStream(pointerArgument(Dtype::F32, K::Uniform, -1, 1), 3, 9);
+  std::vector<unsigned char> want(4 * 1000);
+  drawElements(u, 0, 1000, want.data());
+  void *dev = nullptr;
+  ASSERT_EQ(cudaMalloc(&dev, want.size()), cudaSuccess);
+  buffers_.push_back(dev);
+  dk::FillSpec spec{int(u.dtype), int(u.kind), u.a, u.b, u.key, /*fast=*/true};
+  ASSERT_EQ(dk::fillElements(dev, 1000, spec, stream_), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+  EXPECT_EQ(download(dev, want.size()), want);
+}
+
 TEST_F(DeviceKernels, ComparisonMatchesTheHostRule) {
   Task t = parseTask(R"({"name": "t", "kind": "c-to-cuda", "entry": "f",
     "args": [{"name": "o", "type": "pointer", "dtype": "f32", "access": "out", "count": "n"},
