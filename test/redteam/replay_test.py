@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Replays stored GPU runs of the red-team suite (data/eval-runs/*redteam*/): every results file there
 (batch.jsonl, serve.jsonl, or the same .xz-compressed) must pass scripts/redteam-check.py with the skips the run recorded
-(skipped.txt). A run may list in known-failures.txt the candidates that failed their expected outcome there
+(skipped.txt) and the candidates its own checker listing (check-MODE.txt) does not name: those added to the suite
+after the run. A run may list in known-failures.txt the candidates that failed their expected outcome there
 ("MODE CANDIDATE OUTCOME: why", MODE batch or serve): the checker's failures of that results file must then be
 exactly those, each with that outcome (a known failure that passes, or a failure not listed, fails the replay).
 Skips (77) while no run is stored."""
 import glob
+import json
 import lzma
 import os
 import subprocess
@@ -13,6 +15,7 @@ import sys
 import tempfile
 
 check, suite, runs = sys.argv[1], sys.argv[2], sys.argv[3]
+suite_json = os.path.join(suite, "suite.json") if os.path.isdir(suite) else suite
 stored = sorted(d for d in glob.glob(os.path.join(runs, "*redteam*")) if os.path.isdir(d))
 if not stored:
     print(f"SKIP: no stored red-team GPU run under {runs}/*redteam*/ yet (scripts/gpu/redteam.sh makes one)")
@@ -42,8 +45,18 @@ for d in stored:
             target = plain.name
         else:
             target = path
+        # Candidates added to the suite after the run: the run's own checker listing
+        # (check-MODE.txt, every candidate of the suite then) does not name them.
+        later = []
+        listing = os.path.join(d, "check-" + results.split(".")[0] + ".txt")
+        if os.path.exists(listing):
+            named = {c for l in open(listing) for c in l.split()[1:2] if c.endswith(".cu")}
+            later = [os.path.basename(c["path"]) for c in json.load(open(suite_json))["candidates"]
+                     if os.path.basename(c["path"]) not in named]
+            if later:
+                print(f"   not in this run (added to the suite later): {' '.join(later)}")
         args = [sys.executable, check, suite, target]
-        for s in skips:
+        for s in skips + later:
             args += ["--skip", s]
         p = subprocess.run(args, capture_output=True, text=True)
         if target != path:

@@ -36,7 +36,7 @@ struct WorkerOptions {
   double timeoutSeconds = 120;   // the evaluator's --timeout: the runner's CPU-time limit
   // Of the timed calls, the share whose outputs are checked against the baseline run on the same
   // fresh inputs (at least kMinCheckedTimedCalls per configuration).
-  double checkedShare = 0.1;
+  double checkedShare = 0.4; // a cheat on the 11+ calls that make a median of 20 escapes with 0.6^11 = 0.4%
   // The wall-clock check's rule is runtime::wallClockViolation (WallClock.h).
   std::string eventsPath;
   std::string taskDir;

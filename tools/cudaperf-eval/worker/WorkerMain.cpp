@@ -90,7 +90,7 @@ support::ArgParser workerArgs(WorkerOptions &opt, Modes &modes) {
       .flag("--allow-weak-sandbox", "run candidates although the kernel lacks part of the sandbox", opt.allowWeakSandbox)
       .option("--runner-cpu-seconds", "S", "CPU time the candidate's process may use (120)",
               [&](const std::string &v) { opt.timeoutSeconds = parseNumber(v, 1); })
-      .option("--checked-share", "X", "share of the timed calls whose answers are checked (0.1)",
+      .option("--checked-share", "X", "share of the timed calls whose answers are checked (0.4)",
               [&](const std::string &v) { opt.checkedShare = parseNumber(v, 0); })
       .option("--configs", "A,B", "only these configurations",
               [&](const std::string &v) { opt.configs = runtime::parseConfigList(v); });
