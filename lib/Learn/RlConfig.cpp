@@ -1,9 +1,6 @@
 #include "cudaperf/Learn/RlConfig.h"
 
-#include <cmath>
-#include <fstream>
-#include <sstream>
-#include <variant>
+#include "cudaperf/Learn/ConfigFields.h"
 
 namespace cudaperf::learn {
 
@@ -11,21 +8,10 @@ namespace {
 
 using support::Json;
 
-using Field = std::variant<std::string RlConfig::*, int64_t RlConfig::*, uint64_t RlConfig::*, double RlConfig::*,
-                           bool RlConfig::*, std::vector<std::string> RlConfig::*>;
-
-struct Key {
-  const char *name;
-  Field field;
-  double lo, hi;          // numbers: the range allowed
-  const char *choices;    // strings: "a|b|c", or "" for any
-  const char *meaning;
-};
-
 constexpr double kBig = 1e18;
 
-const std::vector<Key> &keys() {
-  static const std::vector<Key> table = {
+const ConfigFields<RlConfig> &fields() {
+  static const ConfigFields<RlConfig> table("cudaperf-rl-config/1", "RL settings", "cudaperf-train rl --print-config", {
       {"model", &RlConfig::model, 0, 0, "", "the SFT checkpoint folder (Hugging Face layout with tokenizer.json)"},
       {"dataset", &RlConfig::dataset, 0, 0, "", "the generated dataset (manifest.jsonl)"},
       {"device", &RlConfig::device, 0, 0, "", "cuda, cuda:N or cpu"},
@@ -96,138 +82,24 @@ const std::vector<Key> &keys() {
       {"eval_held_out_family_tasks", &RlConfig::evalHeldOutFamilyTasks, 0, 1e6, "", "tasks of families never trained on per evaluation"},
       {"eval_every", &RlConfig::evalEvery, 0, 1e9, "", "validation every N steps; 0: before and after the run only"},
       {"eval_temperature", &RlConfig::evalTemperature, 0, 100, "", "sampling temperature of evaluations; 0: greedy"},
-  };
+  });
   return table;
-}
-
-Json valueOf(const RlConfig &c, const Field &f) {
-  return std::visit([&](auto member) { return Json(c.*member); }, f);
-}
-
-std::string typeOf(const Field &f) {
-  switch (f.index()) {
-  case 0: return "string";
-  case 1: return "integer";
-  case 2: return "unsigned";
-  case 3: return "number";
-  case 4: return "boolean";
-  default: return "list of strings";
-  }
-}
-
-void assign(RlConfig &c, const Key &k, const Json &v, const std::string &where) {
-  auto bad = [&](const std::string &why) {
-    throw LearnError(where + ": " + why + ", got " + support::jsonSnippet(v));
-  };
-  auto range = [&](double x) {
-    if (!(x >= k.lo && x <= k.hi))
-      bad("expected a value in [" + support::writeJson(Json(k.lo)) + ", " + support::writeJson(Json(k.hi)) + "]");
-  };
-  switch (k.field.index()) {
-  case 0: {
-    if (!v.is_string()) bad("expected a string");
-    std::string s = v.get<std::string>();
-    if (*k.choices) {
-      std::string choices = std::string("|") + k.choices + "|";
-      if (choices.find("|" + s + "|") == std::string::npos) bad(std::string("expected one of ") + k.choices);
-    }
-    c.*std::get<0>(k.field) = s;
-    break;
-  }
-  case 1:
-    if (!v.is_number_integer()) bad("expected a whole number");
-    range(double(v.get<int64_t>()));
-    c.*std::get<1>(k.field) = v.get<int64_t>();
-    break;
-  case 2:
-    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0)) bad("expected a whole number >= 0");
-    c.*std::get<2>(k.field) = v.get<uint64_t>();
-    break;
-  case 3:
-    if (!v.is_number()) bad("expected a number");
-    range(v.get<double>());
-    c.*std::get<3>(k.field) = v.get<double>();
-    break;
-  case 4:
-    if (!v.is_boolean()) bad("expected true or false");
-    c.*std::get<4>(k.field) = v.get<bool>();
-    break;
-  default: {
-    if (!v.is_array()) bad("expected a list of strings");
-    std::vector<std::string> list;
-    for (const Json &e : v) {
-      if (!e.is_string()) bad("expected a list of strings");
-      list.push_back(e.get<std::string>());
-    }
-    c.*std::get<5>(k.field) = list;
-  }
-  }
-}
-
-const Key *findKey(const std::string &name) {
-  for (const Key &k : keys())
-    if (name == k.name) return &k;
-  return nullptr;
 }
 
 } // namespace
 
-std::vector<RlConfigKeyInfo> rlConfigKeys() {
-  RlConfig defaults;
-  std::vector<RlConfigKeyInfo> out;
-  for (const Key &k : keys()) out.push_back({k.name, typeOf(k.field), k.meaning, valueOf(defaults, k.field)});
-  return out;
-}
+std::vector<RlConfigKeyInfo> rlConfigKeys() { return fields().keys(); }
 
-Json rlConfigToJson(const RlConfig &config) {
-  Json j = Json::object();
-  j["schema"] = "cudaperf-rl-config/1";
-  for (const Key &k : keys()) j[k.name] = valueOf(config, k.field);
-  return j;
-}
+Json rlConfigToJson(const RlConfig &config) { return fields().toJson(config); }
 
 void applyRlConfigJson(RlConfig &config, const Json &doc, const std::string &source) {
-  if (!doc.is_object()) throw LearnError(source + ": expected a JSON object of RL settings");
-  for (auto it = doc.begin(); it != doc.end(); ++it) {
-    if (it.key() == "schema") {
-      if (!it.value().is_string() || it.value().get<std::string>() != "cudaperf-rl-config/1")
-        throw LearnError(source + ": schema: expected \"cudaperf-rl-config/1\", got " + support::jsonSnippet(it.value()));
-      continue;
-    }
-    const Key *k = findKey(it.key());
-    if (!k) throw LearnError(source + ": unknown key \"" + it.key() + "\" (cudaperf-train rl --print-config lists them)");
-    assign(config, *k, it.value(), source + ": " + it.key());
-  }
+  fields().apply(config, doc, source);
 }
 
-RlConfig loadRlConfig(const std::string &path) {
-  RlConfig config;
-  Json doc;
-  try {
-    doc = support::readJsonFile(path);
-  } catch (const std::exception &e) {
-    throw LearnError(e.what());
-  }
-  applyRlConfigJson(config, doc, path);
-  return config;
-}
+RlConfig loadRlConfig(const std::string &path) { return fields().load(path); }
 
 void applyRlConfigOverride(RlConfig &config, const std::string &assignment) {
-  size_t eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0) throw LearnError("--set " + assignment + ": expected KEY=VALUE");
-  std::string key = assignment.substr(0, eq), text = assignment.substr(eq + 1);
-  Json value;
-  const Key *k = findKey(key);
-  if (k && k->field.index() == 0) {
-    value = text; // strings are taken as written ("--set model=1" is a folder named 1)
-  } else {
-    try {
-      value = support::parseJson(text, "--set " + key);
-    } catch (const std::exception &) {
-      value = text;
-    }
-  }
-  applyRlConfigJson(config, Json::object({{key, value}}), "--set");
+  fields().applyOverride(config, assignment);
 }
 
 void validateRlConfig(const RlConfig &c) {

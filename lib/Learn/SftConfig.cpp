@@ -1,6 +1,6 @@
 #include "cudaperf/Learn/SftConfig.h"
 
-#include <variant>
+#include "cudaperf/Learn/ConfigFields.h"
 
 namespace cudaperf::learn {
 
@@ -8,21 +8,12 @@ namespace {
 
 using support::Json;
 
-using Field = std::variant<std::string SftConfig::*, int64_t SftConfig::*, uint64_t SftConfig::*, double SftConfig::*,
-                           bool SftConfig::*>;
-
-struct Key {
-  const char *name;
-  Field field;
-  double lo, hi; // numbers: the range allowed (the flag's, with 0 where 0 means "off")
-  const char *meaning;
-};
-
 constexpr double kInt30 = double(1 << 30);
 
 // The key of each flag is its name without "--", dashes as underscores; the on|off flags are booleans.
-const std::vector<Key> &keys() {
-  static const std::vector<Key> table = {
+// Numbers: the range allowed (the flag's, with 0 where 0 means "off").
+const ConfigFields<SftConfig> &fields() {
+  static const ConfigFields<SftConfig> table("cudaperf-sft-config/1", "SFT settings", "cudaperf-train sft --print-config", {
       {"dataset", &SftConfig::dataset, 0, 0, "the generated dataset (manifest.jsonl; cudaperf-dataset generate)"},
       {"out", &SftConfig::out, 0, 0, "output folder"},
       {"kinds", &SftConfig::kinds, 0, 0, "task kinds, comma-separated: c, pytorch"},
@@ -64,87 +55,18 @@ const std::vector<Key> &keys() {
       {"seed", &SftConfig::seed, 0, 0, "seed of the weights, the data order, dropout and the repair examples"},
       {"threads", &SftConfig::threads, 1, 256, "LibTorch CPU threads"},
       {"max_shard_mb", &SftConfig::maxShardMb, 0.01, 1e6, "largest checkpoint file (MB)"},
-  };
+  });
   return table;
 }
 
-Json valueOf(const SftConfig &c, const Field &f) {
-  return std::visit([&](auto member) { return Json(c.*member); }, f);
-}
-
-const char *typeOf(const Field &f) {
-  static const char *names[] = {"string", "integer", "unsigned", "number", "boolean"};
-  return names[f.index()];
-}
-
-void assign(SftConfig &c, const Key &k, const Json &v, const std::string &where) {
-  auto bad = [&](const std::string &why) { throw LearnError(where + ": " + why + ", got " + support::jsonSnippet(v)); };
-  auto range = [&](double x) {
-    if (!(x >= k.lo && x <= k.hi))
-      bad("expected a value in [" + support::writeJson(Json(k.lo)) + ", " + support::writeJson(Json(k.hi)) + "]");
-  };
-  switch (k.field.index()) {
-  case 0:
-    if (!v.is_string()) bad("expected a string");
-    c.*std::get<0>(k.field) = v.get<std::string>();
-    break;
-  case 1:
-    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX)))
-      bad("expected a whole number");
-    range(double(v.get<int64_t>()));
-    c.*std::get<1>(k.field) = v.get<int64_t>();
-    break;
-  case 2:
-    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0)) bad("expected a whole number >= 0");
-    c.*std::get<2>(k.field) = v.get<uint64_t>();
-    break;
-  case 3:
-    if (!v.is_number()) bad("expected a number");
-    range(v.get<double>());
-    c.*std::get<3>(k.field) = v.get<double>();
-    break;
-  default:
-    if (!v.is_boolean()) bad("expected true or false");
-    c.*std::get<4>(k.field) = v.get<bool>();
-  }
-}
-
-const Key *findKey(const std::string &name) {
-  for (const Key &k : keys())
-    if (name == k.name) return &k;
-  return nullptr;
-}
-
-const char *kSchema = "cudaperf-sft-config/1";
-
 } // namespace
 
-std::vector<SftConfigKeyInfo> sftConfigKeys() {
-  SftConfig defaults;
-  std::vector<SftConfigKeyInfo> out;
-  for (const Key &k : keys()) out.push_back({k.name, typeOf(k.field), k.meaning, valueOf(defaults, k.field)});
-  return out;
-}
+std::vector<SftConfigKeyInfo> sftConfigKeys() { return fields().keys(); }
 
-Json sftConfigToJson(const SftConfig &config) {
-  Json j = Json::object();
-  j["schema"] = kSchema;
-  for (const Key &k : keys()) j[k.name] = valueOf(config, k.field);
-  return j;
-}
+Json sftConfigToJson(const SftConfig &config) { return fields().toJson(config); }
 
 void applySftConfigJson(SftConfig &config, const Json &doc, const std::string &source) {
-  if (!doc.is_object()) throw LearnError(source + ": expected a JSON object of SFT settings");
-  for (auto it = doc.begin(); it != doc.end(); ++it) {
-    if (it.key() == "schema") {
-      if (!it.value().is_string() || it.value().get<std::string>() != kSchema)
-        throw LearnError(source + ": schema: expected \"" + kSchema + "\", got " + support::jsonSnippet(it.value()));
-      continue;
-    }
-    const Key *k = findKey(it.key());
-    if (!k) throw LearnError(source + ": unknown key \"" + it.key() + "\" (cudaperf-train sft --print-config lists them)");
-    assign(config, *k, it.value(), source + ": " + it.key());
-  }
+  fields().apply(config, doc, source);
 }
 
 SftConfig sftConfigFromJson(const Json &doc, const std::string &source) {
@@ -153,32 +75,10 @@ SftConfig sftConfigFromJson(const Json &doc, const std::string &source) {
   return config;
 }
 
-SftConfig loadSftConfig(const std::string &path) {
-  Json doc;
-  try {
-    doc = support::readJsonFile(path);
-  } catch (const std::exception &e) {
-    throw LearnError(e.what());
-  }
-  return sftConfigFromJson(doc, path);
-}
+SftConfig loadSftConfig(const std::string &path) { return fields().load(path); }
 
 void applySftConfigOverride(SftConfig &config, const std::string &assignment) {
-  size_t eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0) throw LearnError("--set " + assignment + ": expected KEY=VALUE");
-  std::string key = assignment.substr(0, eq), text = assignment.substr(eq + 1);
-  const Key *k = findKey(key);
-  Json value;
-  if (k && k->field.index() == 0) {
-    value = text; // strings are taken as written ("--set out=1" is a folder named 1)
-  } else {
-    try {
-      value = support::parseJson(text, "--set " + key);
-    } catch (const std::exception &) {
-      value = text;
-    }
-  }
-  applySftConfigJson(config, Json::object({{key, value}}), "--set");
+  fields().applyOverride(config, assignment);
 }
 
 } // namespace cudaperf::learn

@@ -3,6 +3,7 @@
 // overrides, written back whole into every run folder so a run says what it was. No LibTorch.
 #pragma once
 
+#include "cudaperf/Learn/ConfigFields.h"
 #include "cudaperf/Learn/Error.h"
 #include "cudaperf/Support/Json.h"
 
@@ -78,10 +79,7 @@ struct RlConfig {
 };
 
 // Every key with its meaning and default, in the order of the struct (docs/training.md's table).
-struct RlConfigKeyInfo {
-  std::string key, type, meaning;
-  support::Json defaultValue;
-};
+using RlConfigKeyInfo = ConfigKeyInfo;
 std::vector<RlConfigKeyInfo> rlConfigKeys();
 
 support::Json rlConfigToJson(const RlConfig &config);

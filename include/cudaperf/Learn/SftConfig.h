@@ -5,6 +5,7 @@
 // data-parallel options (rank, world size, store) are the process's, not the run's: they stay outside.
 #pragma once
 
+#include "cudaperf/Learn/ConfigFields.h"
 #include "cudaperf/Learn/Error.h"
 #include "cudaperf/Support/Json.h"
 
@@ -59,10 +60,7 @@ struct SftConfig {
 };
 
 // Every key with its type, meaning and default, in the order of the table.
-struct SftConfigKeyInfo {
-  std::string key, type, meaning;
-  support::Json defaultValue;
-};
+using SftConfigKeyInfo = ConfigKeyInfo;
 std::vector<SftConfigKeyInfo> sftConfigKeys();
 
 // {"schema": "cudaperf-sft-config/1", every key}.
