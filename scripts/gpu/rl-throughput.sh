@@ -15,8 +15,9 @@
 # Carry: .carry/deps (scripts/pack-deps.sh); .carry/analyzer (optional: the static terms and the ranker).
 # Environment: RLT_SECONDS (whole-run deadline, default 530), RLT_STEPS (4), RLT_SFT_DIR, RLT_SFT_SECONDS (90),
 # RLT_MEASURED (0: static-only rewards, compile + analysis; 1: measured with cudaperf-eval), RLT_SET (extra
-# "--set K=V ..."), RLT_HF (1: the transformers comparison when >= 70 s are left).
-# Writes OUTDIR/{summary.txt,rl-throughput.log,throughput.json,rl-run.tar.gz} (at most 8 files).
+# "--set K=V ..."), RLT_ARMS ("K=V[,K=V] ...": one RL run per arm in the same call, e.g.
+# "overlap_steps=0 overlap_steps=1"), RLT_HF (1: the transformers comparison when >= 70 s are left).
+# Writes OUTDIR/{summary.txt,rl-throughput.log,throughput.json (throughput-I.json per arm),rl-run.tar.gz} (at most 8 files).
 # The numbers go to docs/benchmarks.md and docs/training.md ("RL step throughput"). Exit 1 if a step failed.
 set -uo pipefail
 out=${1:-${OUT:-/tmp/rl-throughput}}
@@ -39,9 +40,13 @@ failed=0
 pack() {
   local files=()
   for f in build.log dataset.log sft.log hf.log; do [ -f "$work/logs/$f" ] && files+=("logs/$f"); done
-  for f in rl-config.json rl-log.jsonl rl-report.json train.log; do [ -f "$work/run/$f" ] && files+=("run/$f"); done
-  [ -f "$work/run/candidates.jsonl" ] && gzip -c "$work/run/candidates.jsonl" > "$work/run/candidates.jsonl.gz" &&
-    files+=(run/candidates.jsonl.gz)
+  for r in "$work"/run "$work"/run-*; do
+    [ -d "$r" ] || continue
+    r=${r#"$work"/}
+    for f in rl-config.json rl-log.jsonl rl-report.json train.log; do [ -f "$work/$r/$f" ] && files+=("$r/$f"); done
+    [ -f "$work/$r/candidates.jsonl" ] && gzip -c "$work/$r/candidates.jsonl" > "$work/$r/candidates.jsonl.gz" &&
+      files+=("$r/candidates.jsonl.gz")
+  done
   [ ${#files[@]} -gt 0 ] && tar -czf "$out/rl-run.tar.gz" -C "$work" "${files[@]}"
 }
 
@@ -101,29 +106,45 @@ static=true
 eval_args='["--sets","2","--budget-ms","40","--timeout","30","--stall-timeout","10"]'
 [ "$evaluator" = serve ] && eval_args='["--jobs","12","--sets","2","--budget-ms","40","--timeout","30","--stall-timeout","10"]'
 
-note "== RL: ${steps} steps of 8 tasks x G = 8 (static_only=$static, evaluator $evaluator)"
-rl_cap=$(( $(left) - 40 ))
-[ "${RLT_HF:-1}" = 1 ] && rl_cap=$(( rl_cap - 70 ))
-[ "$rl_cap" -lt 60 ] && { note "RESULT: FAILED (only ${rl_cap} s left for RL)"; pack; exit 1; }
-mkdir -p "$work/run"
-SECONDS=0
-# max_seconds stops the loop in time (the report and per-step lines are still written).
-# shellcheck disable=SC2086
-CUDAPERF_CACHE_DIR=$work/cache timeout --kill-after=10 "$rl_cap" "$bin/cudaperf-train" rl --config data/rl/h200.json \
-  --out "$work/run" --set model="$sft" --set dataset="$dataset" --set steps="$steps" --set max_seconds=$(( rl_cap - 45 )) \
-  --set tasks_per_step=8 --set group_size=8 --set eval_tasks=0 --set eval_held_out_family_tasks=0 --set save_every=1000 \
-  --set static_only="$static" --set evaluator="$evaluator" --set eval_path="$bin/cudaperf-eval" \
-  --set analyzer_path="$analyzer" --set reward_jobs=12 \
-  --set eval_args="$eval_args" \
-  ${RLT_SET:-} > "$work/run/train.log" 2>&1
-rc=$?
-note "cudaperf-train rl rc=$rc in ${SECONDS} s"
-grep -E "environment:|per step|steps \(" "$work/run/train.log" | tail -4 | tee -a "$summary"
-[ "$rc" -eq 0 ] || { failed=1; tail -8 "$work/run/train.log" | tee -a "$summary"; }
+# Arms: RLT_ARMS="K=V[,K=V...] ..." runs RL once per arm (the same checkpoint, dataset and builds; the
+# time left split evenly), each with its own run folder and throughput file; default one arm.
+read -r -a arms <<< "${RLT_ARMS:-}"
+[ ${#arms[@]} -eq 0 ] && arms=("")
+note "== RL: ${steps} steps of 8 tasks x G = 8 (static_only=$static, evaluator $evaluator), ${#arms[@]} arm(s)"
+rl_total=$(( $(left) - 40 ))
+[ "${RLT_HF:-1}" = 1 ] && rl_total=$(( rl_total - 70 ))
+for i in "${!arms[@]}"; do
+  arm=${arms[$i]}
+  run=$work/run; tp=$out/throughput.json
+  [ ${#arms[@]} -gt 1 ] && run=$work/run-$i && tp=$out/throughput-$i.json
+  arm_set=()
+  IFS=, read -r -a kvs <<< "$arm"
+  for kv in "${kvs[@]}"; do [ -n "$kv" ] && arm_set+=(--set "$kv"); done
+  rl_cap=$(( rl_total / (${#arms[@]} - i) ))
+  [ "$rl_cap" -gt $(( $(left) - 40 )) ] && rl_cap=$(( $(left) - 40 ))
+  [ "$rl_cap" -lt 60 ] && { note "RESULT: FAILED (only ${rl_cap} s left for RL arm '$arm')"; failed=1; break; }
+  mkdir -p "$run"
+  note "-- arm $i: '${arm:-as configured}' (cap ${rl_cap} s)"
+  SECONDS=0
+  # max_seconds stops the loop in time (the report and per-step lines are still written).
+  # shellcheck disable=SC2086
+  CUDAPERF_CACHE_DIR=$work/cache-$i timeout --kill-after=10 "$rl_cap" "$bin/cudaperf-train" rl --config data/rl/h200.json \
+    --out "$run" --set model="$sft" --set dataset="$dataset" --set steps="$steps" --set max_seconds=$(( rl_cap - 45 )) \
+    --set tasks_per_step=8 --set group_size=8 --set eval_tasks=0 --set eval_held_out_family_tasks=0 --set save_every=1000 \
+    --set static_only="$static" --set evaluator="$evaluator" --set eval_path="$bin/cudaperf-eval" \
+    --set analyzer_path="$analyzer" --set reward_jobs=12 \
+    --set eval_args="$eval_args" \
+    ${RLT_SET:-} "${arm_set[@]}" > "$run/train.log" 2>&1
+  rc=$?
+  rl_total=$(( rl_total - SECONDS ))
+  note "cudaperf-train rl rc=$rc in ${SECONDS} s"
+  grep -E "environment:|per step|steps \(" "$run/train.log" | tail -4 | tee -a "$summary"
+  [ "$rc" -eq 0 ] || { failed=1; tail -8 "$run/train.log" | tee -a "$summary"; }
 
-note "== per step (seconds per phase; counts)"
-python3 scripts/gpu/rl-throughput-table.py "$work/run" "$out/throughput.json" 2>&1 | tee -a "$summary"
-[ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+  note "== per step, arm $i (seconds per phase; counts)"
+  python3 scripts/gpu/rl-throughput-table.py "$run" "$tp" 2>&1 | tee -a "$summary"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+done
 
 if [ "${RLT_HF:-1}" = 1 ] && [ "$(left)" -ge 70 ]; then
   note "== transformers generate on the same checkpoint (batch 64, 256 new tokens, sampling, bf16)"
