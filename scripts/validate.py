@@ -36,28 +36,29 @@ Measurements (any combination):
 A kernel launched several times is compared on its first launch (as the corpus comparisons do).
 
 Predictions: run --analyzer (default build/bin/cudaperf-analyze), or read --analysis DIR written by an
-earlier --save-analysis DIR. Task implementations are analysed with the measured configuration's
-scalars: the grid of each launch site is evaluated from the host code (entry-point parameters,
-constants, unmodified locals, `if (x > E) x = E;` clamps) and passed with --launch, scalar kernel
-arguments with --param; where the host code cannot be evaluated, a measured launch__grid_size (1-D
-grids only) is used.
+earlier --save-analysis DIR. Task implementations go through cudaperf-features (--features, default
+beside the analyzer), the code the reward and the ranker use: `cudaperf-analyze --task` evaluates the
+entry point at the measured configuration (the C++ host-code interpreter) and analyses every launch it
+makes, and lib/Features joins those launches to the measured kernels in launch order; a kernel is
+compared with the report of the launch joined to its first measured launch, and a measured kernel
+that did not join is not compared (the note says why).
 
 Output: a text table on stdout; --json FILE (summaries and every row); --markdown FILE (tables to paste
 into docs/accuracy.md, with date, GPU, driver and command). Exit 0; 2 on set-up errors (nothing
 measured, no analyzer). Python 3 standard library only.
 """
 import argparse
-import ast
 import concurrent.futures
 import datetime
 import glob
 import importlib.util
 import json
 import os
-import re
 import shlex
 import statistics
+import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS_SCRIPTS = os.path.join(ROOT, "scripts", "corpus")
@@ -394,7 +395,8 @@ def load_task_results(paths, notes):
                 continue
             largest = with_counters[-1]  # configurations are listed small to large (docs/task-format.md)
             config = {"name": largest.get("name"), "params": largest.get("params") or {},
-                      "task_dir": repository_path(doc.get("task_dir"))}
+                      "task_dir": repository_path(doc.get("task_dir")) or os.path.dirname(os.path.dirname(rel)),
+                      "result": doc}
             measured.extend(_counter_kernels("tasks-cupti", rel, largest["counters"].get("kernels"), config))
     return measured, info
 
@@ -410,281 +412,6 @@ def first_launches(measured):
 
 
 # ----------------------------------------------------------------------------------------------
-# Launch configuration of a task implementation, from its host code and the configuration's scalars.
-
-_CAST = re.compile(r"\(\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:long\s+long|int|long|short|size_t|int64_t|"
-                   r"uint64_t|int32_t|uint32_t|unsigned|float|double)\s*\)")
-_TYPES = r"(?:unsigned\s+|signed\s+)?(?:long\s+long|int|long|size_t|int64_t|uint64_t|int32_t|uint32_t|unsigned|auto)"
-_SIZEOF = {"char": 1, "short": 2, "int": 4, "unsigned": 4, "float": 4, "long": 8, "double": 8, "size_t": 8,
-           "float2": 8, "float4": 16, "double2": 16, "int4": 16, "half": 2, "__half": 2, "__nv_bfloat16": 2}
-
-
-def strip_comments(text):
-    text = re.sub(r"/\*.*?\*/", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
-    return re.sub(r"//[^\n]*", lambda m: " " * len(m.group(0)), text)
-
-
-def split_top_level(text, sep=","):
-    parts, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        if ch == sep and depth == 0:
-            parts.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        parts.append(cur.strip())
-    return parts
-
-
-def balanced(text, start, open_ch, close_ch):
-    """The text between text[start] == open_ch and its matching close_ch, and the index after it."""
-    depth = 0
-    for i in range(start, len(text)):
-        if text[i] == open_ch:
-            depth += 1
-        elif text[i] == close_ch:
-            depth -= 1
-            if depth == 0:
-                return text[start + 1:i], i + 1
-    return None, len(text)
-
-
-def strip_device_code(text):
-    """text with the bodies of __global__ and __device__ functions blanked (same length), so a kernel's
-    locals cannot shadow the host function's (`total` declared in both, for example)."""
-    out = list(text)
-    for m in re.finditer(r"\b__(?:global|device)__\b", text):
-        brace = text.find("{", m.end())
-        semi = text.find(";", m.end())
-        if brace < 0 or (0 <= semi < brace):
-            continue  # a declaration, or a __device__ variable
-        body, after = balanced(text, brace, "{", "}")
-        if body is None:
-            continue
-        for i in range(brace, after):
-            if out[i] != "\n":
-                out[i] = " "
-    return "".join(out)
-
-
-class HostEvaluator:
-    """Evaluates integer expressions of host code: the entry point's parameters (the task's scalars),
-    constexpr / const / #define constants and locals that are never modified, or modified only by
-    `if (x > E) x = E;` / `if (x < E) x = E;` clamps. Anything else is unknown (None)."""
-
-    def __init__(self, source, params):
-        self.text = strip_device_code(strip_comments(source))
-        self.params = dict(params)
-        self.scalars, self.dims = {}, {}
-        self._collect()
-
-    def _declare(self, table, name, value, span):
-        table.setdefault(name, []).append((value, span))
-
-    def _collect(self):
-        t = self.text
-        for m in re.finditer(r"#define\s+(\w+)[ \t]+([^\n]+)", t):
-            self._declare(self.scalars, m.group(1), m.group(2).strip(), m.span())
-        for m in re.finditer(r"(?:\b(?:static|constexpr|const)\s+)*\b" + _TYPES + r"\s+(?=\w+\s*[={(])", t):
-            end = t.find(";", m.end())
-            if end < 0:
-                continue
-            decl = t[m.end():end]
-            if "(" in decl.split("=")[0] and "=" not in decl.split("(")[0]:
-                continue  # a function declaration, not a variable
-            for part in split_top_level(decl):
-                d = re.match(r"(\w+)\s*(?:=\s*(.+)|\((.*)\)|\{(.*)\})$", part, re.S)
-                if d:
-                    self._declare(self.scalars, d.group(1), next(g for g in d.groups()[1:] if g is not None),
-                                  (m.start(), end))
-        for m in re.finditer(r"\bdim3\s+(\w+)\s*(?:=\s*(?:dim3\s*)?)?([({])", t):
-            body, after = balanced(t, m.end(2) - 1, m.group(2), ")" if m.group(2) == "(" else "}")
-            if body is not None:
-                self._declare(self.dims, m.group(1), split_top_level(body), (m.start(), after))
-
-    def _modifications(self, name, spans):
-        """Assignments to name outside its declarations: (kind, text) with kind 'clamp' or 'other'."""
-        t, mods = self.text, []
-        pattern = r"(\+\+|--|&)\s*%s\b|\b%s(?:\.\w+)?\s*(?:\+\+|--|(?:[-+*/%%&|^]|<<|>>)?=(?!=))" % (name, name)
-        for m in re.finditer(pattern, t):
-            if any(a <= m.start() < b for a, b in spans):
-                continue
-            clamp = re.compile(r"if\s*\(\s*%s\s*([<>])=?\s*([^)]+)\)\s*\{?\s*%s\s*=\s*([^;]+);" % (name, name))
-            head = t.rfind("if", 0, m.start())
-            c = clamp.match(t, head) if head >= 0 else None
-            if c and c.start() <= m.start() < c.end():
-                mods.append(("clamp", c.group(1), c.group(2).strip(), c.group(3).strip()))
-            else:
-                mods.append(("other",))
-        return mods
-
-    def value(self, expr, depth=0):
-        if depth > 12 or expr is None:
-            return None
-        e = _CAST.sub(" ", expr)
-        e = re.sub(r"\b(?:static_cast|reinterpret_cast)\s*<[^>]*>", "", e)
-        e = re.sub(r"\bsizeof\s*\(\s*(\w+)\s*\)", lambda m: str(_SIZEOF.get(m.group(1), "None")), e)
-        e = re.sub(r"\bstd::", "", e)
-        e = re.sub(r"(\d+\.\d*(?:[eE][-+]?\d+)?)[fF]\b", r"\1", e)
-        e = re.sub(r"\b(\d+)[uUlL]+\b", r"\1", e)
-        try:
-            tree = ast.parse(e.strip(), mode="eval")
-        except SyntaxError:
-            return None
-        return self._eval(tree.body, depth)
-
-    def _name(self, name, depth):
-        if name in self.params:
-            return self.params[name]
-        decls = self.scalars.get(name)
-        if not decls or len({d[0] for d in decls}) != 1:
-            return None  # undeclared, or declared differently in several places
-        value = self.value(decls[0][0], depth + 1)
-        for mod in self._modifications(name, [d[1] for d in decls]):
-            if mod[0] != "clamp" or value is None:
-                return None
-            bound, new = self.value(mod[2], depth + 1), self.value(mod[3], depth + 1)
-            if bound is None or new is None or bound != new:
-                return None
-            value = min(value, bound) if mod[1] == ">" else max(value, bound)
-        return value
-
-    def _eval(self, node, depth):
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
-            return node.value
-        if isinstance(node, ast.Name):
-            return self._name(node.id, depth)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            v = self._eval(node.operand, depth)
-            return None if v is None else (-v if isinstance(node.op, ast.USub) else v)
-        if isinstance(node, ast.BinOp):
-            a, b = self._eval(node.left, depth), self._eval(node.right, depth)
-            if a is None or b is None:
-                return None
-            ints = isinstance(a, int) and isinstance(b, int)
-            if isinstance(node.op, ast.Add):
-                return a + b
-            if isinstance(node.op, ast.Sub):
-                return a - b
-            if isinstance(node.op, ast.Mult):
-                return a * b
-            if isinstance(node.op, ast.Div) and b != 0:
-                return int(a / b) if not ints else (abs(a) // abs(b)) * (1 if (a >= 0) == (b >= 0) else -1)
-            if isinstance(node.op, ast.Mod) and b != 0 and ints:
-                return a - b * int(a / b) if abs(a) < 2 ** 52 else None
-            if isinstance(node.op, ast.LShift) and ints:
-                return a << b
-            if isinstance(node.op, ast.RShift) and ints:
-                return a >> b
-            return None
-        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in ("x", "y", "z")
-                and depth < 8):
-            d = self.dim3(node.value.id)  # block.x of a dim3 variable
-            return None if d is None else d["xyz".index(node.attr)]
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max"):
-            args = [self._eval(a, depth) for a in node.args]
-            return None if None in args or not args else (min(args) if node.func.id == "min" else max(args))
-        return None
-
-    def dim3(self, expr):
-        """[x, y, z] of a grid/block expression: a number, an int expression, dim3(...) or a dim3 variable."""
-        expr = expr.strip()
-        m = re.match(r"^(?:dim3\s*)?[({](.*)[)}]$", expr, re.S) if expr.startswith(("dim3", "{")) else None
-        if m:
-            parts = split_top_level(m.group(1))
-        elif re.match(r"^\w+$", expr) and expr in self.dims:
-            decls = self.dims[expr]
-            if len(decls) != 1 or any(k[0] != "clamp" for k in self._modifications(expr, [decls[0][1]])):
-                return None
-            parts = decls[0][0]
-        else:
-            parts = [expr]
-        values = [self.value(p) for p in parts]
-        if not 1 <= len(values) <= 3 or any(not isinstance(v, int) or v <= 0 for v in values):
-            return None
-        return values + [1] * (3 - len(values))
-
-
-def launch_site_text(text, line, column):
-    """(config arguments, call arguments) of the <<<...>>>(...) that starts at line:column."""
-    offsets = [0]
-    for ln in text.split("\n"):
-        offsets.append(offsets[-1] + len(ln) + 1)
-    start = offsets[line - 1] + column - 1 if 0 < line < len(offsets) else 0
-    open_at = text.find("<<<", start)
-    close_at = text.find(">>>", open_at)
-    if open_at < 0 or close_at < 0:
-        return None, None
-    config = split_top_level(text[open_at + 3:close_at])
-    paren = text.find("(", close_at)
-    args, _ = balanced(text, paren, "(", ")") if paren >= 0 else (None, 0)
-    return config, (split_top_level(args) if args is not None else None)
-
-
-def task_launch_arguments(report, source, params, measured_by_mangled):
-    """--launch and --param options that give each kernel of a task implementation the launch the
-    measured configuration made; and per kernel where its grid came from."""
-    evaluator = HostEvaluator(source, params)
-    text = strip_comments(source)
-    options, origins = [], {}
-    for k in report["kernels"]:
-        sites = k.get("launch_sites") or []
-        if not sites:
-            continue
-        site, name = sites[0], k["mangled_name"]
-        config, call_args = launch_site_text(text, site["line"], site["column"])
-        metrics = (measured_by_mangled.get(name) or {}).get("metrics") or {}
-        if not site.get("constant") and config and len(config) >= 2:
-            grid = site.get("grid") or evaluator.dim3(config[0])
-            block = site.get("block") or evaluator.dim3(config[1])
-            smem = site.get("dynamic_smem_bytes")
-            if smem is None:
-                smem = evaluator.value(config[2]) if len(config) > 2 else 0
-            origin = "host code"
-            measured_grid = metrics.get("launch__grid_size")
-            if measured_grid and (grid is None or grid[0] * grid[1] * grid[2] != measured_grid):
-                if grid is None or grid[1:] == [1, 1]:
-                    grid, origin = [int(measured_grid), 1, 1], "measured launch__grid_size"
-                else:
-                    origin = "host code (launch__grid_size %d differs)" % measured_grid
-            if grid and block and isinstance(smem, int):
-                options.append("--launch=%s:%s:%s:%d" % (name, "x".join(map(str, grid)), "x".join(map(str, block)), smem))
-                origins[name] = origin
-            else:
-                origins[name] = "unknown"
-        scalar_args = site.get("scalar_args") or []
-        for i, p in enumerate(k.get("parameters") or []):
-            if "pointee" in p or (i < len(scalar_args) and scalar_args[i] is not None):
-                continue
-            if call_args and i < len(call_args):
-                v = evaluator.value(call_args[i])
-                if v is not None:
-                    options.append("--param=%s:%s=%r" % (name, p["name"], v))
-    return options, origins
-
-
-def task_params(rel, config):
-    """The scalars of the configuration: fixed values of task.json's args, then the result's params."""
-    params = {}
-    task_json = os.path.join(ROOT, config.get("task_dir") or os.path.dirname(os.path.dirname(rel)), "task.json")
-    if os.path.exists(task_json):
-        task = read_json(task_json)
-        for a in task.get("args") or []:
-            if a.get("type") == "scalar" and "value" in a:
-                params[a["name"]] = a["value"]
-        for c in task.get("configs") or []:
-            if c.get("name") == config.get("name"):
-                params.update({k: v for k, v in c.items() if k != "name"})
-    params.update(config.get("params") or {})
-    return params
-
-
-# ----------------------------------------------------------------------------------------------
 # Predictions
 
 
@@ -692,18 +419,86 @@ def analysis_name(rel, config_name=None):
     return rel.replace("/", "__") + ("@" + config_name if config_name else "") + ".json"
 
 
+def launch_origin(launch):
+    """Where the analyzer's launch came from: the entry point evaluated at the configuration, or why not."""
+    if launch.get("resolved"):
+        return "cudaperf-analyze --task"
+    parts = ["%s: %s" % (u.get("part"), u.get("reason")) for u in launch.get("unresolved") or []]
+    return "cudaperf-analyze --task, unresolved (%s)" % "; ".join(parts)
+
+
+def joined_reports(analysis, record, measured_by_mangled):
+    """{mangled name: kernel report} for the measured kernels whose compared launch (validate compares a
+    kernel's first launch) cudaperf-features joined to one of the analyzer's launches, with the report
+    the analyzer made for that launch; and {mangled name: launch origin}."""
+    configuration = next(c for c in analysis["configurations"] if c["name"] == record["configuration"])
+    launches = configuration["launches"]
+    reports, origins = {}, {}
+    for joined in record["launches"]:
+        measured = joined.get("measured")
+        if not measured or measured.get("counters_launch") is None:
+            continue
+        rec = measured_by_mangled.get(measured["kernel"])
+        if rec is None or rec["launch"] != measured["counters_launch"]:
+            continue  # a later launch of a kernel compared on its first
+        launch = launches[joined["index"]]
+        while launch.get("report") is None and launch.get("same_report_as") is not None:
+            launch = launches[launch["same_report_as"]]
+        if launch.get("report") is not None:
+            reports[measured["kernel"]] = launch["report"]
+            origins[measured["kernel"]] = launch_origin(launches[joined["index"]])
+    return reports, origins
+
+
 class Analyses:
-    def __init__(self, analyzer, analysis_dir, save_dir, notes):
-        self.analyzer, self.analysis_dir, self.save_dir, self.notes = analyzer, analysis_dir, save_dir, notes
+    def __init__(self, analyzer, features, analysis_dir, save_dir, notes):
+        self.analyzer, self.features = analyzer, features
+        self.analysis_dir, self.save_dir, self.notes = analysis_dir, save_dir, notes
         self.origins = {}
 
-    def _run(self, rel, extra):
-        return corpus_compare.analyse(self.analyzer, os.path.join(ROOT, rel), extra)
+    def _task(self, rel, config, measured_by_mangled, name, tmp):
+        """A task implementation at its measured configuration, through cudaperf-features: the launches of
+        `cudaperf-analyze --task` (the entry point evaluated at the configuration's sizes) joined to the
+        measured kernels. Returns (analysis document, {mangled: report}, {mangled: origin})."""
+        result = os.path.join(tmp, "result.json")
+        with open(result, "w") as f:
+            json.dump(config["result"], f)
+        cmd = [self.features, os.path.join(ROOT, config["task_dir"]), os.path.join(ROOT, rel),
+               "--config", config["name"], "--result", result]
+        if self.analysis_dir:
+            path = os.path.join(self.analysis_dir, name)
+            if not os.path.exists(path):
+                raise OSError("no precomputed analysis %s" % path)
+            cmd += ["--analysis", path]
+        else:
+            path = os.path.join(self.save_dir or tmp, name)
+            cmd += ["--analyzer", self.analyzer, "--save-analysis", path]
+        p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+        if p.returncode != 0:
+            raise RuntimeError("cudaperf-features: %s" % (p.stderr.strip() or "exit status %d" % p.returncode))
+        record = json.loads(p.stdout.splitlines()[0])
+        join = record["join"]
+        if not join["complete"]:
+            why = [u["reason"] for u in join["unjoined_measured"] + join["unjoined_static"]] + \
+                [m["what"] for m in join["mismatches"]]
+            self.notes.append("%s@%s: join incomplete, %d of %d measured launches joined%s" % (
+                rel, config["name"], join["joined"], join["measured_launches"],
+                " (%s)" % why[0] if why else ""))
+        analysis = read_json(path)
+        reports, origins = joined_reports(analysis, record, measured_by_mangled)
+        return analysis, reports, origins
 
     def get(self, rel, config=None, measured_by_mangled=None):
         """{mangled name: kernel report} of one file, or None when it cannot be analysed."""
         name = analysis_name(rel, config and config.get("name"))
         try:
+            if config is not None:
+                if self.save_dir:
+                    os.makedirs(self.save_dir, exist_ok=True)
+                with tempfile.TemporaryDirectory(prefix="validate-") as tmp:
+                    _, reports, origins = self._task(rel, config, measured_by_mangled or {}, name, tmp)
+                self.origins[rel] = origins
+                return reports
             if self.analysis_dir:
                 path = os.path.join(self.analysis_dir, name)
                 if not os.path.exists(path):
@@ -711,24 +506,15 @@ class Analyses:
                     return None
                 doc = read_json(path)
             else:
-                doc = self._run(rel, [])
-                if config is not None:
-                    with open(os.path.join(ROOT, rel)) as f:
-                        source = f.read()
-                    extra, origins = task_launch_arguments(doc, source, task_params(rel, config),
-                                                           measured_by_mangled or {})
-                    doc.setdefault("validate", {})
-                    if extra:
-                        doc = self._run(rel, extra)
-                    doc["validate"] = {"analyzer_arguments": extra, "grid_origin": origins}
+                doc = corpus_compare.analyse(self.analyzer, os.path.join(ROOT, rel), [])
                 if self.save_dir:
                     os.makedirs(self.save_dir, exist_ok=True)
                     with open(os.path.join(self.save_dir, name), "w") as f:
                         json.dump(doc, f)
-        except (RuntimeError, OSError, ValueError) as e:
-            self.notes.append("%s: analysis failed: %s" % (rel, str(e).splitlines()[0][:300]))
+        except (RuntimeError, OSError, ValueError, KeyError, IndexError, StopIteration) as e:
+            self.notes.append("%s: analysis failed: %s" % (rel, str(e).splitlines()[0][:300] if str(e) else repr(e)))
             return None
-        self.origins[rel] = (doc.get("validate") or {}).get("grid_origin", {})
+        self.origins[rel] = {}
         return {k["mangled_name"]: k for k in doc.get("kernels", [])}
 
 
@@ -784,6 +570,9 @@ def markdown_table(summary):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--analyzer", default=os.path.join(ROOT, "build", "bin", "cudaperf-analyze"))
+    p.add_argument("--features", default=None,
+                   help="cudaperf-features, which analyses and joins the task implementations (default: beside "
+                        "--analyzer, then build/bin)")
     p.add_argument("--analysis", help="read precomputed analyzer JSON from this directory (see --save-analysis)")
     p.add_argument("--save-analysis", help="write each analyzer JSON used into this directory")
     p.add_argument("--ncu", help="Nsight Compute measurements of the corpus (data/corpus/measured/h200-ncu.json)")
@@ -819,7 +608,13 @@ def main(argv=None):
         print("no analyzer at %s (give --analyzer or --analysis)" % args.analyzer)
         return 2
 
-    analyses = Analyses(args.analyzer, args.analysis, args.save_analysis, notes)
+    features = args.features or next(
+        (f for f in (os.path.join(os.path.dirname(os.path.abspath(args.analyzer)), "cudaperf-features"),
+                     os.path.join(ROOT, "build", "bin", "cudaperf-features")) if os.access(f, os.X_OK)), None)
+    if args.task_results and not features:
+        print("no cudaperf-features beside %s or in build/bin (give --features)" % args.analyzer)
+        return 2
+    analyses = Analyses(args.analyzer, features, args.analysis, args.save_analysis, notes)
     groups = {}
     for rec in measured:
         groups.setdefault((rec["file"], json.dumps(rec["config"], sort_keys=True)), []).append(rec)
@@ -849,7 +644,7 @@ def main(argv=None):
                 rows.append(row)
     if unmatched:
         notes.append("%d measured kernels have no analysed kernel of that mangled name (library or "
-                     "runtime kernels, or a failed analysis)" % unmatched)
+                     "runtime kernels, a failed analysis, or a launch cudaperf-features did not join)" % unmatched)
 
     sources = sorted({r["source"] for r in rows}, key=lambda s: list(SOURCE_TITLES).index(s))
     groups_out = [(s, [r for r in rows if r["source"] == s]) for s in sources]

@@ -187,6 +187,13 @@ std::unique_ptr<FeatureSet> computeFeatures(const FeatureRequest &request) {
                           r.describe() + (r.errorOutput.empty() ? "" : "\n" + firstLines(r.errorOutput, 20)));
     if (r.outputTruncated)
       throw FeaturesError(analyzer + ": its output is larger than 1 GiB");
+    if (!request.saveAnalysisPath.empty()) {
+      std::ofstream saved(request.saveAnalysisPath, std::ios::binary | std::ios::trunc);
+      saved << r.output;
+      saved.close();
+      if (!saved)
+        throw FeaturesError(request.saveAnalysisPath + ": cannot be written");
+    }
     try {
       analysis = readAnalysis(support::parseJson(r.output, "cudaperf-analyze output"), "cudaperf-analyze output");
     } catch (const support::SupportError &e) {

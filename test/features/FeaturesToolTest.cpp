@@ -95,6 +95,31 @@ TEST(ComputeFeatures, AFailingAnalyzerIsAnErrorWithItsMessage) {
   EXPECT_EQ(set->records()[0].analysis->name, "small");
 }
 
+// --save-analysis keeps the analyzer's document as printed, so a later run (--analysis) reads the same launches.
+TEST(FeaturesTool, SavesTheAnalyzersDocument) {
+  Files f = writeFiles("save");
+  std::string fake = f.dir + "/fake-analyzer", saved = f.dir + "/saved.json";
+  std::ofstream(fake) << "#!/bin/sh\ncat " << f.analysis << "\n";
+  support::runProcess({"/bin/chmod", "+x", fake}, support::ProcessOptions());
+  support::ProcessResult r = tool({f.dir, f.candidate, "--analyzer", fake, "--save-analysis", saved, "--result", f.result});
+  ASSERT_TRUE(r.succeeded()) << r.describe() << r.errorOutput;
+  auto read = [](const std::string &path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  EXPECT_EQ(read(saved), read(f.analysis));
+  support::ProcessResult again = tool({f.dir, f.candidate, "--analysis", saved, "--result", f.result});
+  ASSERT_TRUE(again.succeeded()) << again.describe() << again.errorOutput;
+  EXPECT_EQ(again.output, r.output);
+  support::ProcessResult unwritable =
+      tool({f.dir, f.candidate, "--analyzer", fake, "--save-analysis", f.dir + "/no/such/dir/a.json"});
+  EXPECT_EQ(unwritable.exitCode, 1);
+  EXPECT_NE(unwritable.errorOutput.find("a.json: cannot be written"), std::string::npos) << unwritable.errorOutput;
+  EXPECT_EQ(tool({f.dir, f.candidate, "--analysis", saved, "--save-analysis", saved}).exitCode, 2);
+}
+
 TEST(FeaturesTool, PrintsOneRecordPerConfiguration) {
   Files f = writeFiles("tool");
   support::ProcessResult r = tool({f.dir, f.candidate, "--analysis", f.analysis, "--result", f.result, "--summary"});

@@ -35,6 +35,9 @@ int main(int argc, char **argv) {
               request.analysisPath)
       .option("--analyzer", "PATH", "cudaperf-analyze to run (default: beside this program, then PATH)",
               request.analyzerPath)
+      .option("--save-analysis", "FILE", "also write the analyzer's document here, as it printed it (for a later\n"
+                                         "--analysis; not with --analysis)",
+              request.saveAnalysisPath)
       .option("--analyzer-timeout", "S", "kill the analyzer after S seconds (default 600)",
               [&](const std::string &v) { request.analyzerTimeoutSeconds = support::parseNumber(v, 1); })
       .option("--output,-o", "FILE", "write the records here instead of stdout", outputPath)
@@ -58,6 +61,8 @@ int main(int argc, char **argv) {
     }
   if (positional.size() != 2)
     args.usageError("expected TASK_DIR and CANDIDATE.cu", kExitUsage);
+  if (!request.saveAnalysisPath.empty() && !request.analysisPath.empty())
+    args.usageError("--save-analysis saves what the analyzer prints; with --analysis it does not run", kExitUsage);
   request.taskDir = positional[0];
   request.candidatePath = positional[1];
 

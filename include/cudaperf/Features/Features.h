@@ -53,13 +53,14 @@ struct FeatureRequest {
   std::string analysisPath;  // read this --task document instead of running the analyzer
   std::string resultPath;    // eval result(s); the candidate's is picked by its SHA-256
   std::string analyzerPath;  // default: cudaperf-analyze beside this program, then PATH
+  std::string saveAnalysisPath; // when the analyzer runs: its document, as printed, is also written here
   std::vector<std::string> analyzerFlags; // after "--"
   double analyzerTimeoutSeconds = 600;
 };
 
 // Runs `cudaperf-analyze --task` (or reads request.analysisPath), reads the result, computes.
 // Throws FeaturesError: the analyzer failed (its stderr in the message), a document is unreadable,
-// the result file has no result for this candidate.
+// the result file has no result for this candidate, saveAnalysisPath cannot be written.
 std::unique_ptr<FeatureSet> computeFeatures(const FeatureRequest &request);
 
 // The result among `results` that belongs to the candidate at `candidatePath` (same SHA-256 of
