@@ -572,7 +572,7 @@ def main(argv=None):
     p.add_argument("--analyzer", default=os.path.join(ROOT, "build", "bin", "cudaperf-analyze"))
     p.add_argument("--features", default=None,
                    help="cudaperf-features, which analyses and joins the task implementations (default: beside "
-                        "--analyzer, then build/bin)")
+                        "--analyzer, then build/bin, then build-gpu/bin)")
     p.add_argument("--analysis", help="read precomputed analyzer JSON from this directory (see --save-analysis)")
     p.add_argument("--save-analysis", help="write each analyzer JSON used into this directory")
     p.add_argument("--ncu", help="Nsight Compute measurements of the corpus (data/corpus/measured/h200-ncu.json)")
@@ -610,9 +610,10 @@ def main(argv=None):
 
     features = args.features or next(
         (f for f in (os.path.join(os.path.dirname(os.path.abspath(args.analyzer)), "cudaperf-features"),
-                     os.path.join(ROOT, "build", "bin", "cudaperf-features")) if os.access(f, os.X_OK)), None)
+                     os.path.join(ROOT, "build", "bin", "cudaperf-features"),
+                     os.path.join(ROOT, "build-gpu", "bin", "cudaperf-features")) if os.access(f, os.X_OK)), None)
     if args.task_results and not features:
-        print("no cudaperf-features beside %s or in build/bin (give --features)" % args.analyzer)
+        print("no cudaperf-features beside %s or in build/bin, build-gpu/bin (give --features)" % args.analyzer)
         return 2
     analyses = Analyses(args.analyzer, features, args.analysis, args.save_analysis, notes)
     groups = {}

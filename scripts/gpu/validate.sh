@@ -65,7 +65,7 @@ fi
 (
   timeout "$(capm 120)" cmake -S . -B build-gpu -G Ninja -DCUDAPERF_BUILD_ANALYZER=OFF -DCUDAPERF_BUILD_TESTS=OFF \
     -DCMAKE_BUILD_TYPE=Release "${torch_flags[@]}" > "$work/build-logs/cmake.log" 2>&1 &&
-  timeout "$(capm 240)" cmake --build build-gpu -j "$jobs" --target cudaperf-eval cudaperf-eval-worker >> "$work/build-logs/cmake.log" 2>&1
+  timeout "$(capm 240)" cmake --build build-gpu -j "$jobs" --target cudaperf-eval cudaperf-eval-worker cudaperf-features >> "$work/build-logs/cmake.log" 2>&1
   echo "eval rc=$?" >> "$work/build-logs/cmake.log"
   # Separate builds so that a missing or failing target leaves the others built.
   timeout "$(capm 240)" cmake --build build-gpu -j "$jobs" --target cudaperf-counters-inject >> "$work/build-logs/cmake.log" 2>&1
