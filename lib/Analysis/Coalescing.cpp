@@ -213,8 +213,10 @@ public:
         continue;
       MemoryAccess A = analyseAccess(M, K, E, SE, LI);
       if (A.SectorsPerRequest && A.Pattern != "parameter-dependent") {
-        double Ideal = A.Extra.getNumber("ideal_sectors_per_request").value_or(*A.SectorsPerRequest);
-        std::optional<double> Exec = A.Extra.getNumber("executions_per_thread");
+        double Ideal = A.IdealSectorsPerRequest.value_or(*A.SectorsPerRequest);
+        std::optional<double> Exec;
+        if (std::optional<int64_t> N = A.knownExecutionsPerThread())
+          Exec = double(*N);
         if (!Exec)
           AnyUnknownExecutions = true;
         double W = Exec.value_or(1.0);
@@ -249,11 +251,11 @@ private:
     A.Pattern = "not-modelled";
     std::string ExecExpr;
     std::optional<int64_t> Exec = executionsPerThread(E, SE, LI, M.inst()->getParent(), &ExecExpr);
-    A.Extra["executions_per_thread"] = Exec ? json::Value(*Exec) : json::Value(nullptr);
+    A.ExecutionsPerThread = Exec;
     if (!Exec && !ExecExpr.empty())
-      A.Extra["executions_per_thread_expr"] = ExecExpr;
-    A.Extra["notes"] = json::Array{std::string("through the texture units (handle and coordinates): "
-                                               "sectors per request are not predicted")};
+      A.ExecutionsPerThreadExpr = ExecExpr;
+    A.Notes = {"through the texture units (handle and coordinates): sectors per request are not "
+               "predicted"};
     return A;
   }
 
@@ -272,10 +274,10 @@ private:
   MemoryAccess analyseAccess(const MemoryInstruction &M, const KernelReport &K, LaneEvaluator &E,
                              ScalarEvolution &SE, LoopInfo &LI) {
     MemoryAccess A = accessOf(M, K);
-    json::Array Notes;
+    std::vector<std::string> &Notes = A.Notes;
     if (!M.Note.empty())
       Notes.push_back(M.Note);
-    A.Extra["base"] = baseDescription(M, K);
+    A.Base = baseDescription(M, K);
 
     // Executions per thread: the product of the enclosing loops' trip counts.
     Loop *Inner = LI.getLoopFor(M.inst()->getParent());
@@ -289,47 +291,39 @@ private:
       ++Depth;
       GridStride |= isGridStride(SE, L);
     }
-    A.Extra["loop_depth"] = Depth;
-    A.Extra["executions_per_thread"] = Exec ? json::Value(*Exec) : json::Value(nullptr);
+    A.LoopDepth = Depth;
+    A.ExecutionsPerThread = Exec;
     if (!Exec && !ExecExpr.empty())
-      A.Extra["executions_per_thread_expr"] = ExecExpr;
-    if (GridStride)
-      A.Extra["grid_stride_loop"] = true;
+      A.ExecutionsPerThreadExpr = ExecExpr;
+    A.GridStrideLoop = GridStride;
 
     LaneAddressSummary S = summarizeLaneAddresses(E, M.Pointer, Inner != nullptr, MainParamValue, M.Offset);
     if (applyLaneGuards(*Guards, M.inst()->getParent(), S))
-      A.Extra["lane_guarded"] = true;
-    A.Extra["address"] = describeAddress(SE, M.Pointer);
+      A.LaneGuarded = true;
+    A.Address = describeAddress(SE, M.Pointer);
     if (S.Affine) {
-      A.Extra["thread_coefficients"] = json::Object{{"x", *S.CoefX}, {"y", *S.CoefY}, {"z", *S.CoefZ}};
-      A.Extra["stride_bytes"] = *S.CoefX;
+      A.Coefficients = ThreadCoefficients{*S.CoefX, *S.CoefY, *S.CoefZ};
+      A.StrideBytes = *S.CoefX;
       if (M.Bytes && *S.CoefX % M.Bytes == 0)
-        A.Extra["stride_elements"] = *S.CoefX / M.Bytes;
+        A.StrideElements = double(*S.CoefX / M.Bytes);
       else if (M.Bytes)
-        A.Extra["stride_elements"] = round2(double(*S.CoefX) / M.Bytes);
+        A.StrideElements = round2(double(*S.CoefX) / M.Bytes);
     } else {
-      A.Extra["thread_coefficients"] = nullptr;
+      A.Coefficients = std::optional<ThreadCoefficients>();
     }
-    if (!S.UnknownParams.empty()) {
-      json::Array Names;
-      for (const std::string &N : S.UnknownParams)
-        Names.push_back(N);
-      A.Extra["unknown_params"] = std::move(Names);
-    }
+    A.UnknownParams.assign(S.UnknownParams.begin(), S.UnknownParams.end());
 
     auto Finish = [&](std::string Pattern) {
       A.Pattern = std::move(Pattern);
-      if (!Notes.empty())
-        A.Extra["notes"] = std::move(Notes);
       return std::move(A);
     };
 
     if (S.Flags & LaneDataDependent) {
       // Lane offsets are only meaningful relative to a loaded base pointer.
       if (M.Base != BaseKind::LoadedPointer) {
-        A.Extra["thread_coefficients"] = nullptr;
-        A.Extra.erase("stride_bytes");
-        A.Extra.erase("stride_elements");
+        A.Coefficients = std::optional<ThreadCoefficients>();
+        A.StrideBytes.reset();
+        A.StrideElements.reset();
       }
       Notes.push_back(M.Base == BaseKind::LoadedPointer
                           ? "the base pointer is loaded from memory"
@@ -340,9 +334,9 @@ private:
       Notes.push_back(S.Flags & LaneControlDependent
                           ? "the address merges lane-varying values from different control paths"
                           : "the address uses an operation the evaluator does not model");
-      A.Extra["unknown_reason"] = std::string(Notes.back().getAsString().value_or(""));
+      A.UnknownReason = Notes.back();
       if (Inner)
-        A.Extra["unknown_loop_line"] = Inner->getStartLoc() ? Inner->getStartLoc().getLine() // the `for` itself
+        A.UnknownLoopLine = Inner->getStartLoc() ? Inner->getStartLoc().getLine() // the `for` itself
                                                      : sourceLocationOf(*Inner->getHeader()->getFirstNonPHIOrDbg()).Line;
       return Finish("unknown");
     }
@@ -366,10 +360,10 @@ private:
         Misalignment = Off;
     }
     if (Misalignment)
-      A.Extra["misalignment_bytes"] = *Misalignment;
+      A.MisalignmentBytes = *Misalignment;
     if (S.Affine && *S.CoefX != 0 && indexesStructArray(M.Pointer))
-      A.Extra["struct_stride"] = true;
-    A.Extra["ideal_sectors_per_request"] = round2(Main.Ideal);
+      A.StructStride = true;
+    A.IdealSectorsPerRequest = round2(Main.Ideal);
     A.SectorsPerRequest = round2(Main.Sectors);
 
     if (Main.Broadcast && Main.Samples)
@@ -389,7 +383,7 @@ private:
       for (const std::string &N : S.UnknownParams)
         Names += (Names.empty() ? "'" : ", '") + N + "'";
       if (StrideDepends) {
-        A.Extra["sectors_per_request_typical"] = round2(Main.Sectors);
+        A.SectorsPerRequestTypical = round2(Main.Sectors);
         A.SectorsPerRequest = round2(Worst);
         Notes.push_back("the stride between lanes depends on " + Names +
                         ", whose value is unknown: worst case over representative values shown; "
@@ -397,7 +391,7 @@ private:
         return Finish("parameter-dependent");
       }
       if (Worst > Main.Sectors + 1e-9) {
-        A.Extra["sectors_per_request_worst"] = round2(Worst);
+        A.SectorsPerRequestWorst = round2(Worst);
         Notes.push_back("assumes " + Names + " = " + std::to_string(MainParamValue) +
                         " keeps the warp's first address 32-byte aligned; other values can raise "
                         "it to " + llvm::formatv("{0:F2}", Worst).str() + " sectors");

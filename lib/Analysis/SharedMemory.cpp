@@ -90,14 +90,11 @@ public:
       std::optional<int64_t> Exec = executionsPerThread(E, SE, LI, M.inst()->getParent());
       if (Exec)
         *Exec *= M.Count;
-      A.Extra["executions_per_thread"] = Exec ? json::Value(*Exec) : json::Value(nullptr);
+      A.ExecutionsPerThread = Exec;
       if (const SharedArrayDecl *S = arrayOf(M, K)) {
-        json::Array Dims;
-        for (uint64_t D : S->Dims)
-          Dims.push_back(D);
-        A.Extra["array"] = S->Name;
-        A.Extra["array_dims"] = std::move(Dims);
-        A.Extra["element_bytes"] = S->ElementBytes;
+        A.Array = S->Name;
+        A.ArrayDims = std::vector<int64_t>(S->Dims.begin(), S->Dims.end());
+        A.ElementBytes = int64_t(S->ElementBytes);
       }
 
       LaneAddressSummary Sum = summarizeLaneAddresses(E, M.Pointer, Inner != nullptr);
@@ -105,14 +102,14 @@ public:
         A.Pattern = "data-dependent";
       } else if (Sum.Flags & (LaneUnsupported | LaneNonAffineRecurrence)) {
         A.Pattern = "unknown";
-        A.Extra["unknown_reason"] =
+        A.UnknownReason =
             Sum.Flags & LaneNonAffineRecurrence
                 ? "a loop variable changes by something other than a constant step each iteration "
                   "(multiplied, shifted or divided, e.g. stride *= 2): its value per iteration is not "
                   "modelled"
                 : "the index uses an operation the evaluator does not model";
         if (Inner)
-          A.Extra["unknown_loop_line"] = Inner->getStartLoc() ? Inner->getStartLoc().getLine() // the `for` itself
+          A.UnknownLoopLine = Inner->getStartLoc() ? Inner->getStartLoc().getLine() // the `for` itself
                                                      : sourceLocationOf(*Inner->getHeader()->getFirstNonPHIOrDbg()).Line;
       } else {
         double Ways = 0, Ideal = 0;
@@ -146,10 +143,10 @@ public:
             Broadcast &= Addr / SharedBankBytes == Live.front() / SharedBankBytes;
         }
         if (Guarded)
-          A.Extra["lane_guarded"] = true;
+          A.LaneGuarded = true;
         if (Samples) {
           A.BankConflictWays = round2(Ways / Samples);
-          A.Extra["ideal_wavefronts"] = round2(Ideal / Samples);
+          A.IdealWavefronts = round2(Ideal / Samples);
           if (Sum.Flags & LaneUnknownParam)
             A.Pattern = "parameter-dependent";
           else if (Broadcast)
@@ -161,11 +158,10 @@ public:
         }
       }
       if (Sum.Affine && Sum.CoefX) {
-        A.Extra["thread_coefficients"] =
-            json::Object{{"x", *Sum.CoefX}, {"y", *Sum.CoefY}, {"z", *Sum.CoefZ}};
-        A.Extra["stride_bytes"] = *Sum.CoefX;
+        A.Coefficients = ThreadCoefficients{*Sum.CoefX, *Sum.CoefY, *Sum.CoefZ};
+        A.StrideBytes = *Sum.CoefX;
       }
-      A.Extra["address"] = describeAddress(SE, M.Pointer);
+      A.Address = describeAddress(SE, M.Pointer);
       K.Accesses.push_back(std::move(A));
     }
   }

@@ -44,8 +44,6 @@
 #include <set>
 
 using namespace llvm;
-using llvm::json::Array;
-using llvm::json::Object;
 
 namespace cudaperf {
 
@@ -230,9 +228,7 @@ bool isRedundantBarrier(const Instruction *Barrier) {
   return true;
 }
 
-Object locationJSON(const SourceLocation &L) {
-  return Object{{"line", L.Line}, {"column", L.Column}};
-}
+SiteLocation siteOf(const SourceLocation &L) { return SiteLocation{L.Line, L.Column}; }
 
 constexpr unsigned UnjudgedFlags = LaneDataDependent | LaneUnsupported | LaneUnknownParam |
                                    LaneNonAffineRecurrence | LaneControlDependent;
@@ -462,7 +458,7 @@ public:
     LaneEvaluator E(*F, &SE, &LI, launchFactsFor(K, *F));
     LaneGuards Guards(*F, FAM.getResult<DominatorTreeAnalysis>(*F), &SE, &LI, launchFactsFor(K, *F));
 
-    Array Divergent, Redundant, Missing, Sites;
+    SyncFacts S;
     int64_t Barriers = 0, InLoops = 0;
     std::optional<int64_t> PerThread = 0;
     std::string PerThreadNote;
@@ -474,7 +470,9 @@ public:
         continue;
       ++Barriers;
       SourceLocation Loc = sourceLocationOf(I);
-      Object Site = locationJSON(Loc);
+      BarrierSite Site;
+      Site.Line = Loc.Line;
+      Site.Column = Loc.Column;
       // Executions per thread: product of the enclosing loops' trip counts.
       std::string Expr;
       std::optional<int64_t> Executions = executionsPerThread(E, SE, LI, I.getParent(), &Expr);
@@ -482,24 +480,24 @@ public:
         PerThreadNote = "executions per thread " + Expr;
       if (LI.getLoopFor(I.getParent()))
         ++InLoops;
-      Site["in_loop"] = LI.getLoopFor(I.getParent()) != nullptr;
-      Site["executions_per_thread"] = Executions ? json::Value(*Executions) : json::Value(nullptr);
+      Site.InLoop = LI.getLoopFor(I.getParent()) != nullptr;
+      Site.ExecutionsPerThread = Executions;
       if (PerThread && Executions)
         *PerThread += *Executions;
       else
         PerThread.reset();
       if (DI.isDivergentlyExecuted(I.getParent())) {
-        Object D = locationJSON(Loc);
+        DivergentBarrierSite D{Loc.Line, Loc.Column, std::nullopt};
         if (const BasicBlock *Cause = DI.divergentCause(I.getParent()))
-          D["condition"] = locationJSON(sourceLocationOf(*Cause->getTerminator()));
-        Divergent.push_back(std::move(D));
-        Site["divergent"] = true;
+          D.Condition = siteOf(sourceLocationOf(*Cause->getTerminator()));
+        S.DivergentBarrierSites.push_back(D);
+        Site.Divergent = true;
       }
       if (isRedundantBarrier(&I)) {
-        Redundant.push_back(locationJSON(Loc));
-        Site["redundant"] = true;
+        S.RedundantBarrierSites.push_back(siteOf(Loc));
+        Site.Redundant = true;
       }
-      Sites.push_back(std::move(Site));
+      S.BarrierSites.push_back(Site);
     }
 
     // Missing barriers between shared-memory writes and reads of other threads' data. Unrolled
@@ -531,11 +529,9 @@ public:
         if (!Race)
           continue;
         Reported.insert(Key);
-        Object M = locationJSON(R.Loc);
-        M["write"] = locationJSON(W.Loc);
-        M["reader_thread"] = threadName(Race->Reader, K.Launch.Block);
-        M["writer_thread"] = threadName(Race->Writer, K.Launch.Block);
-        Missing.push_back(std::move(M));
+        S.MissingBarrierSites.push_back({R.Loc.Line, R.Loc.Column, siteOf(W.Loc),
+                                         threadName(Race->Reader, K.Launch.Block),
+                                         threadName(Race->Writer, K.Launch.Block)});
       }
     }
 
@@ -550,7 +546,6 @@ public:
 
     // Write-after-read across loop iterations: a read, then (around the loop's back edge, with
     // no barrier on the way) a write of the same shared array in the next iteration.
-    Array War;
     std::set<std::pair<unsigned, unsigned>> WarReported;
     std::map<std::pair<unsigned, unsigned>, unsigned> WarJudged;
     unsigned WarUnjudged = 0;
@@ -585,15 +580,12 @@ public:
         if (!Hazard)
           continue;
         WarReported.insert(Key);
-        Object H = locationJSON(R.Loc);
-        H["write"] = locationJSON(W.Loc);
         SourceLocation LoopLoc = sourceLocationOf(*L->getHeader()->getFirstNonPHIOrDbg());
         if (DebugLoc Start = L->getStartLoc()) // the `for`/`while` itself, from the loop metadata
           LoopLoc.Line = Start.getLine(), LoopLoc.Column = Start.getCol();
-        H["loop"] = locationJSON(LoopLoc);
-        H["reader_thread"] = threadName(Hazard->Reader, K.Launch.Block);
-        H["writer_thread"] = threadName(Hazard->Writer, K.Launch.Block);
-        War.push_back(std::move(H));
+        S.WarHazardSites.push_back({R.Loc.Line, R.Loc.Column, siteOf(W.Loc), siteOf(LoopLoc),
+                                    threadName(Hazard->Reader, K.Launch.Block),
+                                    threadName(Hazard->Writer, K.Launch.Block)});
       }
     }
     if (WarUnjudged)
@@ -606,8 +598,6 @@ public:
                         ")");
 
     // Atomics by space and contention.
-    std::map<std::string, std::map<std::string, int64_t>> Atomics;
-    Array AtomicSites;
     for (const MemoryInstruction &A : Inv.Accesses) {
       if (A.Kind != AccessKind::Atomic)
         continue;
@@ -615,23 +605,26 @@ public:
         if (std::optional<AtomicContention> C =
                 atomicContention(E, Guards, A, K.Launch.Block, K.Launch.Grid);
             C && C->AnyActive) {
-          Object Site = locationJSON(A.Loc);
-          Site["space"] = toString(A.Space);
-          Site["lanes_per_address"] = C->LanesPerAddress;
-          Site["threads_per_address"] = C->ThreadsPerAddress;
-          Site["shared_across_blocks"] = C->SharedAcrossBlocks;
+          AtomicSite Site;
+          Site.Line = A.Loc.Line;
+          Site.Column = A.Loc.Column;
+          Site.Space = toString(A.Space);
+          Site.LanesPerAddress = C->LanesPerAddress;
+          Site.ThreadsPerAddress = C->ThreadsPerAddress;
+          Site.SharedAcrossBlocks = C->SharedAcrossBlocks;
           // nvcc aggregates an integer add/and/or/xor/min/max whose address is one for the whole
           // warp into one update per warp (warp-aggregated atomics, since CUDA 9); floating-point
           // adds are not reassociated.
           if (const auto *RMW = dyn_cast<AtomicRMWInst>(A.inst()))
             if (RMW->getType()->isIntegerTy() && !RMW->isFloatingPointOperation() &&
                 RMW->getOperation() != AtomicRMWInst::Xchg && C->LanesPerAddress > 1)
-              Site["compiler_aggregates_warp"] = true;
+              Site.CompilerAggregatesWarp = true;
           std::optional<int64_t> Exec = executionsPerThread(E, SE, LI, A.inst()->getParent());
-          Site["executions_per_thread"] = Exec ? json::Value(*Exec * A.Count) : json::Value(nullptr);
+          if (Exec)
+            Site.ExecutionsPerThread = *Exec * A.Count;
           if (K.Launch.Grid)
-            Site["grid_blocks"] = K.Launch.Grid->count();
-          AtomicSites.push_back(std::move(Site));
+            Site.GridBlocks = K.Launch.Grid->count();
+          S.AtomicSites.push_back(std::move(Site));
         }
       }
       std::string Class;
@@ -645,36 +638,17 @@ public:
                 : Distinct.size() == N ? "distinct-per-lane"
                                        : "partly-shared";
       }
-      ++Atomics[toString(A.Space)][Class];
+      ++S.Atomics[toString(A.Space)][Class];
     }
 
-    Object S;
-    S["barriers"] = Barriers;
-    S["barriers_in_loops"] = InLoops;
-    S["barriers_per_thread"] = PerThread ? json::Value(*PerThread) : json::Value(nullptr);
+    S.Barriers = Barriers;
+    S.BarriersInLoops = InLoops;
+    S.BarriersPerThread = PerThread;
     if (!PerThread && !PerThreadNote.empty())
-      S["barriers_per_thread_note"] = PerThreadNote;
-    S["divergent_barriers"] = static_cast<int64_t>(Divergent.size());
-    S["barrier_sites"] = std::move(Sites);
-    S["divergent_barrier_sites"] = std::move(Divergent);
-    S["redundant_barrier_sites"] = std::move(Redundant);
-    S["missing_barrier_sites"] = std::move(Missing);
-    S["war_hazard_sites"] = std::move(War);
-    S["atomic_sites"] = std::move(AtomicSites);
-    Array Prims;
-    for (const std::string &P : Primitives)
-      Prims.push_back(P);
-    S["warp_primitives"] = std::move(Prims);
-    Object AtomicObj;
-    for (auto &[Space, Classes] : Atomics) {
-      Object C;
-      for (auto &[Class, N] : Classes)
-        C[Class] = N;
-      AtomicObj[Space] = std::move(C);
-    }
-    S["atomics"] = std::move(AtomicObj);
-    for (auto &KV : S)
-      K.Sync[KV.first] = std::move(KV.second);
+      S.BarriersPerThreadNote = PerThreadNote;
+    S.DivergentBarriers = static_cast<int64_t>(S.DivergentBarrierSites.size());
+    S.WarpPrimitives.assign(Primitives.begin(), Primitives.end());
+    K.Sync = std::move(S);
   }
 };
 

@@ -196,12 +196,12 @@ public:
       // Executions over the launch, lane by lane: unlike executions_per_thread (the loops' trip
       // counts), this counts the guards (`if (lane == 0) atomicAdd(...)` runs once per warp).
       if (A)
-        A->Extra["lane_executions"] = P.Threads && !P.UnknownTrip.count(BB)
-                                          ? number(Lanes * *P.Threads)
-                                          : json::Value(nullptr);
+        A->LaneExecutions = P.Threads && !P.UnknownTrip.count(BB)
+                                ? std::optional<double>(rounded(Lanes * *P.Threads))
+                                : std::nullopt;
       std::optional<double> SPR = A ? A->SectorsPerRequest : std::nullopt;
       if (A && A->Pattern == "parameter-dependent") // worst case there; the typical value here
-        if (auto Typ = A->Extra.getNumber("sectors_per_request_typical"))
+        if (auto Typ = A->SectorsPerRequestTypical)
           SPR = *Typ;
       if (!SPR) {
         SectorsUnknown = !A; // no coalescing record at all
@@ -212,7 +212,7 @@ public:
         // averages: docs/json-schema.md, "launch_sectors_per_request".
         SPR = *SPR * X.ActiveSectorShare;
         if (A && A->SectorsPerRequest)
-          A->Extra["launch_sectors_per_request"] = std::round(*SPR * 100.0) / 100.0;
+          A->LaunchSectorsPerRequest = std::round(*SPR * 100.0) / 100.0;
       }
       double Requested = Lanes * M.Bytes, Moved = Warps * *SPR * SectorBytes;
       bool Reads = M.Kind != AccessKind::Store, Writes = M.Kind != AccessKind::Load;

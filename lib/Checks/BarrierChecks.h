@@ -6,20 +6,20 @@
 
 namespace cudaperf {
 
-/// The location {line, column} recorded in a sync-section site object, in the kernel's file.
-inline SourceLocation siteLocation(const KernelReport &K, const llvm::json::Object &Site) {
+/// Where a site of the sync section is, in the kernel's file.
+template <typename Site> SourceLocation siteLocation(const KernelReport &K, const Site &S) {
   SourceLocation L;
   L.File = K.Loc.File;
-  L.Line = Site.getInteger("line").value_or(0);
-  L.Column = Site.getInteger("column").value_or(0);
+  L.Line = unsigned(S.Line);
+  L.Column = unsigned(S.Column);
   return L;
 }
 
-/// The array K.Sync[Key] or an empty one.
-inline const llvm::json::Array &syncSites(const KernelReport &K, llvm::StringRef Key) {
-  static const llvm::json::Array Empty;
-  const llvm::json::Array *A = K.Sync.getArray(Key);
-  return A ? *A : Empty;
+/// The sites \p Member of K.Sync, or none when the kernel was not analysed.
+template <typename T>
+const std::vector<T> &syncSites(const KernelReport &K, std::vector<T> SyncFacts::*Member) {
+  static const std::vector<T> Empty;
+  return K.Sync ? (*K.Sync).*Member : Empty;
 }
 
 } // namespace cudaperf

@@ -49,24 +49,21 @@ public:
   }
 
   void run(const KernelReport &K, std::vector<Diagnostic> &Out) const override {
-    for (const llvm::json::Value &V : syncSites(K, "atomic_sites")) {
-      const llvm::json::Object *S = V.getAsObject();
-      if (!S)
-        continue;
-      int64_t Lanes = S->getInteger("lanes_per_address").value_or(0);
-      int64_t Threads = S->getInteger("threads_per_address").value_or(0);
+    for (const AtomicSite &S : syncSites(K, &SyncFacts::AtomicSites)) {
+      int64_t Lanes = S.LanesPerAddress;
+      int64_t Threads = S.ThreadsPerAddress;
       // Integer updates of one warp-wide address are combined by the compiler into one per warp.
-      bool Aggregated = S->getBoolean("compiler_aggregates_warp").value_or(false);
+      bool Aggregated = S.CompilerAggregatesWarp;
       if (Aggregated) {
         Threads = (Threads + Lanes - 1) / std::max<int64_t>(1, Lanes);
         Lanes = 1;
       }
       if (Lanes < MinLanesPerAddress && Threads < MinThreadsPerAddress)
         continue;
-      bool AcrossBlocks = S->getBoolean("shared_across_blocks").value_or(false);
-      std::optional<int64_t> Grid = S->getInteger("grid_blocks");
-      std::optional<int64_t> Exec = S->getInteger("executions_per_thread");
-      std::string Space = S->getString("space").value_or("global").str();
+      bool AcrossBlocks = S.SharedAcrossBlocks;
+      std::optional<int64_t> Grid = S.GridBlocks;
+      std::optional<int64_t> Exec = S.ExecutionsPerThread;
+      const std::string &Space = S.Space;
 
       std::string Msg;
       llvm::raw_string_ostream OS(Msg);
@@ -90,7 +87,7 @@ public:
       OS << "; reduce within the warp (__shfl_down_sync) and the block (shared memory) first and "
             "issue one atomic per "
          << (Space == "shared" ? "warp" : "block") << " (a privatized copy per block for a histogram)";
-      Diagnostic D = make(K, siteLocation(K, *S), Msg);
+      Diagnostic D = make(K, siteLocation(K, S), Msg);
       if (Updates && Space == "global") {
         double Blocks = AcrossBlocks && Grid ? double(*Grid) : 1.0;
         D.EstimatedSavingUs = std::max(0.0, (*Updates - Blocks) / SameAddressUpdatesPerUs);

@@ -18,15 +18,11 @@ public:
     return I;
   }
   void run(const KernelReport &K, std::vector<Diagnostic> &Out) const override {
-    for (const llvm::json::Value &V : syncSites(K, "divergent_barrier_sites")) {
-      const llvm::json::Object *Site = V.getAsObject();
-      if (!Site)
-        continue;
+    for (const DivergentBarrierSite &Site : syncSites(K, &SyncFacts::DivergentBarrierSites)) {
       std::string Where = "a thread-dependent condition";
-      if (const llvm::json::Object *C = Site->getObject("condition"))
-        if (auto Line = C->getInteger("line"); Line && *Line > 0)
-          Where = "the thread-dependent condition at line " + std::to_string(*Line);
-      Out.push_back(make(K, siteLocation(K, *Site),
+      if (Site.Condition && Site.Condition->Line > 0)
+        Where = "the thread-dependent condition at line " + std::to_string(Site.Condition->Line);
+      Out.push_back(make(K, siteLocation(K, Site),
                          "barrier is executed under " + Where +
                              ", so threads of a block can disagree on reaching it (deadlock or "
                              "unordered shared memory); compute the condition, synchronize "

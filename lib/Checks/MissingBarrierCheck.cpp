@@ -18,16 +18,11 @@ public:
     return I;
   }
   void run(const KernelReport &K, std::vector<Diagnostic> &Out) const override {
-    for (const llvm::json::Value &V : syncSites(K, "missing_barrier_sites")) {
-      const llvm::json::Object *Site = V.getAsObject();
-      if (!Site)
-        continue;
-      std::string WriteLine = "?";
-      if (const llvm::json::Object *W = Site->getObject("write"))
-        WriteLine = std::to_string(W->getInteger("line").value_or(0));
-      std::string Reader = Site->getString("reader_thread").value_or("?").str();
-      std::string Writer = Site->getString("writer_thread").value_or("?").str();
-      Out.push_back(make(K, siteLocation(K, *Site),
+    for (const MissingBarrierSite &Site : syncSites(K, &SyncFacts::MissingBarrierSites)) {
+      std::string WriteLine = std::to_string(Site.Write.Line);
+      const std::string &Reader = Site.ReaderThread;
+      const std::string &Writer = Site.WriterThread;
+      Out.push_back(make(K, siteLocation(K, Site),
                          "shared memory read here is written at line " + WriteLine +
                              " by another thread (thread " + Reader + " reads what thread " +
                              Writer + " writes) with no __syncthreads() on some path between "

@@ -18,11 +18,10 @@ public:
     return I;
   }
   void run(const KernelReport &K, std::vector<Diagnostic> &Out) const override {
-    for (const llvm::json::Value &V : syncSites(K, "redundant_barrier_sites"))
-      if (const llvm::json::Object *Site = V.getAsObject())
-        Out.push_back(make(K, siteLocation(K, *Site),
-                           "barrier orders no memory access: none happens since the previous "
-                           "barrier or the kernel's start on any path; remove it"));
+    for (const SiteLocation &Site : syncSites(K, &SyncFacts::RedundantBarrierSites))
+      Out.push_back(make(K, siteLocation(K, Site),
+                         "barrier orders no memory access: none happens since the previous "
+                         "barrier or the kernel's start on any path; remove it"));
   }
 };
 } // namespace

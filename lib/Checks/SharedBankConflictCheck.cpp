@@ -31,13 +31,13 @@ public:
     for (const MemoryAccess &A : K.Accesses) {
       if (A.Space != "shared" || A.Pattern != "bank-conflict" || !A.BankConflictWays)
         continue;
-      double Ideal = A.Extra.getNumber("ideal_wavefronts").value_or(1.0);
+      double Ideal = A.IdealWavefronts.value_or(1.0);
       std::string Msg = llvm::formatv("shared {0} of {1}-byte elements needs {2:f2} wavefronts per "
                                       "warp request where {3} would do ({4:f2}-way bank conflict)",
                                       A.Op, A.Bytes, *A.BankConflictWays,
                                       llvm::formatv("{0}", llvm::format("%g", Ideal)).str(),
                                       *A.BankConflictWays / Ideal);
-      std::optional<int64_t> Stride = A.Extra.getInteger("stride_bytes");
+      std::optional<int64_t> Stride = A.StrideBytes;
       if (Stride && *Stride != 0) {
         int64_t Words = *Stride / 4;
         Msg += llvm::formatv(": consecutive threadIdx.x are {0} bytes apart", *Stride);
@@ -54,14 +54,11 @@ public:
 
 private:
   static std::string remedy(const MemoryAccess &A) {
-    std::optional<llvm::StringRef> Name = A.Extra.getString("array");
-    const llvm::json::Array *Dims = A.Extra.getArray("array_dims");
-    if (Name && Dims && Dims->size() >= 2) {
-      std::string Decl = Name->str();
-      for (size_t I = 0; I < Dims->size(); ++I) {
-        int64_t D = (*Dims)[I].getAsInteger().value_or(0);
-        Decl += "[" + std::to_string(I + 1 == Dims->size() ? D + 1 : D) + "]";
-      }
+    if (A.Array && A.ArrayDims && A.ArrayDims->size() >= 2) {
+      const std::vector<int64_t> &Dims = *A.ArrayDims;
+      std::string Decl = *A.Array;
+      for (size_t I = 0; I < Dims.size(); ++I)
+        Decl += "[" + std::to_string(I + 1 == Dims.size() ? Dims[I] + 1 : Dims[I]) + "]";
       return "pad each row by one element (declare " + Decl +
              ") or swizzle the column index (col ^ row)";
     }

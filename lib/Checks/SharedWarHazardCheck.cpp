@@ -26,21 +26,14 @@ public:
     return I;
   }
   void run(const KernelReport &K, std::vector<Diagnostic> &Out) const override {
-    for (const llvm::json::Value &V : syncSites(K, "war_hazard_sites")) {
-      const llvm::json::Object *Site = V.getAsObject();
-      if (!Site)
-        continue;
-      auto lineOf = [&](llvm::StringRef Key) {
-        const llvm::json::Object *O = Site->getObject(Key);
-        return O ? std::to_string(O->getInteger("line").value_or(0)) : std::string("?");
-      };
-      std::string Reader = Site->getString("reader_thread").value_or("?").str();
-      std::string Writer = Site->getString("writer_thread").value_or("?").str();
-      Out.push_back(make(K, siteLocation(K, *Site),
+    for (const WarHazardSite &Site : syncSites(K, &SyncFacts::WarHazardSites)) {
+      const std::string &Reader = Site.ReaderThread;
+      const std::string &Writer = Site.WriterThread;
+      Out.push_back(make(K, siteLocation(K, Site),
                          "shared memory read here (by thread " + Reader +
-                             ") is overwritten at line " + lineOf("write") + " by thread " +
+                             ") is overwritten at line " + std::to_string(Site.Write.Line) + " by thread " +
                              Writer + " in the next iteration of the loop at line " +
-                             lineOf("loop") +
+                             std::to_string(Site.Loop.Line) +
                              " with no __syncthreads() between the read and the write; add "
                              "__syncthreads() at the end of the loop body (after the last read)"));
     }

@@ -45,7 +45,7 @@ public:
     for (const MemoryAccess &A : K.Accesses) {
       if (A.Space != "global" || !A.SectorsPerRequest)
         continue;
-      double Ideal = A.Extra.getNumber("ideal_sectors_per_request").value_or(0);
+      double Ideal = A.IdealSectorsPerRequest.value_or(0);
       double Sectors = *A.SectorsPerRequest;
       if (Ideal <= 0 || Sectors <= Ideal + Tolerance)
         continue;
@@ -54,7 +54,7 @@ public:
       Diagnostic D = make(K, A.Loc, message(A, Sectors, Ideal));
       // Estimated saving: the excess sectors of the launch's warp requests, at the device's DRAM
       // bandwidth (an upper bound: some of them hit in L2).
-      std::optional<double> LaneExecutions = A.Extra.getNumber("lane_executions");
+      std::optional<double> LaneExecutions = A.LaneExecutions.value_or(std::nullopt);
       std::optional<double> Bandwidth;
       if (K.Work && K.Work->Roofline)
         Bandwidth = K.Work->Roofline->DramBytesPerSecond;
@@ -73,24 +73,23 @@ private:
        << llvm::format("%.4g", Sectors) << " sectors per warp request where " << llvm::format("%.4g", Ideal)
        << " would do (" << llvm::format("%.1f", Sectors / Ideal) << "x)";
 
-    std::optional<int64_t> StrideX = A.Extra.getInteger("stride_bytes");
-    const llvm::json::Object *Coef = A.Extra.getObject("thread_coefficients");
-    std::optional<int64_t> StrideY = Coef ? Coef->getInteger("y") : std::nullopt;
-    bool Struct = A.Extra.getBoolean("struct_stride").value_or(false);
+    std::optional<int64_t> StrideX = A.StrideBytes;
+    std::optional<int64_t> StrideY;
+    if (A.Coefficients && *A.Coefficients)
+      StrideY = (*A.Coefficients)->Y;
+    bool Struct = A.StructStride;
 
     if (Param) {
       std::string Names;
-      if (const llvm::json::Array *P = A.Extra.getArray("unknown_params"))
-        for (const llvm::json::Value &V : *P)
-          if (auto S = V.getAsString())
-            Names += (Names.empty() ? "'" : ", '") + S->str() + "'";
+      for (const std::string &N : A.UnknownParams)
+        Names += (Names.empty() ? "'" : ", '") + N + "'";
       OS << ": the distance between consecutive threads depends on " << Names
          << ", whose value is not known; give it with --param KERNEL:NAME=VALUE, and if it is a row "
             "length, swap the index order so that threadIdx.x walks the contiguous dimension";
       return Msg;
     }
     if (A.Pattern == "misaligned") {
-      int64_t Off = A.Extra.getInteger("misalignment_bytes").value_or(0);
+      int64_t Off = A.MisalignmentBytes.value_or(0);
       OS << ": the warp's first address is " << Off
          << " bytes past a 32-byte sector boundary; align the start (offset the index to a multiple of "
          << (A.Bytes ? 32 / std::max(1u, A.Bytes) : 1)

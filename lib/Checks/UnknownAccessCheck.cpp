@@ -38,13 +38,9 @@ public:
     std::string Msg = "the analysis could not follow " + std::to_string(Sites.size()) +
                       " memory access" + (Sites.size() == 1 ? "" : "es") + " of '" + K.Name +
                       "': the " + First->Space + " " + First->Op + " here";
-    if (std::optional<int64_t> Loop = First->Extra.getInteger("unknown_loop_line"))
-      Msg += " in the loop at line " + std::to_string(*Loop);
-    Msg += " (" +
-           First->Extra.getString("unknown_reason")
-               .value_or("the sampled lanes gave no address")
-               .str() +
-           ")";
+    if (First->UnknownLoopLine)
+      Msg += " in the loop at line " + std::to_string(*First->UnknownLoopLine);
+    Msg += " (" + First->UnknownReason.value_or("the sampled lanes gave no address") + ")";
     if (Sites.size() > 1) {
       Msg += "; also at line";
       Msg += Sites.size() > 2 ? "s" : "";

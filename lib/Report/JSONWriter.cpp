@@ -29,18 +29,9 @@ template <typename T> Value optToJSON(const std::optional<T> &V) {
 }
 
 Object accessToJSON(const MemoryAccess &A, const ReportOptions &Opts) {
-  Object O{{"line", A.Loc.Line},
-           {"column", A.Loc.Column},
-           {"space", A.Space},
-           {"op", A.Op},
-           {"bytes", A.Bytes},
-           {"pattern", A.Pattern},
-           {"sectors_per_request", optToJSON(A.SectorsPerRequest)},
-           {"bank_conflict_ways", optToJSON(A.BankConflictWays)}};
+  Object O = A.toJson();
   if (!A.Loc.File.empty())
     O["file"] = displayPath(A.Loc.File, Opts.SourceRoot);
-  for (const auto &KV : A.Extra)
-    O[KV.first] = KV.second;
   return O;
 }
 } // namespace
@@ -147,7 +138,7 @@ Value kernelToJSON(const KernelReport &K, const ReportOptions &Opts) {
            {"launch", std::move(Launch)},
            {"launch_sites", std::move(Sites)},
            {"accesses", std::move(Accesses)},
-           {"sync", Object(K.Sync)},
+           {"sync", sectionToJson(K.Sync)},
            {"resources", sectionToJson(K.Resources)},
            {"occupancy", sectionToJson(K.Occupancy)},
            {"work", sectionToJson(K.Work)}};

@@ -1,11 +1,13 @@
-//===- KernelFacts.cpp - The resources and occupancy sections, typed ---------------------===//
+//===- KernelFacts.cpp - The per-kernel sections of the analysis document, typed ----------===//
 //
-// The one place these sections' keys are spelled (resources, occupancy, work) (docs/json-schema.md); the wire format is what
-// the analyses wrote as JSON before (test/Occupancy and the analysis fixtures pin it).
+// The one place these sections' keys are spelled (accesses, sync, resources, occupancy, work)
+// (docs/json-schema.md); the wire format is what the analyses wrote as JSON before (the lit tests
+// and the analysis fixtures pin it).
 //
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Report/KernelFacts.h"
 #include <cmath>
+#include <cstdint>
 
 namespace cudaperf {
 
@@ -393,6 +395,295 @@ bool fromJSON(const Value &V, WorkFacts &W, Path P) {
          M.mapOptional("l2_arithmetic_intensity", W.L2ArithmeticIntensity) &&
          M.mapOptional("roofline", W.Roofline) && M.map("loops", W.Loops) &&
          M.mapOptional("notes", W.Notes);
+}
+
+// ---- accesses ----
+
+namespace {
+
+Value optNumber(const std::optional<double> &V) { return V ? Value(*V) : Value(nullptr); }
+
+Value optInteger(const std::optional<int64_t> &V) { return V ? Value(*V) : Value(nullptr); }
+
+Object coefficientsJson(const ThreadCoefficients &C) {
+  return Object{{"x", C.X}, {"y", C.Y}, {"z", C.Z}};
+}
+
+/// A key that may be absent (Out left unset), null or a value.
+template <typename T>
+bool readNullable(const Object &O, llvm::StringRef Key, NullableKey<T> &Out, Path P) {
+  const Value *V = O.get(Key);
+  if (!V)
+    return true;
+  std::optional<T> X;
+  if (!llvm::json::fromJSON(*V, X, P.field(Key)))
+    return false;
+  Out = std::move(X);
+  return true;
+}
+
+/// A line or column: a whole number from 0 to UINT_MAX.
+bool readPosition(ObjectMapper &M, llvm::StringLiteral Key, unsigned &Out, Path P) {
+  int64_t N = 0;
+  if (!M.map(Key, N))
+    return false;
+  if (N < 0 || N > int64_t(UINT32_MAX)) {
+    P.field(Key).report("expected a line or column number");
+    return false;
+  }
+  Out = unsigned(N);
+  return true;
+}
+
+} // namespace
+
+bool fromJSON(const Value &V, ThreadCoefficients &C, Path P) {
+  ObjectMapper M(V, P);
+  return M && M.map("x", C.X) && M.map("y", C.Y) && M.map("z", C.Z);
+}
+
+Object MemoryAccess::toJson() const {
+  Object O{{"line", Loc.Line},
+           {"column", Loc.Column},
+           {"space", Space},
+           {"op", Op},
+           {"bytes", Bytes},
+           {"pattern", Pattern},
+           {"sectors_per_request", optNumber(SectorsPerRequest)},
+           {"bank_conflict_ways", optNumber(BankConflictWays)}};
+  if (!Loc.File.empty())
+    O["file"] = Loc.File;
+  if (ExecutionsPerThread)
+    O["executions_per_thread"] = optInteger(*ExecutionsPerThread);
+  if (ExecutionsPerThreadExpr)
+    O["executions_per_thread_expr"] = *ExecutionsPerThreadExpr;
+  if (LaneExecutions)
+    O["lane_executions"] = workCount(*LaneExecutions);
+  if (LaunchSectorsPerRequest)
+    O["launch_sectors_per_request"] = *LaunchSectorsPerRequest;
+  if (Base)
+    O["base"] = *Base;
+  if (LoopDepth)
+    O["loop_depth"] = *LoopDepth;
+  if (GridStrideLoop)
+    O["grid_stride_loop"] = true;
+  if (LaneGuarded)
+    O["lane_guarded"] = true;
+  if (Address)
+    O["address"] = *Address;
+  if (Coefficients)
+    O["thread_coefficients"] = *Coefficients ? Value(coefficientsJson(**Coefficients)) : Value(nullptr);
+  if (StrideBytes)
+    O["stride_bytes"] = *StrideBytes;
+  if (StrideElements)
+    O["stride_elements"] = workNumber(*StrideElements);
+  if (!UnknownParams.empty())
+    O["unknown_params"] = llvm::json::Array(UnknownParams);
+  if (MisalignmentBytes)
+    O["misalignment_bytes"] = *MisalignmentBytes;
+  if (StructStride)
+    O["struct_stride"] = true;
+  if (IdealSectorsPerRequest)
+    O["ideal_sectors_per_request"] = *IdealSectorsPerRequest;
+  if (SectorsPerRequestTypical)
+    O["sectors_per_request_typical"] = *SectorsPerRequestTypical;
+  if (SectorsPerRequestWorst)
+    O["sectors_per_request_worst"] = *SectorsPerRequestWorst;
+  if (Array)
+    O["array"] = *Array;
+  if (ArrayDims)
+    O["array_dims"] = llvm::json::Array(*ArrayDims);
+  if (ElementBytes)
+    O["element_bytes"] = *ElementBytes;
+  if (IdealWavefronts)
+    O["ideal_wavefronts"] = *IdealWavefronts;
+  if (UnknownReason)
+    O["unknown_reason"] = *UnknownReason;
+  if (UnknownLoopLine)
+    O["unknown_loop_line"] = *UnknownLoopLine;
+  if (!Notes.empty())
+    O["notes"] = llvm::json::Array(Notes);
+  return O;
+}
+
+bool fromJSON(const Value &V, MemoryAccess &A, Path P) {
+  const Object *O = objectOf(V, P);
+  ObjectMapper M(V, P);
+  int64_t Bytes = 0;
+  std::optional<std::string> File;
+  if (!(O && readPosition(M, "line", A.Loc.Line, P) &&
+        readPosition(M, "column", A.Loc.Column, P) && M.mapOptional("file", File) &&
+        M.map("space", A.Space) && M.map("op", A.Op) && M.map("bytes", Bytes) &&
+        M.map("pattern", A.Pattern) && M.map("sectors_per_request", A.SectorsPerRequest) &&
+        M.map("bank_conflict_ways", A.BankConflictWays)))
+    return false;
+  if (Bytes < 0 || Bytes > int64_t(UINT32_MAX)) {
+    P.field("bytes").report("expected a byte count");
+    return false;
+  }
+  A.Bytes = unsigned(Bytes);
+  A.Loc.File = File.value_or("");
+  return readNullable(*O, "executions_per_thread", A.ExecutionsPerThread, P) &&
+         M.mapOptional("executions_per_thread_expr", A.ExecutionsPerThreadExpr) &&
+         readNullable(*O, "lane_executions", A.LaneExecutions, P) &&
+         M.mapOptional("launch_sectors_per_request", A.LaunchSectorsPerRequest) &&
+         M.mapOptional("base", A.Base) && M.mapOptional("loop_depth", A.LoopDepth) &&
+         M.mapOptional("grid_stride_loop", A.GridStrideLoop) &&
+         M.mapOptional("lane_guarded", A.LaneGuarded) && M.mapOptional("address", A.Address) &&
+         readNullable(*O, "thread_coefficients", A.Coefficients, P) &&
+         M.mapOptional("stride_bytes", A.StrideBytes) &&
+         M.mapOptional("stride_elements", A.StrideElements) &&
+         M.mapOptional("unknown_params", A.UnknownParams) &&
+         M.mapOptional("misalignment_bytes", A.MisalignmentBytes) &&
+         M.mapOptional("struct_stride", A.StructStride) &&
+         M.mapOptional("ideal_sectors_per_request", A.IdealSectorsPerRequest) &&
+         M.mapOptional("sectors_per_request_typical", A.SectorsPerRequestTypical) &&
+         M.mapOptional("sectors_per_request_worst", A.SectorsPerRequestWorst) &&
+         M.mapOptional("array", A.Array) && M.mapOptional("array_dims", A.ArrayDims) &&
+         M.mapOptional("element_bytes", A.ElementBytes) &&
+         M.mapOptional("ideal_wavefronts", A.IdealWavefronts) &&
+         M.mapOptional("unknown_reason", A.UnknownReason) &&
+         M.mapOptional("unknown_loop_line", A.UnknownLoopLine) && M.mapOptional("notes", A.Notes);
+}
+
+// ---- sync ----
+
+namespace {
+
+Object locationJson(int64_t Line, int64_t Column) {
+  return Object{{"line", Line}, {"column", Column}};
+}
+
+Object locationJson(const SiteLocation &L) { return locationJson(L.Line, L.Column); }
+
+} // namespace
+
+bool fromJSON(const Value &V, SiteLocation &L, Path P) {
+  ObjectMapper M(V, P);
+  return M && M.map("line", L.Line) && M.map("column", L.Column);
+}
+
+bool fromJSON(const Value &V, BarrierSite &S, Path P) {
+  ObjectMapper M(V, P);
+  return M && M.map("line", S.Line) && M.map("column", S.Column) && M.map("in_loop", S.InLoop) &&
+         M.map("executions_per_thread", S.ExecutionsPerThread) &&
+         M.mapOptional("divergent", S.Divergent) && M.mapOptional("redundant", S.Redundant);
+}
+
+bool fromJSON(const Value &V, DivergentBarrierSite &S, Path P) {
+  ObjectMapper M(V, P);
+  return M && M.map("line", S.Line) && M.map("column", S.Column) &&
+         M.mapOptional("condition", S.Condition);
+}
+
+bool fromJSON(const Value &V, MissingBarrierSite &S, Path P) {
+  ObjectMapper M(V, P);
+  return M && M.map("line", S.Line) && M.map("column", S.Column) && M.map("write", S.Write) &&
+         M.map("reader_thread", S.ReaderThread) && M.map("writer_thread", S.WriterThread);
+}
+
+bool fromJSON(const Value &V, WarHazardSite &S, Path P) {
+  ObjectMapper M(V, P);
+  return M && M.map("line", S.Line) && M.map("column", S.Column) && M.map("write", S.Write) &&
+         M.map("loop", S.Loop) && M.map("reader_thread", S.ReaderThread) &&
+         M.map("writer_thread", S.WriterThread);
+}
+
+bool fromJSON(const Value &V, AtomicSite &S, Path P) {
+  ObjectMapper M(V, P);
+  return M && M.map("line", S.Line) && M.map("column", S.Column) && M.map("space", S.Space) &&
+         M.map("lanes_per_address", S.LanesPerAddress) &&
+         M.map("threads_per_address", S.ThreadsPerAddress) &&
+         M.map("shared_across_blocks", S.SharedAcrossBlocks) &&
+         M.mapOptional("compiler_aggregates_warp", S.CompilerAggregatesWarp) &&
+         M.map("executions_per_thread", S.ExecutionsPerThread) &&
+         M.mapOptional("grid_blocks", S.GridBlocks);
+}
+
+Object SyncFacts::toJson() const {
+  Object S{{"barriers", Barriers},
+           {"barriers_in_loops", BarriersInLoops},
+           {"barriers_per_thread", optInteger(BarriersPerThread)},
+           {"divergent_barriers", DivergentBarriers}};
+  if (BarriersPerThreadNote)
+    S["barriers_per_thread_note"] = *BarriersPerThreadNote;
+  llvm::json::Array Sites, Divergent, Redundant, Missing, War, AtomicSitesJson;
+  for (const BarrierSite &B : BarrierSites) {
+    Object O = locationJson(B.Line, B.Column);
+    O["in_loop"] = B.InLoop;
+    O["executions_per_thread"] = optInteger(B.ExecutionsPerThread);
+    if (B.Divergent)
+      O["divergent"] = true;
+    if (B.Redundant)
+      O["redundant"] = true;
+    Sites.push_back(std::move(O));
+  }
+  for (const DivergentBarrierSite &D : DivergentBarrierSites) {
+    Object O = locationJson(D.Line, D.Column);
+    if (D.Condition)
+      O["condition"] = locationJson(*D.Condition);
+    Divergent.push_back(std::move(O));
+  }
+  for (const SiteLocation &R : RedundantBarrierSites)
+    Redundant.push_back(locationJson(R));
+  for (const MissingBarrierSite &M : MissingBarrierSites) {
+    Object O = locationJson(M.Line, M.Column);
+    O["write"] = locationJson(M.Write);
+    O["reader_thread"] = M.ReaderThread;
+    O["writer_thread"] = M.WriterThread;
+    Missing.push_back(std::move(O));
+  }
+  for (const WarHazardSite &H : WarHazardSites) {
+    Object O = locationJson(H.Line, H.Column);
+    O["write"] = locationJson(H.Write);
+    O["loop"] = locationJson(H.Loop);
+    O["reader_thread"] = H.ReaderThread;
+    O["writer_thread"] = H.WriterThread;
+    War.push_back(std::move(O));
+  }
+  for (const AtomicSite &A : AtomicSites) {
+    Object O = locationJson(A.Line, A.Column);
+    O["space"] = A.Space;
+    O["lanes_per_address"] = A.LanesPerAddress;
+    O["threads_per_address"] = A.ThreadsPerAddress;
+    O["shared_across_blocks"] = A.SharedAcrossBlocks;
+    if (A.CompilerAggregatesWarp)
+      O["compiler_aggregates_warp"] = true;
+    O["executions_per_thread"] = optInteger(A.ExecutionsPerThread);
+    if (A.GridBlocks)
+      O["grid_blocks"] = *A.GridBlocks;
+    AtomicSitesJson.push_back(std::move(O));
+  }
+  S["barrier_sites"] = std::move(Sites);
+  S["divergent_barrier_sites"] = std::move(Divergent);
+  S["redundant_barrier_sites"] = std::move(Redundant);
+  S["missing_barrier_sites"] = std::move(Missing);
+  S["war_hazard_sites"] = std::move(War);
+  S["atomic_sites"] = std::move(AtomicSitesJson);
+  S["warp_primitives"] = llvm::json::Array(WarpPrimitives);
+  Object AtomicsJson;
+  for (const auto &[Space, Classes] : Atomics) {
+    Object C;
+    for (const auto &[Class, N] : Classes)
+      C[Class] = N;
+    AtomicsJson[Space] = std::move(C);
+  }
+  S["atomics"] = std::move(AtomicsJson);
+  return S;
+}
+
+bool fromJSON(const Value &V, SyncFacts &S, Path P) {
+  ObjectMapper M(V, P);
+  return M && M.map("barriers", S.Barriers) && M.map("barriers_in_loops", S.BarriersInLoops) &&
+         M.map("barriers_per_thread", S.BarriersPerThread) &&
+         M.mapOptional("barriers_per_thread_note", S.BarriersPerThreadNote) &&
+         M.map("divergent_barriers", S.DivergentBarriers) &&
+         M.map("barrier_sites", S.BarrierSites) &&
+         M.map("divergent_barrier_sites", S.DivergentBarrierSites) &&
+         M.map("redundant_barrier_sites", S.RedundantBarrierSites) &&
+         M.map("missing_barrier_sites", S.MissingBarrierSites) &&
+         M.map("war_hazard_sites", S.WarHazardSites) && M.map("atomic_sites", S.AtomicSites) &&
+         M.map("warp_primitives", S.WarpPrimitives) && M.map("atomics", S.Atomics);
 }
 
 } // namespace cudaperf

@@ -120,7 +120,7 @@ void writeTextSummary(const std::vector<FileReport> &Reports, const ReportOption
           OS << " (x" << N << ": unrolled or inlined copies)";
         OS << "\n";
       }
-      writeSection("sync", K.Sync, OS);
+      writeSection("sync", sectionToJson(K.Sync), OS);
       writeSection("resources", sectionToJson(K.Resources), OS);
       writeSection("occupancy", sectionToJson(K.Occupancy), OS);
       writeSection("work", sectionToJson(K.Work), OS);

@@ -1,6 +1,7 @@
-//===- KernelFactsTest.cpp - The typed resources/occupancy/work sections and their checks -===//
+//===- KernelFactsTest.cpp - The typed per-kernel sections and their checks ---------------===//
 //
-// The wire format of ResourceFacts/OccupancyFacts/WorkFacts (documents as cudaperf-analyze writes them read
+// The wire format of MemoryAccess/SyncFacts/ResourceFacts/OccupancyFacts/WorkFacts (documents as
+// cudaperf-analyze writes them read
 // and written back identically), the field paths of fromJSON's errors, and the checks reading
 // the fields fromJSON fills from the documented keys: a check reading another field than the
 // writer fills, or a writer spelling a key differently from the reader, fails here.
@@ -367,8 +368,8 @@ TEST(KernelFacts, TailEffectAndUncoalescedReadTheRoofline) {
   A.Bytes = 4;
   A.Pattern = "strided";
   A.SectorsPerRequest = 16;
-  A.Extra["ideal_sectors_per_request"] = 4;
-  A.Extra["lane_executions"] = 1048576;
+  A.IdealSectorsPerRequest = 4;
+  A.LaneExecutions = 1048576.0;
   K.Accesses.push_back(A);
   std::vector<Diagnostic> D = runCheck("cuda-uncoalesced-access", K);
   ASSERT_EQ(D.size(), 1u);
@@ -378,4 +379,354 @@ TEST(KernelFacts, TailEffectAndUncoalescedReadTheRoofline) {
   D = runCheck("cuda-uncoalesced-access", K);
   ASSERT_EQ(D.size(), 1u);
   EXPECT_FALSE(D[0].EstimatedSavingUs);
+}
+
+// ---- accesses and sync ----
+
+namespace {
+
+// As cudaperf-analyze --format=json --cuda-headers=builtin writes them (sm_90), keys sorted.
+// matmulTiled of data/tasks/matmul/impls/tiled.cu, line 20: a global load whose stride
+// depends on K (worst case shown, the typical value kept), its trip count unknown.
+const char *ParamDependentAccess =
+    R"J({"address":"{{((4 * (zext i4 (trunc i32 threadIdx.x to i4) to i64))<nuw><nsw> + (4 * (ze)J"
+    R"J(xt i32 K to i64) * ((64 * (zext i32 blockIdx.y to i64))<nuw><nsw> + ((zext i32 threadIdx)J"
+    R"J(.x to i64) /u 16)))),+,64}<%3>,+,(64 * (zext i32 K to i64))<nuw><nsw>}<%5>","bank_confli)J"
+    R"J(ct_ways":null,"base":"parameter A","bytes":4,"column":39,"executions_per_thread":null,"e)J"
+    R"J(xecutions_per_thread_expr":"(1 + ((255 + (-1 * (zext i32 threadIdx.x to i64))<nsw> + (76)J"
+    R"J(8 umax (zext i32 threadIdx.x to i64))) /u 256)) * (1 + ((-1 + (zext i32 K to i64))<nsw> )J"
+    R"J(/u 16))","file":"data/tasks/matmul/impls/tiled.cu","ideal_sectors_per_request":4,"lane_e)J"
+    R"J(xecutions":null,"line":20,"loop_depth":2,"misalignment_bytes":0,"notes":["the stride bet)J"
+    R"J(ween lanes depends on 'K', whose value is unknown: worst case over representative values)J"
+    R"J( shown; give the value with --param KERNEL:NAME=VALUE"],"op":"load","pattern":"parameter)J"
+    R"J(-dependent","sectors_per_request":5.75,"sectors_per_request_typical":4,"space":"global",)J"
+    R"J("thread_coefficients":null,"unknown_params":["K"]})J";
+// conv2d_3x3 of data/corpus/compute_conv.cu, line 12: misaligned, with lane executions and the
+// launch's average sectors.
+const char *MisalignedAccess =
+    R"J({"address":"(-4 + (4 * (zext i32 ((blockIdx.x * blockDim.x) + threadIdx.x) to i64))<nuw>)J"
+    R"J(<nsw> + (4 * (sext i32 n to i64) * (-1 + (zext i32 threadIdx.y to i64) + ((zext i32 bloc)J"
+    R"J(kIdx.y to i64) * (zext i32 blockDim.y to i64))<nuw>)))","bank_conflict_ways":null,"base")J"
+    R"J(:"parameter img","bytes":4,"column":44,"executions_per_thread":1,"file":"data/corpus/com)J"
+    R"J(pute_conv.cu","ideal_sectors_per_request":4,"lane_executions":4186116,"launch_sectors_pe)J"
+    R"J(r_request":4.98,"line":12,"loop_depth":0,"misalignment_bytes":28,"op":"load","pattern":")J"
+    R"J(misaligned","sectors_per_request":5,"space":"global","stride_bytes":4,"stride_elements":)J"
+    R"J(1,"thread_coefficients":{"x":4,"y":8192,"z":0}})J";
+// gemm_regtile_f32 of data/corpus/compute_gemm.cu, line 44: a 16-way conflict on as[16][64].
+const char *BankConflictAccess =
+    R"J({"address":"{((4 * ((zext i32 ((16 * threadIdx.y)<nuw><nsw> + threadIdx.x) to i64) /u 16)J"
+    R"J())<nuw><nsw> + (256 * (zext i4 (trunc i32 threadIdx.x to i4) to i64))<nuw><nsw>),+,64}<%)J"
+    R"J(7>","array":"as","array_dims":[16,64],"bank_conflict_ways":16,"bytes":4,"column":16,"ele)J"
+    R"J(ment_bytes":4,"executions_per_thread":256,"file":"data/corpus/compute_gemm.cu","ideal_wa)J"
+    R"J(vefronts":1,"line":44,"op":"store","pattern":"bank-conflict","sectors_per_request":null,)J"
+    R"J("space":"shared","stride_bytes":256,"thread_coefficients":{"x":256,"y":4,"z":0}})J";
+// reduce_sum of data/corpus/global_real.cu, line 53: a shared load the evaluator cannot follow.
+const char *UnknownAccess =
+    R"J({"address":"(4 * (zext i32 (v12 + threadIdx.x) to i64))<nuw><nsw>","array":"s","array_di)J"
+    R"J(ms":[256],"bank_conflict_ways":null,"bytes":4,"column":33,"element_bytes":4,"executions_)J"
+    R"J(per_thread":8,"file":"data/corpus/global_real.cu","line":53,"op":"load","pattern":"unkno)J"
+    R"J(wn","sectors_per_request":null,"space":"shared","stride_bytes":4,"thread_coefficients":{)J"
+    R"J("x":4,"y":0,"z":0},"unknown_loop_line":52,"unknown_reason":"a loop variable changes by s)J"
+    R"J(omething other than a constant step each iteration (multiplied, shifted or divided, e.g.)J"
+    R"J( stride *= 2): its value per iteration is not modelled"})J";
+// The sync sections of test/Synchronization: divergent-barrier.cu threadDependentTripCount
+// (a divergent barrier with its condition, a write-after-read hazard), shared-war-hazard.cu
+// rowTileNoBarrier (an unknown trip count and its note), missing-barrier.cu neighbourRead,
+// redundant-barrier.cu doubleBarrier, contended-atomic.cu sumEveryElement and intCounter, and
+// sync-json.cu warpSum (warp primitives, atomics by class).
+const char *WarHazardSync =
+    R"J({"atomic_sites":[],"atomics":{},"barrier_sites":[{"column":5,"divergent":true,"execution)J"
+    R"J(s_per_thread":10,"in_loop":true,"line":40}],"barriers":1,"barriers_in_loops":1,"barriers)J"
+    R"J(_per_thread":10,"divergent_barrier_sites":[{"column":5,"condition":{"column":3,"line":38)J"
+    R"J(},"line":40}],"divergent_barriers":1,"missing_barrier_sites":[],"redundant_barrier_sites)J"
+    R"J(":[],"war_hazard_sites":[{"column":12,"line":42,"loop":{"column":3,"line":38},"reader_th)J"
+    R"J(read":"(255)","write":{"column":20,"line":39},"writer_thread":"(0)"}],"warp_primitives":)J"
+    R"J([]})J";
+const char *UnknownTripSync =
+    R"J({"atomic_sites":[],"atomics":{},"barrier_sites":[{"column":5,"executions_per_thread":nul)J"
+    R"J(l,"in_loop":true,"line":56}],"barriers":1,"barriers_in_loops":1,"barriers_per_thread":nu)J"
+    R"J(ll,"barriers_per_thread_note":"executions per thread (1 + (-1 + (zext i32 tiles to i64)))J"
+    R"J(<nsw>)","divergent_barrier_sites":[],"divergent_barriers":0,"missing_barrier_sites":[],")J"
+    R"J(redundant_barrier_sites":[],"war_hazard_sites":[{"column":14,"line":58,"loop":{"column":)J"
+    R"J(3,"line":54},"reader_thread":"(255)","write":{"column":23,"line":55},"writer_thread":"(0)J"
+    R"J()"}],"warp_primitives":[]})J";
+const char *MissingBarrierSync =
+    R"J({"atomic_sites":[],"atomics":{},"barrier_sites":[],"barriers":0,"barriers_in_loops":0,"b)J"
+    R"J(arriers_per_thread":0,"divergent_barrier_sites":[],"divergent_barriers":0,"missing_barri)J"
+    R"J(er_sites":[{"column":22,"line":10,"reader_thread":"(0)","write":{"column":18,"line":9},")J"
+    R"J(writer_thread":"(1)"}],"redundant_barrier_sites":[],"war_hazard_sites":[],"warp_primitiv)J"
+    R"J(es":[]})J";
+const char *RedundantBarrierSync =
+    R"J({"atomic_sites":[],"atomics":{},"barrier_sites":[{"column":3,"executions_per_thread":1,")J"
+    R"J(in_loop":false,"line":6},{"column":3,"executions_per_thread":1,"in_loop":false,"line":7,)J"
+    R"J("redundant":true}],"barriers":2,"barriers_in_loops":0,"barriers_per_thread":2,"divergent)J"
+    R"J(_barrier_sites":[],"divergent_barriers":0,"missing_barrier_sites":[],"redundant_barrier_)J"
+    R"J(sites":[{"column":3,"line":7}],"war_hazard_sites":[],"warp_primitives":[]})J";
+const char *ContendedAtomicSync =
+    R"J({"atomic_sites":[{"column":5,"executions_per_thread":1,"grid_blocks":4096,"lanes_per_add)J"
+    R"J(ress":32,"line":12,"shared_across_blocks":true,"space":"global","threads_per_address":25)J"
+    R"J(6}],"atomics":{"global":{"same-address":1}},"barrier_sites":[],"barriers":0,"barriers_in)J"
+    R"J(_loops":0,"barriers_per_thread":0,"divergent_barrier_sites":[],"divergent_barriers":0,"m)J"
+    R"J(issing_barrier_sites":[],"redundant_barrier_sites":[],"war_hazard_sites":[],"warp_primit)J"
+    R"J(ives":[]})J";
+const char *AggregatedAtomicSync =
+    R"J({"atomic_sites":[{"column":5,"compiler_aggregates_warp":true,"executions_per_thread":1,")J"
+    R"J(lanes_per_address":32,"line":50,"shared_across_blocks":true,"space":"global","threads_pe)J"
+    R"J(r_address":256}],"atomics":{"global":{"same-address":1}},"barrier_sites":[],"barriers":0)J"
+    R"J(,"barriers_in_loops":0,"barriers_per_thread":0,"divergent_barrier_sites":[],"divergent_b)J"
+    R"J(arriers":0,"missing_barrier_sites":[],"redundant_barrier_sites":[],"war_hazard_sites":[])J"
+    R"J(,"warp_primitives":[]})J";
+const char *WarpPrimitivesSync =
+    R"J({"atomic_sites":[{"column":3,"executions_per_thread":1,"grid_blocks":64,"lanes_per_addre)J"
+    R"J(ss":1,"line":30,"shared_across_blocks":true,"space":"global","threads_per_address":1}],")J"
+    R"J(atomics":{"global":{"data-dependent":1,"distinct-per-lane":1}},"barrier_sites":[],"barri)J"
+    R"J(ers":0,"barriers_in_loops":0,"barriers_per_thread":0,"divergent_barrier_sites":[],"diver)J"
+    R"J(gent_barriers":0,"missing_barrier_sites":[],"redundant_barrier_sites":[],"war_hazard_sit)J"
+    R"J(es":[],"warp_primitives":["ballot_sync","shfl_sync","syncwarp"]})J";
+
+template <typename Facts> std::string roundTrip(const char *Text) {
+  return print(read<Facts>(Text).toJson());
+}
+
+/// \p Text with its first \p From replaced by \p To.
+std::string replaced(const char *Text, const std::string &From, const std::string &To) {
+  std::string D = printed(Text);
+  size_t At = D.find(From);
+  EXPECT_NE(At, std::string::npos) << From;
+  return At == std::string::npos ? D : D.replace(At, From.size(), To);
+}
+
+} // namespace
+
+TEST(KernelFacts, AccessDocumentsReadAndWriteBackIdentically) {
+  for (const char *Text : {ParamDependentAccess, MisalignedAccess, BankConflictAccess, UnknownAccess})
+    EXPECT_EQ(roundTrip<MemoryAccess>(Text), printed(Text));
+  // An access no analysis annotated writes the listed keys only.
+  MemoryAccess A;
+  A.Space = "local";
+  A.Op = "load";
+  EXPECT_EQ(print(A.toJson()), R"({"bank_conflict_ways":null,"bytes":0,"column":0,"line":0,)"
+                               R"("op":"load","pattern":"","sectors_per_request":null,)"
+                               R"("space":"local"})");
+}
+
+TEST(KernelFacts, SyncDocumentsReadAndWriteBackIdentically) {
+  for (const char *Text : {WarHazardSync, UnknownTripSync, MissingBarrierSync, RedundantBarrierSync,
+                           ContendedAtomicSync, AggregatedAtomicSync, WarpPrimitivesSync})
+    EXPECT_EQ(roundTrip<SyncFacts>(Text), printed(Text));
+  EXPECT_EQ(print(sectionToJson(std::optional<SyncFacts>())), "{}"); // not analysed
+}
+
+TEST(KernelFacts, AccessAndSyncFieldsHoldTheDocumentedKeys) {
+  MemoryAccess P = read<MemoryAccess>(ParamDependentAccess);
+  EXPECT_EQ(P.Loc.File, "data/tasks/matmul/impls/tiled.cu");
+  EXPECT_EQ(P.Loc.Line, 20u);
+  ASSERT_TRUE(P.ExecutionsPerThread); // written, as null
+  EXPECT_FALSE(*P.ExecutionsPerThread);
+  EXPECT_FALSE(P.knownExecutionsPerThread());
+  EXPECT_TRUE(P.ExecutionsPerThreadExpr);
+  ASSERT_TRUE(P.Coefficients);
+  EXPECT_FALSE(*P.Coefficients); // not affine
+  EXPECT_EQ(P.UnknownParams, std::vector<std::string>{"K"});
+  EXPECT_EQ(P.SectorsPerRequestTypical, 4.0);
+  EXPECT_EQ(P.SectorsPerRequest, 5.75);
+  EXPECT_EQ(P.LoopDepth, 2);
+  EXPECT_FALSE(P.StrideBytes);
+  EXPECT_EQ(P.Notes.size(), 1u);
+
+  MemoryAccess M = read<MemoryAccess>(MisalignedAccess);
+  EXPECT_EQ(M.knownExecutionsPerThread(), 1);
+  ASSERT_TRUE(M.LaneExecutions && *M.LaneExecutions);
+  EXPECT_EQ(**M.LaneExecutions, 4186116.0);
+  EXPECT_EQ(M.LaunchSectorsPerRequest, 4.98);
+  EXPECT_EQ(M.MisalignmentBytes, 28);
+  ASSERT_TRUE(M.Coefficients && *M.Coefficients);
+  EXPECT_EQ((*M.Coefficients)->Y, 8192);
+  EXPECT_EQ(M.StrideElements, 1.0);
+  EXPECT_TRUE(M.Notes.empty());
+
+  MemoryAccess B = read<MemoryAccess>(BankConflictAccess);
+  EXPECT_EQ(B.Array, "as");
+  EXPECT_EQ(B.ArrayDims, (std::vector<int64_t>{16, 64}));
+  EXPECT_EQ(B.ElementBytes, 4);
+  EXPECT_EQ(B.IdealWavefronts, 1.0);
+  EXPECT_EQ(B.BankConflictWays, 16.0);
+  EXPECT_FALSE(B.LaneExecutions); // not written for shared accesses
+  EXPECT_FALSE(B.Base);
+
+  MemoryAccess U = read<MemoryAccess>(UnknownAccess);
+  EXPECT_EQ(U.UnknownLoopLine, 52);
+  ASSERT_TRUE(U.UnknownReason);
+  EXPECT_EQ(U.UnknownReason->rfind("a loop variable changes", 0), 0u);
+
+  SyncFacts W = read<SyncFacts>(WarHazardSync);
+  EXPECT_EQ(W.Barriers, 1);
+  EXPECT_EQ(W.BarriersPerThread, 10);
+  ASSERT_EQ(W.BarrierSites.size(), 1u);
+  EXPECT_TRUE(W.BarrierSites[0].Divergent);
+  EXPECT_FALSE(W.BarrierSites[0].Redundant);
+  ASSERT_EQ(W.DivergentBarrierSites.size(), 1u);
+  ASSERT_TRUE(W.DivergentBarrierSites[0].Condition);
+  EXPECT_EQ(W.DivergentBarrierSites[0].Condition->Line, 38);
+  ASSERT_EQ(W.WarHazardSites.size(), 1u);
+  EXPECT_EQ(W.WarHazardSites[0].Loop.Line, 38);
+  EXPECT_EQ(W.WarHazardSites[0].Write.Column, 20);
+  EXPECT_EQ(W.WarHazardSites[0].ReaderThread, "(255)");
+
+  SyncFacts T = read<SyncFacts>(UnknownTripSync);
+  EXPECT_FALSE(T.BarriersPerThread);
+  EXPECT_TRUE(T.BarriersPerThreadNote);
+  EXPECT_FALSE(T.BarrierSites[0].ExecutionsPerThread);
+
+  SyncFacts A = read<SyncFacts>(AggregatedAtomicSync);
+  ASSERT_EQ(A.AtomicSites.size(), 1u);
+  EXPECT_TRUE(A.AtomicSites[0].CompilerAggregatesWarp);
+  EXPECT_FALSE(A.AtomicSites[0].GridBlocks);
+  EXPECT_EQ(read<SyncFacts>(ContendedAtomicSync).AtomicSites[0].GridBlocks, 4096);
+
+  SyncFacts P2 = read<SyncFacts>(WarpPrimitivesSync);
+  EXPECT_EQ(P2.WarpPrimitives, (std::vector<std::string>{"ballot_sync", "shfl_sync", "syncwarp"}));
+  EXPECT_EQ(P2.Atomics["global"]["distinct-per-lane"], 1);
+  EXPECT_EQ(read<SyncFacts>(RedundantBarrierSync).RedundantBarrierSites.at(0).Line, 7);
+  EXPECT_EQ(read<SyncFacts>(MissingBarrierSync).MissingBarrierSites.at(0).Write.Line, 9);
+}
+
+TEST(KernelFacts, AccessAndSyncErrorsNameTheFieldPath) {
+  auto accessError = [](const std::string &Doc) { return fromJSONError<MemoryAccess>(Doc.c_str()); };
+  auto syncError = [](const std::string &Doc) { return fromJSONError<SyncFacts>(Doc.c_str()); };
+  std::string E = accessError(replaced(MisalignedAccess, R"("z":0)", R"("w":0)"));
+  EXPECT_NE(E.find("thread_coefficients.z"), std::string::npos) << E;
+  E = accessError(replaced(BankConflictAccess, R"("array_dims":[16,64])", R"("array_dims":[16,"64"])"));
+  EXPECT_NE(E.find("array_dims[1]"), std::string::npos) << E;
+  E = accessError(replaced(MisalignedAccess, R"("line":12)", R"("line":-12)"));
+  EXPECT_NE(E.find("line"), std::string::npos) << E;
+  E = accessError(replaced(MisalignedAccess, R"("lane_executions":4186116)", R"("lane_executions":"4186116")"));
+  EXPECT_NE(E.find("lane_executions"), std::string::npos) << E;
+  E = accessError(replaced(UnknownAccess, R"("pattern":"unknown",)", ""));
+  EXPECT_NE(E.find("pattern"), std::string::npos) << E;
+  EXPECT_NE(accessError("[]"), "");
+
+  E = syncError(replaced(WarHazardSync, R"("loop":{"column":3,"line":38})", R"("loop":{"column":3,"line":"38"})"));
+  EXPECT_NE(E.find("war_hazard_sites[0].loop.line"), std::string::npos) << E;
+  E = syncError(replaced(ContendedAtomicSync, R"("atomic_sites":)", R"("atomic_site":)"));
+  EXPECT_NE(E.find("atomic_sites"), std::string::npos) << E;
+  E = syncError(replaced(WarHazardSync, R"("condition":{"column":3,"line":38})", R"("condition":3)"));
+  EXPECT_NE(E.find("divergent_barrier_sites[0].condition"), std::string::npos) << E;
+  E = syncError(replaced(WarpPrimitivesSync, R"("distinct-per-lane":1)", R"("distinct-per-lane":1.5)"));
+  EXPECT_NE(E.find("atomics.global.distinct-per-lane"), std::string::npos) << E;
+}
+
+TEST(KernelFacts, AccessChecksReadTheAccessFields) {
+  KernelReport K = kernel();
+  K.Name = "matmulTiled";
+  K.Accesses.push_back(read<MemoryAccess>(ParamDependentAccess));
+  std::vector<Diagnostic> D = runCheck("cuda-uncoalesced-access", K);
+  ASSERT_EQ(D.size(), 1u);
+  EXPECT_EQ(D[0].Loc.Line, 20u);
+  EXPECT_EQ(D[0].Message,
+            "global load of 4-byte elements may touch up to 5.75 sectors per warp request where 4 "
+            "would do (1.4x): the distance between consecutive threads depends on 'K', whose value "
+            "is not known; give it with --param KERNEL:NAME=VALUE, and if it is a row length, swap "
+            "the index order so that threadIdx.x walks the contiguous dimension");
+
+  // Misaligned: the saving is the excess sectors of its lane executions at the roofline's bandwidth.
+  K.Accesses = {read<MemoryAccess>(MisalignedAccess)};
+  K.Work = read<WorkFacts>(MatmulWork); // 4.3 TB/s
+  D = runCheck("cuda-uncoalesced-access", K);
+  ASSERT_EQ(D.size(), 1u);
+  EXPECT_EQ(D[0].Message,
+            "global load of 4-byte elements touches 5 sectors per warp request where 4 would do "
+            "(1.2x): the warp's first address is 28 bytes past a 32-byte sector boundary; align the "
+            "start (offset the index to a multiple of 8 elements, pad rows to a multiple of 32 "
+            "bytes), or for stencil neighbours load the tile and its halo into shared memory once");
+  ASSERT_TRUE(D[0].EstimatedSavingUs);
+  EXPECT_NEAR(*D[0].EstimatedSavingUs, 1.0 * 4186116 / 4.3e12 * 1e6, 1e-9);
+  K.Accesses[0].LaneExecutions = std::optional<double>(); // unknown: no saving
+  D = runCheck("cuda-uncoalesced-access", K);
+  ASSERT_EQ(D.size(), 1u);
+  EXPECT_FALSE(D[0].EstimatedSavingUs);
+  K.Accesses[0].Pattern = "strided"; // the stride, then, from thread_coefficients.x
+  K.Accesses[0].StrideBytes = 8;
+  EXPECT_NE(runCheck("cuda-uncoalesced-access", K)[0].Message.find(
+                ": consecutive threads are 2 elements (8 bytes) apart; vectorise"),
+            std::string::npos);
+
+  K.Accesses = {read<MemoryAccess>(BankConflictAccess)};
+  D = runCheck("cuda-shared-bank-conflict", K);
+  ASSERT_EQ(D.size(), 1u);
+  EXPECT_EQ(D[0].Message,
+            "shared store of 4-byte elements needs 16.00 wavefronts per warp request where 1 would "
+            "do (16.00-way bank conflict): consecutive threadIdx.x are 256 bytes apart, so 32 lanes "
+            "share a bank; pad each row by one element (declare as[16][65]) or swizzle the column "
+            "index (col ^ row)");
+
+  K.Name = "reduce_sum";
+  K.Accesses = {read<MemoryAccess>(UnknownAccess), read<MemoryAccess>(BankConflictAccess)};
+  D = runCheck("cudaperf-unknown-access", K);
+  ASSERT_EQ(D.size(), 1u);
+  EXPECT_EQ(D[0].Message,
+            "the analysis could not follow 1 memory access of 'reduce_sum': the shared load here in "
+            "the loop at line 52 (a loop variable changes by something other than a constant step "
+            "each iteration (multiplied, shifted or divided, e.g. stride *= 2): its value per "
+            "iteration is not modelled); their coalescing and bank conflicts are not judged");
+}
+
+TEST(KernelFacts, BarrierChecksReadTheSyncSites) {
+  KernelReport K = kernel();
+  for (const char *Check : {"cuda-divergent-barrier", "cuda-shared-war-hazard",
+                            "cuda-missing-barrier", "cuda-redundant-barrier", "cuda-contended-atomic"})
+    EXPECT_TRUE(runCheck(Check, K).empty()) << Check; // not analysed: silent
+
+  K.Sync = read<SyncFacts>(WarHazardSync);
+  std::vector<Diagnostic> D = runCheck("cuda-divergent-barrier", K);
+  ASSERT_EQ(D.size(), 1u);
+  EXPECT_EQ(D[0].Loc.Line, 40u);
+  EXPECT_EQ(D[0].Loc.Column, 5u);
+  EXPECT_EQ(D[0].Loc.File, "k.cu");
+  EXPECT_EQ(D[0].Message,
+            "barrier is executed under the thread-dependent condition at line 38, so threads of a "
+            "block can disagree on reaching it (deadlock or unordered shared memory); compute the "
+            "condition, synchronize unconditionally, then branch");
+  K.Sync->DivergentBarrierSites[0].Condition.reset();
+  EXPECT_NE(runCheck("cuda-divergent-barrier", K)[0].Message.find(
+                "barrier is executed under a thread-dependent condition,"),
+            std::string::npos);
+  D = runCheck("cuda-shared-war-hazard", K);
+  ASSERT_EQ(D.size(), 1u);
+  EXPECT_EQ(D[0].Loc.Line, 42u);
+  EXPECT_EQ(D[0].Message,
+            "shared memory read here (by thread (255)) is overwritten at line 39 by thread (0) in "
+            "the next iteration of the loop at line 38 with no __syncthreads() between the read and "
+            "the write; add __syncthreads() at the end of the loop body (after the last read)");
+
+  K.Sync = read<SyncFacts>(MissingBarrierSync);
+  D = runCheck("cuda-missing-barrier", K);
+  ASSERT_EQ(D.size(), 1u);
+  EXPECT_EQ(D[0].Loc.Column, 22u);
+  EXPECT_EQ(D[0].Message,
+            "shared memory read here is written at line 9 by another thread (thread (0) reads what "
+            "thread (1) writes) with no __syncthreads() on some path between them; add a barrier "
+            "after the write");
+
+  K.Sync = read<SyncFacts>(RedundantBarrierSync);
+  D = runCheck("cuda-redundant-barrier", K);
+  ASSERT_EQ(D.size(), 1u);
+  EXPECT_EQ(D[0].Loc.Line, 7u);
+
+  K.Sync = read<SyncFacts>(ContendedAtomicSync);
+  D = runCheck("cuda-contended-atomic", K);
+  ASSERT_EQ(D.size(), 1u);
+  EXPECT_EQ(D[0].Message,
+            "global atomic: 32 lanes of a warp update one address (32 serialized updates per warp "
+            "request), 256 threads of a block, and every block (4096 blocks) updates the same "
+            "address: 1048576 serialized updates per launch; reduce within the warp "
+            "(__shfl_down_sync) and the block (shared memory) first and issue one atomic per block "
+            "(a privatized copy per block for a histogram)");
+  ASSERT_TRUE(D[0].EstimatedSavingUs);
+  EXPECT_NEAR(*D[0].EstimatedSavingUs, (1048576.0 - 4096) / 1000.0, 1e-9);
+  // The compiler's per-warp aggregation: 8 updates per block, below the thresholds.
+  K.Sync = read<SyncFacts>(AggregatedAtomicSync);
+  EXPECT_TRUE(runCheck("cuda-contended-atomic", K).empty());
+  K.Sync->AtomicSites[0].CompilerAggregatesWarp = false;
+  EXPECT_EQ(runCheck("cuda-contended-atomic", K).size(), 1u);
 }

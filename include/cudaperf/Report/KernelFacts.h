@@ -1,9 +1,9 @@
 //===- KernelFacts.h - Typed per-kernel sections of the analysis document -----*- C++ -*-===//
 //
-// The resources, occupancy and work sections of a kernel (docs/json-schema.md) as plain structs: the
-// analyses fill them, the checks read their fields, the writers print their toJson(). toJson
-// writes exactly the documented keys (a key is never renamed); fromJSON reads them back with
-// errors naming the field path. Issue 37 item 2; sync and accesses are still JSON objects.
+// The accesses, sync, resources, occupancy and work sections of a kernel (docs/json-schema.md) as
+// plain structs: the analyses fill them, the checks read their fields, the writers print their
+// toJson(). toJson writes exactly the documented keys (a key is never renamed); fromJSON reads
+// them back with errors naming the field path. Issue 37 item 2.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDAPERF_REPORT_KERNELFACTS_H
@@ -17,6 +17,137 @@
 #include <vector>
 
 namespace cudaperf {
+
+struct SourceLocation {
+  std::string File;
+  unsigned Line = 0;
+  unsigned Column = 0;
+  bool isValid() const { return Line != 0; }
+};
+
+/// A key that is either not written (the outer optional empty), written as null (the inner one
+/// empty: unknown) or written with its value.
+template <typename T> using NullableKey = std::optional<std::optional<T>>;
+
+/// `accesses[].thread_coefficients`: bytes the address moves per unit step of threadIdx.x/y/z.
+struct ThreadCoefficients {
+  int64_t X = 0, Y = 0, Z = 0;
+};
+
+/// `accesses[]`: one memory instruction of the kernel's device code, mapped back to the source
+/// (ACCESS in docs/json-schema.md). The keys after `bank_conflict_ways` are the ones the analyses
+/// add; each is written only when set (optionals, non-empty lists, true flags).
+struct MemoryAccess {
+  SourceLocation Loc;  // `file` (when not empty), `line`, `column`
+  std::string Space;   // global | shared | local | constant | generic | texture | surface
+  std::string Op;      // load | store | atomic
+  unsigned Bytes = 0;  // per-thread bytes of the access
+  std::string Pattern; // documented per analysis (docs/json-schema.md)
+  std::optional<double> SectorsPerRequest; // null when not predicted
+  std::optional<double> BankConflictWays;  // null when not predicted
+
+  NullableKey<int64_t> ExecutionsPerThread; // null: a trip count is unknown
+  std::optional<std::string> ExecutionsPerThreadExpr;
+  NullableKey<double> LaneExecutions; // work analysis, global accesses; null: unknown
+  std::optional<double> LaunchSectorsPerRequest;
+  std::optional<std::string> Base; // coalescing: what the address is based on
+  std::optional<int64_t> LoopDepth;
+  bool GridStrideLoop = false;
+  bool LaneGuarded = false;
+  std::optional<std::string> Address; // the offset expression
+  NullableKey<ThreadCoefficients> Coefficients; // `thread_coefficients`; null: not affine
+  std::optional<int64_t> StrideBytes;
+  std::optional<double> StrideElements;
+  std::vector<std::string> UnknownParams;
+  std::optional<int64_t> MisalignmentBytes;
+  bool StructStride = false;
+  std::optional<double> IdealSectorsPerRequest;
+  std::optional<double> SectorsPerRequestTypical; // parameter-dependent: the typical value
+  std::optional<double> SectorsPerRequestWorst;
+  std::optional<std::string> Array;                // shared: the __shared__ array
+  std::optional<std::vector<int64_t>> ArrayDims;   // with Array
+  std::optional<int64_t> ElementBytes;             // with Array
+  std::optional<double> IdealWavefronts;
+  std::optional<std::string> UnknownReason;        // `unknown` accesses
+  std::optional<int64_t> UnknownLoopLine;
+  std::vector<std::string> Notes;
+
+  /// executions_per_thread when written and known.
+  std::optional<int64_t> knownExecutionsPerThread() const {
+    return ExecutionsPerThread ? *ExecutionsPerThread : std::nullopt;
+  }
+  /// Every key; `file` is Loc.File as it is (the JSON writer makes it relative to the source root).
+  llvm::json::Object toJson() const;
+};
+bool fromJSON(const llvm::json::Value &V, MemoryAccess &A, llvm::json::Path P);
+bool fromJSON(const llvm::json::Value &V, ThreadCoefficients &C, llvm::json::Path P);
+
+/// `{line, column}` of a place the sync section names.
+struct SiteLocation {
+  int64_t Line = 0;
+  int64_t Column = 0;
+};
+
+/// `sync.barrier_sites[]`.
+struct BarrierSite {
+  int64_t Line = 0, Column = 0;
+  bool InLoop = false;
+  std::optional<int64_t> ExecutionsPerThread; // null when a trip count is unknown
+  bool Divergent = false;                     // written only when true
+  bool Redundant = false;                     // written only when true
+};
+
+/// `sync.divergent_barrier_sites[]`: for cuda-divergent-barrier.
+struct DivergentBarrierSite {
+  int64_t Line = 0, Column = 0;
+  std::optional<SiteLocation> Condition; // the branch that makes it divergent, when known
+};
+
+/// `sync.missing_barrier_sites[]`: a shared read (Line, Column) of another thread's write.
+struct MissingBarrierSite {
+  int64_t Line = 0, Column = 0;
+  SiteLocation Write;
+  std::string ReaderThread, WriterThread;
+};
+
+/// `sync.war_hazard_sites[]`: a loop's shared read overwritten in the next iteration.
+struct WarHazardSite {
+  int64_t Line = 0, Column = 0;
+  SiteLocation Write, Loop;
+  std::string ReaderThread, WriterThread;
+};
+
+/// `sync.atomic_sites[]`: an atomic whose address was evaluated, for cuda-contended-atomic.
+struct AtomicSite {
+  int64_t Line = 0, Column = 0;
+  std::string Space;
+  int64_t LanesPerAddress = 0;
+  int64_t ThreadsPerAddress = 0;
+  bool SharedAcrossBlocks = false;
+  bool CompilerAggregatesWarp = false;        // written only when true
+  std::optional<int64_t> ExecutionsPerThread; // null when a trip count is unknown
+  std::optional<int64_t> GridBlocks;          // absent when the grid is unknown
+};
+
+/// `sync`: barriers, the barrier checks' sites, warp primitives and atomics.
+struct SyncFacts {
+  int64_t Barriers = 0;
+  int64_t BarriersInLoops = 0;
+  std::optional<int64_t> BarriersPerThread; // null when a trip count is unknown
+  std::optional<std::string> BarriersPerThreadNote;
+  int64_t DivergentBarriers = 0;
+  std::vector<BarrierSite> BarrierSites;
+  std::vector<DivergentBarrierSite> DivergentBarrierSites;
+  std::vector<SiteLocation> RedundantBarrierSites;
+  std::vector<MissingBarrierSite> MissingBarrierSites;
+  std::vector<WarHazardSite> WarHazardSites;
+  std::vector<AtomicSite> AtomicSites;
+  std::vector<std::string> WarpPrimitives;
+  std::map<std::string, std::map<std::string, int64_t>> Atomics; // space -> class -> count
+
+  llvm::json::Object toJson() const;
+};
+bool fromJSON(const llvm::json::Value &V, SyncFacts &S, llvm::json::Path P);
 
 /// `resources`: per-thread registers and memory from ptxas's report, or estimated from the IR.
 struct ResourceFacts {

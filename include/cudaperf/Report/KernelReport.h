@@ -21,13 +21,6 @@
 
 namespace cudaperf {
 
-struct SourceLocation {
-  std::string File;
-  unsigned Line = 0;
-  unsigned Column = 0;
-  bool isValid() const { return Line != 0; }
-};
-
 struct Dim3 {
   int64_t X = 1, Y = 1, Z = 1;
   int64_t count() const { return X * Y * Z; }
@@ -94,18 +87,6 @@ struct SharedArrayDecl {
   SourceLocation Loc;
 };
 
-/// One memory instruction of the kernel's device code, mapped back to the source.
-struct MemoryAccess {
-  SourceLocation Loc;
-  std::string Space;   // global | shared | local | constant | generic
-  std::string Op;      // load | store | atomic
-  unsigned Bytes = 0;  // per-thread bytes of the access
-  std::string Pattern; // documented per analysis (docs/json-schema.md)
-  std::optional<double> SectorsPerRequest;
-  std::optional<double> BankConflictWays;
-  llvm::json::Object Extra; // further analysis-specific keys, written as they are
-};
-
 struct KernelReport {
   // Identity, from the AST.
   std::string Name;        // source name without parameters; template args for instantiations
@@ -122,7 +103,7 @@ struct KernelReport {
 
   // Filled by the analyses (empty objects and absent sections are written as {}).
   std::vector<MemoryAccess> Accesses;
-  llvm::json::Object Sync;
+  std::optional<SyncFacts> Sync;           // none: not analysed
   std::optional<ResourceFacts> Resources;   // none: no device code to measure
   std::optional<OccupancyFacts> Occupancy; // none: not computed (a note says why)
   std::optional<WorkFacts> Work;           // none: no device code
