@@ -77,12 +77,8 @@ std::optional<FaultInjection> parseInjection(llvm::StringRef Spec) {
 /// A fault in \p Analysis: its partial facts are dropped (\p Before), the fault is kept for the
 /// report (check cudaperf-analysis-fault) and in the notes.
 void recordFault(KernelReport &K, KernelReport Before, llvm::StringRef Analysis, const Fault &F) {
-  llvm::json::Array Faults;
-  if (const llvm::json::Array *Old = Before.Extra.getArray("analysis_faults"))
-    Faults = *Old;
-  Faults.push_back(llvm::json::Object{{"analysis", Analysis}, {"fault", F.Description}});
   K = std::move(Before);
-  K.Extra["analysis_faults"] = std::move(Faults);
+  K.AnalysisFaults.push_back(AnalysisFault{Analysis.str(), F.Description});
   K.Notes.push_back("the " + Analysis.str() + " analysis stopped with a fault (" + F.Description +
                     "): its facts are missing; the other analyses and kernels are reported");
 }

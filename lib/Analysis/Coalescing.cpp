@@ -229,7 +229,7 @@ public:
       K.Accesses.push_back(std::move(A));
     }
     if (Counted && WeightedPredicted > 0) {
-      K.Extra["coalescing_efficiency"] = round2(std::min(1.0, WeightedIdeal / WeightedPredicted));
+      K.CoalescingEfficiency = round2(std::min(1.0, WeightedIdeal / WeightedPredicted));
       if (AnyUnknownExecutions)
         K.Notes.push_back("coalescing_efficiency weighs accesses with unknown trip counts as "
                           "executing once per thread");

@@ -26,20 +26,12 @@ public:
   }
 
   void run(const KernelReport &K, std::vector<Diagnostic> &Out) const override {
-    const llvm::json::Array *Faults = K.Extra.getArray("analysis_faults");
-    if (!Faults)
-      return;
-    for (const llvm::json::Value &V : *Faults) {
-      const llvm::json::Object *F = V.getAsObject();
-      if (!F)
-        continue;
+    for (const AnalysisFault &F : K.AnalysisFaults)
       Out.push_back(make(K, K.Loc,
-                         "the " + F->getString("analysis").value_or("?").str() +
-                             " analysis of kernel '" + K.Name + "' stopped with a fault (" +
-                             F->getString("fault").value_or("?").str() +
+                         "the " + F.Analysis + " analysis of kernel '" + K.Name +
+                             "' stopped with a fault (" + F.Fault +
                              "): its facts are missing from this report; this is a cudaperf "
                              "defect, please report it with this file"));
-    }
   }
 };
 

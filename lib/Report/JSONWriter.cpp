@@ -142,8 +142,14 @@ Value kernelToJSON(const KernelReport &K, const ReportOptions &Opts) {
            {"resources", sectionToJson(K.Resources)},
            {"occupancy", sectionToJson(K.Occupancy)},
            {"work", sectionToJson(K.Work)}};
-  for (const auto &KV : K.Extra)
-    O[KV.first] = KV.second;
+  if (K.CoalescingEfficiency)
+    O["coalescing_efficiency"] = *K.CoalescingEfficiency;
+  if (!K.AnalysisFaults.empty()) {
+    Array Faults;
+    for (const AnalysisFault &F : K.AnalysisFaults)
+      Faults.push_back(F.toJson());
+    O["analysis_faults"] = std::move(Faults);
+  }
   if (!K.Notes.empty()) {
     Array Notes;
     for (const std::string &N : K.Notes)

@@ -1,8 +1,8 @@
 //===- KernelFacts.cpp - The per-kernel sections of the analysis document, typed ----------===//
 //
-// The one place these sections' keys are spelled (accesses, sync, resources, occupancy, work)
-// (docs/json-schema.md); the wire format is what the analyses wrote as JSON before (the lit tests
-// and the analysis fixtures pin it).
+// The one place these sections' keys are spelled (accesses, sync, resources, occupancy, work,
+// analysis_faults; docs/json-schema.md); the wire format is what the analyses wrote as JSON
+// before (the lit tests and the analysis fixtures pin it).
 //
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Report/KernelFacts.h"
@@ -684,6 +684,13 @@ bool fromJSON(const Value &V, SyncFacts &S, Path P) {
          M.map("missing_barrier_sites", S.MissingBarrierSites) &&
          M.map("war_hazard_sites", S.WarHazardSites) && M.map("atomic_sites", S.AtomicSites) &&
          M.map("warp_primitives", S.WarpPrimitives) && M.map("atomics", S.Atomics);
+}
+
+Object AnalysisFault::toJson() const { return Object{{"analysis", Analysis}, {"fault", Fault}}; }
+
+bool fromJSON(const Value &V, AnalysisFault &F, Path P) {
+  ObjectMapper M(V, P);
+  return M && M.map("analysis", F.Analysis) && M.map("fault", F.Fault);
 }
 
 } // namespace cudaperf

@@ -560,7 +560,7 @@ int runAnalyzeTool(int Argc, const char **Argv) {
     // A fault in an analysis is reported for its kernel (cudaperf-analysis-fault); the exit code
     // says the file was not fully analysed.
     for (const KernelReport &K : R.Kernels)
-      if (K.Extra.getArray("analysis_faults"))
+      if (!K.AnalysisFaults.empty())
         Exit = ExitInputError;
     Reports.push_back(std::move(R));
   }

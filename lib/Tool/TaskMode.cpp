@@ -303,9 +303,9 @@ int runTaskMode(const TaskModeOptions &TO, const clang::tooling::CompilationData
   // the file was not fully analysed.
   bool Faulted = !ChecksRan;
   for (const KernelReport &K : Reports.front().Kernels)
-    Faulted |= K.Extra.getArray("analysis_faults") != nullptr;
+    Faulted |= !K.AnalysisFaults.empty();
   for (const KernelReport &K : AtLaunch)
-    Faulted |= K.Extra.getArray("analysis_faults") != nullptr;
+    Faulted |= !K.AnalysisFaults.empty();
   return Faulted ? ExitInputError : ExitAnalysed;
 }
 

@@ -1,14 +1,15 @@
 //===- KernelFactsTest.cpp - The typed per-kernel sections and their checks ---------------===//
 //
-// The wire format of MemoryAccess/SyncFacts/ResourceFacts/OccupancyFacts/WorkFacts (documents as
-// cudaperf-analyze writes them read
-// and written back identically), the field paths of fromJSON's errors, and the checks reading
+// The wire format of MemoryAccess/SyncFacts/ResourceFacts/OccupancyFacts/WorkFacts and of the
+// kernel's analysis_faults and coalescing_efficiency (documents as cudaperf-analyze writes them
+// read and written back identically), the field paths of fromJSON's errors, and the checks reading
 // the fields fromJSON fills from the documented keys: a check reading another field than the
 // writer fills, or a writer spelling a key differently from the reader, fails here.
 //
 //===----------------------------------------------------------------------===//
 #include "cudaperf/Checks/Check.h"
 #include "cudaperf/Report/KernelFacts.h"
+#include "cudaperf/Report/Writers.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 #include <gtest/gtest.h>
@@ -729,4 +730,149 @@ TEST(KernelFacts, BarrierChecksReadTheSyncSites) {
   EXPECT_TRUE(runCheck("cuda-contended-atomic", K).empty());
   K.Sync->AtomicSites[0].CompilerAggregatesWarp = false;
   EXPECT_EQ(runCheck("cuda-contended-atomic", K).size(), 1u);
+}
+
+namespace {
+
+// Kernel `second` of test/Robustness/fault-injection.test's two.cu as cudaperf-analyze
+// --cuda-headers=builtin --format=json --inject-fault=second:segv:synchronization writes it (keys
+// sorted): the synchronization analysis faulted (empty sync section), the others reported.
+const char *FaultedKernel =
+    R"J({"accesses":[{"address":"(8 * (zext i32 threadIdx.x to i64))<nuw><nsw>","bank_conflict_w)J"
+    R"J(ays":null,"base":"parameter b","bytes":4,"column":55,"executions_per_thread":1,"file":"t)J"
+    R"J(wo.cu","ideal_sectors_per_request":4,"lane_executions":null,"line":2,"loop_depth":0,"mis)J"
+    R"J(alignment_bytes":0,"notes":["block shape assumed (256x1x1); give it with --launch"],"op")J"
+    R"J(:"store","pattern":"strided","sectors_per_request":8,"space":"global","stride_bytes":8,")J"
+    R"J(stride_elements":2,"thread_coefficients":{"x":8,"y":0,"z":0}}],"analysis_faults":[{"anal)J"
+    R"J(ysis":"synchronization","fault":"segmentation fault (SIGSEGV)"}],"coalescing_efficiency")J"
+    R"J(:0.5,"column":17,"file":"two.cu","launch":{"block":[256,1,1],"dynamic_smem_bytes":0,"gri)J"
+    R"J(d":null,"origin":"assumed","params":{}},"launch_bounds":null,"launch_sites":[],"line":2,)J"
+    R"J("mangled_name":"_Z6secondPf","name":"second","notes":["the synchronization analysis stop)J"
+    R"J(ped with a fault (segmentation fault (SIGSEGV)): its facts are missing; the other analys)J"
+    R"J(es and kernels are reported"],"occupancy":{"active_blocks_per_sm":8,"active_warps_per_sm)J"
+    R"J(":64,"allocated_registers_per_block":4096,"allocated_smem_per_block":1024,"arch":"sm_90")J"
+    R"J(,"block_size":256,"device":"H200","dynamic_smem_bytes":0,"launch_origin":"assumed","limi)J"
+    R"J(ter":"warps","limits":{"barriers":64,"blocks":32,"registers":16,"shared_memory":228,"war)J"
+    R"J(ps":8},"max_warps_per_sm":64,"registers":10,"sms":132,"static_smem_bytes":0,"theoretical)J"
+    R"J(":1},"parameters":[{"const":false,"name":"b","pointee":"float","pointee_bytes":4,"type":)J"
+    R"J("float *"}],"resources":{"arch":"sm_90","barriers":0,"cached":false,"compiler":"nvrtc 13)J"
+    R"J(.0","constant_bytes":0,"local_bytes":0,"registers":10,"source":"nvrtc","spill_load_bytes)J"
+    R"J(":0,"spill_store_bytes":0,"static_smem_bytes":0},"shared_arrays":[],"sync":{},"work":{"a)J"
+    R"J(rithmetic_intensity":null,"arrays":[{"array":"b","dram_read_bytes_estimate":null,"dram_w)J"
+    R"J(rite_bytes_estimate":null,"range_known":true}],"bound":null,"dram_read_bytes_estimate":n)J"
+    R"J(ull,"dram_write_bytes_estimate":null,"dram_write_bytes_estimate_atomic":null,"flops":{"l)J"
+    R"J(ibrary":null,"per_thread":0,"tensor":null,"total":null},"global_load_bytes":null,"global)J"
+    R"J(_load_sectors":null,"global_sectors":null,"global_store_bytes":null,"global_store_sector)J"
+    R"J(s":null,"int_ops":null,"loops":[],"notes":["grid unknown: per-launch totals need the gri)J"
+    R"J(d (a constant launch site or --launch); per-thread values use a representative grid"],"r)J"
+    R"J(oofline":{"bandwidth_source":"measured","device":"H200","dram_bytes_per_second":43000000)J"
+    R"J(00000},"roofline_time_us":null,"sass_fp_instructions":{},"shared_bytes":null,"threads":n)J"
+    R"J(ull}})J";
+
+/// \p Key of the kernel object \p Kernel read into \p Out (absent: left as it is).
+template <typename T> void readKey(const llvm::json::Object &Kernel, llvm::StringRef Key, T &Out) {
+  const llvm::json::Value *V = Kernel.get(Key);
+  if (!V)
+    return;
+  llvm::json::Path::Root Root;
+  if (!fromJSON(*V, Out, Root))
+    ADD_FAILURE() << Key.str() << ": " << llvm::toString(Root.getError());
+}
+
+/// The kernel's typed keys read from \p Kernel into a report (name and location too).
+KernelReport typedKernel(const llvm::json::Object &Kernel) {
+  KernelReport K;
+  K.Name = Kernel.getString("name").value_or("").str();
+  K.MangledName = Kernel.getString("mangled_name").value_or("").str();
+  K.Loc = {Kernel.getString("file").value_or("").str(),
+           unsigned(Kernel.getInteger("line").value_or(0)),
+           unsigned(Kernel.getInteger("column").value_or(0))};
+  readKey(Kernel, "accesses", K.Accesses);
+  readKey(Kernel, "resources", K.Resources);
+  readKey(Kernel, "occupancy", K.Occupancy);
+  readKey(Kernel, "work", K.Work);
+  readKey(Kernel, "coalescing_efficiency", K.CoalescingEfficiency);
+  readKey(Kernel, "analysis_faults", K.AnalysisFaults);
+  readKey(Kernel, "notes", K.Notes);
+  return K;
+}
+
+std::string printValue(const llvm::json::Value *V) {
+  if (!V)
+    return "(absent)";
+  std::string S;
+  llvm::raw_string_ostream(S) << *V;
+  return S;
+}
+
+} // namespace
+
+TEST(KernelFacts, FaultedKernelReadsAndWritesBackIdentically) {
+  llvm::json::Value Doc = parse(FaultedKernel);
+  const llvm::json::Object &Original = *Doc.getAsObject();
+  KernelReport K = typedKernel(Original);
+  ASSERT_EQ(K.AnalysisFaults.size(), 1u);
+  EXPECT_EQ(K.AnalysisFaults[0].Analysis, "synchronization");
+  EXPECT_EQ(K.AnalysisFaults[0].Fault, "segmentation fault (SIGSEGV)");
+  EXPECT_EQ(K.CoalescingEfficiency, 0.5);
+  EXPECT_FALSE(K.Sync); // the faulted analysis's section: not written, {}
+
+  // The JSON writer prints every typed key of the kernel as the analyzer did.
+  llvm::json::Value Written = kernelToJSON(K, ReportOptions());
+  const llvm::json::Object &Out = *Written.getAsObject();
+  for (llvm::StringRef Key : {"name", "mangled_name", "file", "line", "column", "accesses", "sync",
+                              "resources", "occupancy", "work", "coalescing_efficiency",
+                              "analysis_faults", "notes"})
+    EXPECT_EQ(printValue(Out.get(Key)), printValue(Original.get(Key))) << Key.str();
+
+  // Without a fault or a predicted access, neither key is written.
+  K.AnalysisFaults.clear();
+  K.CoalescingEfficiency.reset();
+  Written = kernelToJSON(K, ReportOptions());
+  EXPECT_FALSE(Written.getAsObject()->get("analysis_faults"));
+  EXPECT_FALSE(Written.getAsObject()->get("coalescing_efficiency"));
+  // Faults are written in the order they happened.
+  K.AnalysisFaults = {{"coalescing", "segmentation fault (SIGSEGV)"},
+                      {"work", "abort, e.g. a failed assertion (SIGABRT)"}};
+  EXPECT_EQ(printValue(kernelToJSON(K, ReportOptions()).getAsObject()->get("analysis_faults")),
+            R"J([{"analysis":"coalescing","fault":"segmentation fault (SIGSEGV)"},)J"
+            R"J({"analysis":"work","fault":"abort, e.g. a failed assertion (SIGABRT)"}])J");
+}
+
+TEST(KernelFacts, AnalysisFaultErrorsNameTheFieldPath) {
+  std::string E = fromJSONError<AnalysisFault>(R"({"analysis":"work"})");
+  EXPECT_NE(E.find("fault"), std::string::npos) << E;
+  E = fromJSONError<AnalysisFault>(R"({"analysis":3,"fault":"x"})");
+  EXPECT_NE(E.find("analysis"), std::string::npos) << E;
+  llvm::json::Value V = parse(R"({"analysis_faults":[{"analysis":"work","fault":"x"},)"
+                              R"({"analysis":"coalescing"}]})");
+  std::vector<AnalysisFault> Faults;
+  llvm::json::Path::Root Root;
+  llvm::json::ObjectMapper M(V, Root);
+  EXPECT_FALSE(M.map("analysis_faults", Faults));
+  E = llvm::toString(Root.getError());
+  EXPECT_NE(E.find("analysis_faults[1].fault"), std::string::npos) << E;
+}
+
+TEST(KernelFacts, AnalysisFaultCheckReadsTheFaults) {
+  llvm::json::Value Doc = parse(FaultedKernel);
+  KernelReport K = typedKernel(*Doc.getAsObject());
+  std::vector<Diagnostic> D = runCheck("cudaperf-analysis-fault", K);
+  // The message cudaperf-analyze printed for this kernel.
+  ASSERT_EQ(D.size(), 1u);
+  EXPECT_EQ(D[0].Level, Severity::Error);
+  EXPECT_EQ(D[0].Loc.Line, 2u);
+  EXPECT_EQ(D[0].Message,
+            "the synchronization analysis of kernel 'second' stopped with a fault (segmentation "
+            "fault (SIGSEGV)): its facts are missing from this report; this is a cudaperf defect, "
+            "please report it with this file");
+  // One finding per fault, in order; none without.
+  K.AnalysisFaults.push_back({"work", "abort, e.g. a failed assertion (SIGABRT)"});
+  D = runCheck("cudaperf-analysis-fault", K);
+  ASSERT_EQ(D.size(), 2u);
+  EXPECT_NE(D[1].Message.find("the work analysis of kernel 'second' stopped with a fault (abort"),
+            std::string::npos)
+      << D[1].Message;
+  K.AnalysisFaults.clear();
+  EXPECT_TRUE(runCheck("cudaperf-analysis-fault", K).empty());
 }

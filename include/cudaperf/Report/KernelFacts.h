@@ -1,9 +1,9 @@
 //===- KernelFacts.h - Typed per-kernel sections of the analysis document -----*- C++ -*-===//
 //
-// The accesses, sync, resources, occupancy and work sections of a kernel (docs/json-schema.md) as
-// plain structs: the analyses fill them, the checks read their fields, the writers print their
-// toJson(). toJson writes exactly the documented keys (a key is never renamed); fromJSON reads
-// them back with errors naming the field path. Issue 37 item 2.
+// The accesses, sync, resources, occupancy and work sections of a kernel and its analysis faults
+// (docs/json-schema.md) as plain structs: the analyses fill them, the checks read their fields,
+// the writers print their toJson(). toJson writes exactly the documented keys (a key is never
+// renamed); fromJSON reads them back with errors naming the field path. Issue 37 item 2.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDAPERF_REPORT_KERNELFACTS_H
@@ -315,6 +315,16 @@ struct WorkFacts {
   llvm::json::Object toJson() const;
 };
 bool fromJSON(const llvm::json::Value &V, WorkFacts &W, llvm::json::Path P);
+
+/// `analysis_faults[]`: an analysis of the kernel that stopped with a fault (a crash inside
+/// cudaperf, caught by lib/Analysis/FaultIsolation); its facts are missing from the report.
+struct AnalysisFault {
+  std::string Analysis; // the analysis's name: coalescing, synchronization, work, ...
+  std::string Fault;    // what stopped it, e.g. "segmentation fault (SIGSEGV)"
+
+  llvm::json::Object toJson() const;
+};
+bool fromJSON(const llvm::json::Value &V, AnalysisFault &F, llvm::json::Path P);
 
 /// An absent section is written as an empty object, as the JSON objects were.
 template <typename Facts> llvm::json::Object sectionToJson(const std::optional<Facts> &F) {

@@ -107,7 +107,12 @@ struct KernelReport {
   std::optional<ResourceFacts> Resources;   // none: no device code to measure
   std::optional<OccupancyFacts> Occupancy; // none: not computed (a note says why)
   std::optional<WorkFacts> Work;           // none: no device code
-  llvm::json::Object Extra; // further per-kernel keys (e.g. coalescing_efficiency)
+  /// `coalescing_efficiency`: ideal over predicted sectors of the global accesses, weighed by
+  /// executions (coalescing analysis); none: no access was predicted (not written).
+  std::optional<double> CoalescingEfficiency;
+  /// `analysis_faults`: the analyses that stopped with a fault, in order (recordFault); empty: not
+  /// written. Read by cudaperf-analysis-fault and for the exit code.
+  std::vector<AnalysisFault> AnalysisFaults;
   std::vector<std::string> Notes; // analysis remarks shown in the text summary
 };
 
