@@ -551,17 +551,21 @@ Verdict Worker::timeCalls(const std::string &impl, Callee &callee, size_t c, Dev
     setIndex = int(secret_() % uint64_t(opt_->sets));
     return dev.prepare(shared_.set(cfg, size_t(setIndex)), stream_);
   };
+  // Fresh inputs, then one timed call, each counted in loop_.
+  loop_ = LoopCost();
+  auto prepareAndCall = [&](uint64_t &seed, CallResult &r) -> cudaError_t {
+    Stopwatch clock;
+    cudaError_t e = prepare(seed);
+    loop_.prepare += clock.lap();
+    if (e)
+      return e;
+    r = callee.timed(slot);
+    loop_.calls += clock.lap();
+    return cudaSuccess;
+  };
   // Checks one timed call's answer (its buffers still hold it).
   int checks = 0;
-  loop_ = LoopCost();
-  auto verify = [&](uint64_t seed) -> Verdict {
-    ++checks;
-    Stopwatch clock;
-    struct Charge {
-      Stopwatch &clock;
-      double &to;
-      ~Charge() { to += clock.lap(); }
-    } charge{clock, loop_.checks};
+  auto checkAnswer = [&](uint64_t seed) -> Verdict {
     if (fresh)
       return checkTimedCall(impl, c, dev, seed, "timed-call");
     cudaError_t err;
@@ -578,6 +582,13 @@ Verdict Worker::timeCalls(const std::string &impl, Callee &callee, size_t c, Dev
     }
     return v;
   };
+  auto verify = [&](uint64_t seed) {
+    ++checks;
+    Stopwatch clock;
+    Verdict v = checkAnswer(seed);
+    loop_.checks += clock.lap();
+    return v;
+  };
 
   for (int i = 0; i < o.warmup; ++i) {
     uint64_t seed = 0;
@@ -590,15 +601,11 @@ Verdict Worker::timeCalls(const std::string &impl, Callee &callee, size_t c, Dev
   std::vector<double> samples, walls, hosts;
   double lastMedian = -1;
   auto began = std::chrono::steady_clock::now();
-  Stopwatch loopClock;
   while (int(samples.size()) < o.maxRuns) {
     uint64_t seed = 0;
-    loopClock.lap();
-    if (cudaError_t e = prepare(seed))
+    CallResult r;
+    if (cudaError_t e = prepareAndCall(seed, r))
       return fromCudaError(e, false, cfg, "preparing inputs");
-    loop_.prepare += loopClock.lap();
-    CallResult r = callee.timed(slot);
-    loop_.calls += loopClock.lap();
     if (!r.ok())
       return fromCall(r, cfg, "timed calls");
     samples.push_back(r.eventMs);
@@ -623,12 +630,9 @@ Verdict Worker::timeCalls(const std::string &impl, Callee &callee, size_t c, Dev
   // At least a few checked answers per configuration, whatever the draw gave.
   while (candidate && checks < kMinCheckedTimedCalls) {
     uint64_t seed = 0;
-    loopClock.lap();
-    if (cudaError_t e = prepare(seed))
+    CallResult r;
+    if (cudaError_t e = prepareAndCall(seed, r))
       return fromCudaError(e, false, cfg, "preparing inputs");
-    loop_.prepare += loopClock.lap();
-    CallResult r = callee.timed(slot);
-    loop_.calls += loopClock.lap();
     if (!r.ok())
       return fromCall(r, cfg, "timed calls");
     if (Verdict v = verify(seed); v.outcome != Outcome::Ok)
