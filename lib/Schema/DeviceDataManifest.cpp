@@ -1,0 +1,2 @@
+// Placeholder: filled by the change that types this document (issue 37).
+namespace cudaperf::schema {}

@@ -1,0 +1,1 @@
+// Placeholder: filled by the change that types this document (issue 37).
