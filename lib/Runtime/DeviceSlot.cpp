@@ -5,13 +5,13 @@
 #include "cudaperf/Runtime/DeviceData.h"
 #include "cudaperf/Runtime/GpuMonitor.h"
 #include "cudaperf/Schema/EvalResult.h"
+#include "cudaperf/Schema/Protocol.h"
 #include "cudaperf/Support/Sha256.h"
 
 #include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <set>
-#include <sstream>
 #include <thread>
 #include <unistd.h>
 
@@ -244,24 +244,24 @@ support::ProcessResult DeviceSlot::runWorker(const std::vector<std::string> &arg
 void DeviceSlot::keepBaselineTiming(const std::string &key, const std::string &events) {
   if (options_.baselineReuse <= 0 || baselines_.count(key))
     return;
-  std::stringstream in(events), out;
-  std::string line;
+  std::string out;
   bool ok = false;
   int timings = 0;
-  while (std::getline(in, line)) {
-    if (line.find("\"impl\":\"baseline\"") == std::string::npos)
+  for (const schema::WorkerEvent &e : schema::readWorkerEvents(events)) {
+    if (e.impl != "baseline")
       continue;
-    if (line.find("\"event\":\"timing\"") != std::string::npos && line.find("\"cached\"") == std::string::npos) {
-      out << line << "\n";
+    // The baseline's own timings (not lines an earlier worker's file gave it), as written.
+    if (e.is<schema::events::Timing>() && !schema::workerEventPayload(e).contains("cached")) {
+      out += support::writeJson(schema::workerEventToJson(e)) + "\n";
       ++timings;
     }
-    if (line.find("\"event\":\"verdict\"") != std::string::npos)
-      ok = line.find("\"outcome\":\"ok\"") != std::string::npos;
+    if (const schema::events::Verdict *v = e.as<schema::events::Verdict>())
+      ok = v->outcome == "ok";
   }
   if (!ok || timings == 0)
     return;
   std::string file = options_.workDir + "/baseline-" + std::to_string(index_) + "-" + key + ".jsonl";
-  if (writeFile(file, out.str()))
+  if (writeFile(file, out))
     baselines_[key] = {file, 0};
 }
 

@@ -1,41 +1,20 @@
 #include "cudaperf/Runtime/EvalResult.h"
 #include "cudaperf/Schema/EvalResult.h"
+#include "cudaperf/Schema/Protocol.h"
 
 #include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstring>
-#include <sstream>
 
 namespace cudaperf::runtime {
 
 using support::Json;
 using support::member;
+using schema::WorkerEvent;
+namespace events = schema::events;
 
 namespace {
-
-std::vector<Json> parseEvents(const std::string &text) {
-  std::vector<Json> out;
-  std::stringstream ss(text);
-  std::string line;
-  while (std::getline(ss, line)) {
-    if (line.empty())
-      continue;
-    try {
-      Json v = support::parseJson(line, "worker event");
-      if (const Json *event = member(v, "event"); event && event->is_string())
-        out.push_back(std::move(v));
-    } catch (const support::SupportError &) {
-      // A torn last line (process killed mid-write) is dropped.
-    }
-  }
-  return out;
-}
-
-std::string str(const Json &e, const char *key) {
-  const Json *v = member(e, key);
-  return v && v->is_string() ? v->get<std::string>() : "";
-}
 
 double numberOr(const Json *v, double fallback) { return v && v->is_number() ? v->get<double>() : fallback; }
 
@@ -63,54 +42,44 @@ Json timingOf(const Json &e) {
   return t;
 }
 
-std::string describePhase(const Json *phase) {
+std::string describePhase(const WorkerEvent *phase) {
   if (!phase)
     return "start-up";
-  std::string s = str(*phase, "step") + " of the " + str(*phase, "impl");
-  if (!str(*phase, "config").empty())
-    s += ", config " + str(*phase, "config");
-  if (const Json *set = member(*phase, "set"); set && set->is_number())
-    s += ", input set " + std::to_string(set->get<long long>());
+  const events::Phase &p = *phase->as<events::Phase>();
+  std::string s = p.step.value_or("") + " of the " + phase->impl.value_or("");
+  if (!phase->config.value_or("").empty())
+    s += ", config " + *phase->config;
+  if (p.set)
+    s += ", input set " + std::to_string(*p.set);
   return s;
 }
 
 // Where the worker's time went, per phase: from each phase event to the next phase event, the
 // impl's verdict or the last event, summed per "impl step" (configurations and input sets together).
-Json phaseSeconds(const std::vector<Json> &events) {
+Json phaseSeconds(const std::vector<WorkerEvent> &events) {
   Json out = Json::object();
   std::string open;
   double since = -1;
-  for (const Json &e : events) {
-    std::string type = str(e, "event");
-    double t = numberOr(member(e, "t"), -1);
-    bool closes = type == "phase" || type == "verdict" || type == "done";
+  for (const WorkerEvent &e : events) {
+    double t = e.t.value_or(-1);
+    const events::Phase *phase = e.as<events::Phase>();
+    bool closes = phase || e.is<events::Verdict>() || e.is<events::Done>();
     if (!closes || t < 0)
       continue;
     if (!open.empty() && since >= 0 && t >= since)
       out[open] = numberOr(member(out, open.c_str()), 0) + (t - since);
-    open = type == "phase" ? str(e, "impl") + " " + str(e, "step") : std::string();
+    open = phase ? e.impl.value_or("") + " " + phase->step.value_or("") : std::string();
     since = t;
   }
   return out;
 }
 
-// An event's fields without the ones that route it (event, t, impl, config).
-Json payloadOf(const Json &e) {
-  Json o = Json::object();
-  for (const auto &kv : e.items())
-    if (kv.key() != "event" && kv.key() != "t" && kv.key() != "impl" && kv.key() != "config")
-      o[kv.key()] = kv.value();
-  return o;
-}
-
 } // namespace
 
-bool retryableSetupError(const std::string &events) {
-  for (const Json &e : parseEvents(events))
-    if (str(e, "event") == "error") {
-      const Json *r = member(e, "retryable");
-      return r && r->is_boolean() && r->get<bool>();
-    }
+bool retryableSetupError(const std::string &text) {
+  for (const WorkerEvent &e : schema::readWorkerEvents(text))
+    if (const events::Error *error = e.as<events::Error>())
+      return error->retryable.value_or(false);
   return false;
 }
 
@@ -186,7 +155,8 @@ Json assembleResult(const EvalRecord &r) {
 
   doc.seed = (int64_t)r.seed;
   doc.sets = r.sets;
-  std::vector<Json> events = parseEvents(r.events);
+  // Untrusted input (docs/security.md): each field is read only where it has the type it should.
+  std::vector<WorkerEvent> events = schema::readWorkerEvents(r.events);
 
   // Per-configuration record, in task order.
   std::vector<Json> configs;
@@ -207,8 +177,8 @@ Json assembleResult(const EvalRecord &r) {
     return -1;
   };
 
-  const Json *lastPhase = nullptr, *baselineVerdict = nullptr, *candidateVerdict = nullptr,
-             *setupError = nullptr;
+  const WorkerEvent *lastPhase = nullptr, *baselineVerdict = nullptr, *candidateVerdict = nullptr,
+                    *setupError = nullptr;
   bool done = false, baselineCached = false, sharedDataIntact = true;
   int retries = 0;
   double memoryWaitSeconds = 0;
@@ -218,81 +188,81 @@ Json assembleResult(const EvalRecord &r) {
   // Where the worker's time went: seconds from its start at which each stage ended.
   double tDevice = -1, tReference = -1, tBaseline = -1, tEnd = -1, tCandidateVerdict = -1;
   double contextSeconds = -1, contextWaitSeconds = -1;
-  for (const Json &e : events) {
-    std::string type = str(e, "event");
-    double t = numberOr(member(e, "t"), -1);
+  for (const WorkerEvent &e : events) {
+    double t = e.t.value_or(-1);
+    std::string impl = e.impl.value_or("");
     tEnd = t;
-    if (type == "start") {
-      contextSeconds = numberOr(member(e, "context_seconds"), -1);
-      contextWaitSeconds = numberOr(member(e, "context_wait_seconds"), -1);
-    } else if (type == "device")
+    if (const events::Start *start = e.as<events::Start>()) {
+      contextSeconds = start->contextSeconds.value_or(-1);
+      contextWaitSeconds = start->contextWaitSeconds.value_or(-1);
+    } else if (e.is<events::Device>())
       tDevice = t;
-    else if (type == "reference")
+    else if (e.is<events::Reference>())
       tReference = t;
-    else if (type == "verdict" && str(e, "impl") == "baseline")
+    else if (e.is<events::Verdict>() && impl == "baseline")
       tBaseline = t;
-    else if (type == "verdict" && str(e, "impl") == "candidate")
+    else if (e.is<events::Verdict>() && impl == "candidate")
       tCandidateVerdict = t;
-    int ci = configIndex(str(e, "config"));
-    if (type == "phase") {
+    int ci = configIndex(e.config.value_or(""));
+    if (e.is<events::Phase>()) {
       lastPhase = &e;
-    } else if (type == "device") {
-      Json gpu = Json::object();
-      for (const auto &kv : e.items())
-        if (kv.key() != "event" && kv.key() != "t" && kv.key() != "pid")
-          gpu[kv.key()] = kv.value();
+    } else if (e.is<events::Device>()) {
+      Json gpu = schema::workerEventToJson(e);
+      gpu.erase("event");
+      gpu.erase("t");
+      gpu.erase("pid");
       auto version = [&](const char *key) {
-        const Json *v = member(e, key);
+        const Json *v = member(gpu, key);
         return v && v->is_number_integer() ? std::optional<int64_t>(v->get<int64_t>()) : std::nullopt;
       };
       tools.driverVersion = version("driver_version");
       tools.cudaRuntimeVersion = version("runtime_version");
       doc.gpu = std::move(gpu);
-    } else if (type == "reference" && ci >= 0) {
-      referenceMs[size_t(ci)].push_back(numberOr(member(e, "ms"), 0));
-    } else if (type == "check" && ci >= 0 && str(e, "impl") == "candidate") {
-      Json c = payloadOf(e);
+    } else if (const events::Reference *ref = e.as<events::Reference>(); ref && ci >= 0) {
+      referenceMs[size_t(ci)].push_back(ref->ms.value_or(0));
+    } else if (const events::Check *check = e.as<events::Check>(); check && ci >= 0 && impl == "candidate") {
+      Json c = schema::workerEventPayload(e);
       Json &corr = configs[size_t(ci)]["correctness"];
       if (!corr.is_object())
         corr = Json::object({{"pass", true}, {"checks", Json::array()}});
-      const Json *pass = member(e, "pass");
-      if (!(pass && pass->is_boolean() && pass->get<bool>()))
+      if (!check->pass.value_or(false))
         corr["pass"] = false;
       corr["checks"].push_back(std::move(c));
-    } else if (type == "timing" && ci >= 0) {
-      configs[size_t(ci)][str(e, "impl")] = timingOf(e);
-      if (str(e, "impl") == "baseline" && member(e, "cached"))
+    } else if (e.is<events::Timing>() && ci >= 0) {
+      Json payload = schema::workerEventPayload(e);
+      configs[size_t(ci)][impl] = timingOf(payload);
+      // Whatever its value: a baseline line that says "cached" is an earlier worker's.
+      if (impl == "baseline" && payload.contains("cached"))
         baselineCached = true;
-    } else if (type == "audit" && ci >= 0 && str(e, "impl") == "candidate") {
+    } else if (e.is<events::Audit>() && ci >= 0 && impl == "candidate") {
       // The launches of the audit call sit beside it, per configuration (the features join them
       // with the analyzer's launches).
-      Json audit = payloadOf(e);
+      Json audit = schema::workerEventPayload(e);
       configs[size_t(ci)]["launches"] = audit.contains("launches") ? audit["launches"] : Json::array();
       configs[size_t(ci)]["launches_truncated"] = audit.value("launches_truncated", false);
       audit.erase("launches");
       audit.erase("launches_truncated");
       configs[size_t(ci)]["audit"] = std::move(audit);
-    } else if (type == "memory" && str(e, "impl") == "candidate") {
-      memory = payloadOf(e);
-    } else if (type == "sandbox") {
+    } else if (e.is<events::Memory>() && impl == "candidate") {
+      memory = schema::workerEventPayload(e);
+    } else if (e.is<events::Sandbox>()) {
       // Where the candidate ran and how it was confined (docs/security.md), in every result.
-      doc.sandbox = payloadOf(e);
-    } else if (type == "retry") {
+      doc.sandbox = schema::workerEventPayload(e);
+    } else if (e.is<events::Retry>()) {
       ++retries;
-    } else if (type == "device_data") {
-      dataMode = str(e, "mode");
-    } else if (type == "memory_wait") {
-      memoryWaitSeconds += numberOr(member(e, "seconds"), 0);
-    } else if (type == "shared_data") {
-      const Json *intact = member(e, "intact");
-      sharedDataIntact = sharedDataIntact && intact && intact->is_boolean() && intact->get<bool>();
-    } else if (type == "counters" && ci >= 0 && str(e, "impl") == "candidate") {
-      configs[size_t(ci)]["counters"] = payloadOf(e);
-    } else if (type == "verdict") {
-      (str(e, "impl") == "baseline" ? baselineVerdict : candidateVerdict) = &e;
-    } else if (type == "error") {
+    } else if (const events::DeviceData *data = e.as<events::DeviceData>()) {
+      dataMode = data->mode.value_or("");
+    } else if (const events::MemoryWait *wait = e.as<events::MemoryWait>()) {
+      memoryWaitSeconds += wait->seconds.value_or(0);
+    } else if (const events::SharedData *shared = e.as<events::SharedData>()) {
+      sharedDataIntact = sharedDataIntact && shared->intact.value_or(false);
+    } else if (e.is<events::Counters>() && ci >= 0 && impl == "candidate") {
+      configs[size_t(ci)]["counters"] = schema::workerEventPayload(e);
+    } else if (e.is<events::Verdict>()) {
+      (impl == "baseline" ? baselineVerdict : candidateVerdict) = &e;
+    } else if (e.is<events::Error>()) {
       setupError = &e;
-    } else if (type == "done") {
+    } else if (e.is<events::Done>()) {
       done = true;
     }
   }
@@ -401,17 +371,23 @@ Json assembleResult(const EvalRecord &r) {
     }
   }
 
-  bool inCandidate = lastPhase && str(*lastPhase, "impl") == "candidate";
+  bool inCandidate = lastPhase && lastPhase->impl == "candidate";
   if (setupError)
-    return finishDoc(Outcome::InternalError, "worker set-up failed: " + str(*setupError, "detail"));
-  if (baselineVerdict && parseOutcome(str(*baselineVerdict, "outcome")) != Outcome::Ok)
-    return finishDoc(Outcome::InternalError, "the task's baseline failed (" + str(*baselineVerdict, "outcome") +
-                                                 "): " + str(*baselineVerdict, "detail"));
+    return finishDoc(Outcome::InternalError,
+                     "worker set-up failed: " + setupError->as<events::Error>()->detail.value_or(""));
+  if (baselineVerdict) {
+    const events::Verdict &v = *baselineVerdict->as<events::Verdict>();
+    std::string outcome = v.outcome.value_or("");
+    if (parseOutcome(outcome) != Outcome::Ok)
+      return finishDoc(Outcome::InternalError,
+                       "the task's baseline failed (" + outcome + "): " + v.detail.value_or(""));
+  }
   if (candidateVerdict && done) {
-    Outcome o = parseOutcome(str(*candidateVerdict, "outcome")).value_or(Outcome::InternalError);
+    const events::Verdict &v = *candidateVerdict->as<events::Verdict>();
+    Outcome o = parseOutcome(v.outcome.value_or("")).value_or(Outcome::InternalError);
     if (o == Outcome::Ok && timed == int(doc.configs->size()) && timed > 0)
       doc.speedup = std::optional<double>(std::exp(logSum / timed));
-    return finishDoc(o, str(*candidateVerdict, "detail"));
+    return finishDoc(o, v.detail.value_or(""));
   }
   // The worker ended without a verdict: the way it ended is the outcome, if candidate code was running.
   if (!inCandidate) {

@@ -3,6 +3,7 @@
 #include "EvalTask.h"
 
 #include "cudaperf/Schema/EvalResult.h"
+#include "cudaperf/Schema/Protocol.h"
 #include "cudaperf/Support/Sha256.h"
 #include "cudaperf/Support/Subprocess.h"
 
@@ -295,21 +296,14 @@ std::string Evaluator::prepare() {
   readFile(events, text);
   std::string error = r.output;
   std::vector<Json> visible;
-  for (size_t start = 0; start < text.size();) {
-    size_t end = text.find('\n', start);
-    std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    start = end == std::string::npos ? text.size() : end + 1;
-    try {
-      Json v = support::parseJson(line, "worker event");
-      const Json *event = member(v, "event"), *detail = member(v, "detail");
-      if (event && *event == "device") {
-        v.erase("event");
-        v.erase("t");
-        visible.push_back(v);
-      } else if (event && *event == "error" && detail && detail->is_string()) {
-        error = detail->get<std::string>();
-      }
-    } catch (const std::exception &) {
+  for (const schema::WorkerEvent &e : schema::readWorkerEvents(text)) {
+    if (e.is<schema::events::Device>()) {
+      Json v = schema::workerEventToJson(e);
+      v.erase("event");
+      v.erase("t");
+      visible.push_back(std::move(v));
+    } else if (const schema::events::Error *failed = e.as<schema::events::Error>(); failed && failed->detail) {
+      error = *failed->detail;
     }
   }
   if (o.devices.empty()) {

@@ -1,2 +1,379 @@
-// Placeholder: filled by the change that types this document (issue 37).
-namespace cudaperf::schema {}
+#include "cudaperf/Schema/Protocol.h"
+
+#include "ObjectIO.h"
+
+#include "cudaperf/Support/JsonReader.h"
+
+#include <iterator>
+#include <set>
+
+namespace cudaperf::schema {
+
+using support::JsonField;
+
+namespace {
+
+using detail::ObjectWriter;
+
+// ---- The worker's event file ------------------------------------------------------------------
+
+// The wire names, in the variant's order (events::Unknown has none).
+constexpr const char *kEventNames[] = {"start",        "device",  "device_data", "reference", "phase",   "check",
+                                       "audit",        "timing",  "memory",      "memory_wait", "retry", "shared_data",
+                                       "sandbox",      "verdict", "counters",    "error",     "done"};
+static_assert(std::size(kEventNames) + 1 == std::variant_size_v<WorkerEventBody>);
+
+template <size_t I = 0> WorkerEventBody bodyNamed(std::string_view name) {
+  if constexpr (I + 1 < std::variant_size_v<WorkerEventBody>) {
+    if (name == kEventNames[I])
+      return WorkerEventBody(std::in_place_index<I>);
+    return bodyNamed<I + 1>(name);
+  } else {
+    return events::Unknown{};
+  }
+}
+
+// Reads one line member by member. Strict: a known field of another type fails naming it.
+// Lenient (the evaluator's): such a field reads as absent and stays in `extra` verbatim.
+class LineReader {
+public:
+  LineReader(const Json &line, std::string document, bool strict)
+      : line_(line), document_(std::move(document)), strict_(strict) {}
+
+  std::optional<std::string> string(const char *key) {
+    return take<std::string>(key, "a string", [](const Json &v) { return v.is_string(); });
+  }
+  std::optional<double> number(const char *key) {
+    return take<double>(key, "a number", [](const Json &v) { return v.is_number(); });
+  }
+  std::optional<int64_t> integer(const char *key) {
+    // An unsigned value past INT64_MAX is not one (it would write back as another number).
+    return take<int64_t>(key, "a whole number", [](const Json &v) {
+      return v.is_number_integer() && (!v.is_number_unsigned() || v.get<uint64_t>() <= uint64_t(INT64_MAX));
+    });
+  }
+  std::optional<uint64_t> unsignedInteger(const char *key) {
+    return take<uint64_t>(key, "a whole number of at least 0", [](const Json &v) { return v.is_number_unsigned(); });
+  }
+  std::optional<bool> boolean(const char *key) {
+    return take<bool>(key, "true or false", [](const Json &v) { return v.is_boolean(); });
+  }
+  std::optional<Json> object(const char *key) {
+    return take<Json>(key, "an object", [](const Json &v) { return v.is_object(); });
+  }
+  std::optional<Json> any(const char *key) {
+    return take<Json>(key, "", [](const Json &) { return true; });
+  }
+  // A whole number; in the lenient reader any number, converted as the evaluator has always read a
+  // phase's input set (a fraction truncated). Such a line does not write back exactly.
+  std::optional<int64_t> looseInteger(const char *key) {
+    if (!strict_)
+      if (const Json *v = support::member(line_, key); v && v->is_number()) {
+        taken_.insert(key);
+        return v->get<int64_t>();
+      }
+    return integer(key);
+  }
+
+  // Whatever was not taken, in the line's order.
+  void keepRest(Json &extra) const {
+    for (const auto &kv : line_.items())
+      if (!taken_.count(kv.key()))
+        extra[kv.key()] = kv.value();
+  }
+
+private:
+  template <class T, class IsType> std::optional<T> take(const char *key, const char *type, IsType isType) {
+    const Json *v = support::member(line_, key);
+    if (!v)
+      return std::nullopt;
+    if (!isType(*v)) {
+      if (strict_)
+        JsonField(line_, document_).require(key).expected(type);
+      return std::nullopt;
+    }
+    taken_.insert(key);
+    return v->get<T>();
+  }
+
+  const Json &line_;
+  std::string document_;
+  bool strict_;
+  std::set<std::string, std::less<>> taken_{"event"};
+};
+
+struct BodyReader {
+  LineReader &r;
+  WorkerEvent &e;
+
+  void operator()(events::Start &b) {
+    b.pool = r.boolean("pool");
+    b.isolation = r.string("isolation");
+    b.contextSeconds = r.number("context_seconds");
+    b.contextWaitSeconds = r.number("context_wait_seconds");
+  }
+  void operator()(events::Device &b) {
+    b.index = r.integer("index");
+    b.pid = r.integer("pid");
+  }
+  void operator()(events::DeviceData &b) {
+    b.mode = r.string("mode");
+    b.copiedSets = r.integer("copied_sets");
+    b.reason = r.string("reason");
+  }
+  void operator()(events::Reference &b) {
+    b.cached = r.boolean("cached");
+    b.set = r.integer("set");
+    b.seed = r.unsignedInteger("seed");
+    b.ms = r.number("ms");
+  }
+  void operator()(events::Phase &b) {
+    b.step = r.string("step");
+    b.set = r.looseInteger("set");
+  }
+  void operator()(events::Check &b) {
+    b.set = r.integer("set");
+    b.seed = r.unsignedInteger("seed");
+    b.step = r.string("step");
+    b.pass = r.boolean("pass");
+  }
+  void operator()(events::Audit &) {}
+  void operator()(events::Timing &b) {
+    b.stable = r.boolean("stable");
+    b.integrity = r.object("integrity");
+    b.cached = r.boolean("cached");
+  }
+  void operator()(events::Memory &b) {
+    b.heldBytes = r.unsignedInteger("held_bytes");
+    b.peakHeldBytes = r.unsignedInteger("peak_held_bytes");
+  }
+  void operator()(events::MemoryWait &b) { b.seconds = r.number("seconds"); }
+  void operator()(events::Retry &b) {
+    b.set = r.integer("set");
+    b.reason = r.string("reason");
+    b.pauseSeconds = r.number("pause_seconds");
+  }
+  void operator()(events::SharedData &b) {
+    b.after = r.string("after");
+    b.intact = r.boolean("intact");
+    b.detail = r.string("detail");
+  }
+  void operator()(events::Sandbox &b) {
+    b.isolation = r.string("isolation");
+    b.runner = r.object("runner");
+    b.pid = r.integer("pid");
+  }
+  void operator()(events::Verdict &b) {
+    b.outcome = r.string("outcome");
+    b.detail = r.string("detail");
+  }
+  void operator()(events::Counters &b) { b.available = r.boolean("available"); }
+  void operator()(events::Error &b) {
+    b.detail = r.string("detail");
+    b.retryable = r.boolean("retryable");
+  }
+  void operator()(events::Done &) {}
+  void operator()(events::Unknown &) {}
+};
+
+WorkerEvent readEvent(const Json &line, const std::string &document, bool strict) {
+  WorkerEvent e;
+  if (!line.is_object())
+    JsonField(line, document).expected("an object");
+  e.name = JsonField(line, document).require("event").string();
+  e.body = bodyNamed(e.name);
+  for (const auto &kv : line.items())
+    e.keyOrder.push_back(kv.key());
+  LineReader r(line, document + (e.is<events::Unknown>() ? "" : " (" + e.name + ")"), strict);
+  e.t = r.number("t");
+  e.impl = r.string("impl");
+  e.config = r.string("config");
+  std::visit(BodyReader{r, e}, e.body);
+  r.keepRest(e.extra);
+  return e;
+}
+
+void putMembers(ObjectWriter &w, const Json &object) {
+  for (const auto &kv : object.items())
+    w.put(kv.key().c_str(), kv.value());
+}
+
+struct BodyWriter {
+  ObjectWriter &w;
+  const WorkerEvent &e;
+
+  void name() { w.put("event", Json(e.name)); }
+  void impl() { w.put("impl", e.impl); }
+  void config() { w.put("config", e.config); }
+
+  void operator()(const events::Start &b) {
+    name();
+    w.put("pool", b.pool);
+    w.put("isolation", b.isolation);
+    w.put("context_seconds", b.contextSeconds);
+    w.put("context_wait_seconds", b.contextWaitSeconds);
+  }
+  void operator()(const events::Device &b) {
+    name();
+    putMembers(w, b.properties);
+    w.put("index", b.index);
+    w.put("pid", b.pid);
+  }
+  void operator()(const events::DeviceData &b) {
+    name();
+    w.put("mode", b.mode);
+    w.put("copied_sets", b.copiedSets);
+    w.put("reason", b.reason);
+  }
+  void operator()(const events::Reference &b) {
+    name();
+    w.put("cached", b.cached);
+    config();
+    w.put("set", b.set);
+    w.put("seed", b.seed);
+    w.put("ms", b.ms);
+  }
+  void operator()(const events::Phase &b) {
+    name();
+    impl();
+    config();
+    w.put("step", b.step);
+    w.put("set", b.set);
+  }
+  void operator()(const events::Check &b) {
+    name();
+    impl();
+    config();
+    w.put("set", b.set);
+    w.put("seed", b.seed);
+    w.put("step", b.step);
+    w.put("pass", b.pass);
+    putMembers(w, b.mismatch);
+  }
+  void operator()(const events::Audit &b) {
+    name();
+    impl();
+    config();
+    putMembers(w, b.figures);
+  }
+  void operator()(const events::Timing &b) {
+    putMembers(w, b.figures);
+    name();
+    impl();
+    config();
+    w.put("stable", b.stable);
+    w.put("integrity", b.integrity);
+    w.put("cached", b.cached);
+  }
+  void operator()(const events::Memory &b) {
+    putMembers(w, b.summary);
+    name();
+    impl();
+    w.put("held_bytes", b.heldBytes);
+    w.put("peak_held_bytes", b.peakHeldBytes);
+  }
+  void operator()(const events::MemoryWait &b) {
+    name();
+    impl();
+    config();
+    w.put("seconds", b.seconds);
+  }
+  void operator()(const events::Retry &b) {
+    name();
+    impl();
+    config();
+    w.put("set", b.set);
+    w.put("reason", b.reason);
+    w.put("pause_seconds", b.pauseSeconds);
+  }
+  void operator()(const events::SharedData &b) {
+    name();
+    w.put("after", b.after);
+    w.put("intact", b.intact);
+    w.put("detail", b.detail);
+  }
+  void operator()(const events::Sandbox &b) {
+    name();
+    w.put("isolation", b.isolation);
+    w.put("runner", b.runner);
+    w.put("pid", b.pid);
+  }
+  void operator()(const events::Verdict &b) {
+    name();
+    impl();
+    w.put("outcome", b.outcome);
+    w.put("detail", b.detail);
+    config();
+  }
+  void operator()(const events::Counters &b) {
+    name();
+    impl();
+    config();
+    putMembers(w, b.document);
+    w.put("available", b.available);
+  }
+  void operator()(const events::Error &b) {
+    name();
+    w.put("detail", b.detail);
+    w.put("retryable", b.retryable);
+  }
+  void operator()(const events::Done &) { name(); }
+  void operator()(const events::Unknown &) {
+    name();
+    impl();
+    config();
+  }
+};
+
+} // namespace
+
+const char *workerEventName(const WorkerEventBody &body) {
+  return body.index() < std::size(kEventNames) ? kEventNames[body.index()] : "";
+}
+
+Json workerEventToJson(const WorkerEvent &event) {
+  ObjectWriter w;
+  std::visit(BodyWriter{w, event}, event.body);
+  // Every kind carries the routing fields where it has them; a kind that does not name them (a
+  // forged "impl" on a device line, read back) still writes them, in the order they were read.
+  w.put("impl", event.impl);
+  w.put("config", event.config);
+  w.put("t", event.t);
+  return w.finish(event.extra, event.keyOrder);
+}
+
+WorkerEvent workerEventFromJson(const Json &line, const std::string &document) {
+  return readEvent(line, document, true);
+}
+
+std::vector<WorkerEvent> readWorkerEvents(std::string_view text) {
+  std::vector<WorkerEvent> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    std::string_view line = text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    start = end == std::string_view::npos ? text.size() : end + 1;
+    if (line.empty())
+      continue;
+    try {
+      Json v = support::parseJson(line, "worker event");
+      const Json *name = support::member(v, "event");
+      if (v.is_object() && name && name->is_string())
+        out.push_back(readEvent(v, "worker event", false));
+    } catch (const support::SupportError &) {
+      // A torn last line (process killed mid-write) is dropped.
+    }
+  }
+  return out;
+}
+
+Json workerEventPayload(const WorkerEvent &event) {
+  Json line = workerEventToJson(event);
+  Json out = Json::object();
+  for (const auto &kv : line.items())
+    if (kv.key() != "event" && kv.key() != "t" && kv.key() != "impl" && kv.key() != "config")
+      out[kv.key()] = kv.value();
+  return out;
+}
+
+} // namespace cudaperf::schema

@@ -1,1 +1,192 @@
-// Placeholder: filled by the change that types this document (issue 37).
+// The evaluator's protocols (include/cudaperf/Schema/Protocol.h): each message's wire bytes, the
+// exact round trip, and errors that name the field.
+#include "cudaperf/Schema/Protocol.h"
+
+#include "cudaperf/Support/Json.h"
+
+#include <gtest/gtest.h>
+
+using namespace cudaperf;
+using namespace cudaperf::schema;
+using support::Json;
+using support::parseJson;
+using support::writeJson;
+
+namespace {
+
+std::string line(const WorkerEvent &e) { return writeJson(workerEventToJson(e)); }
+
+template <class Body> WorkerEvent routed(Body body, const char *impl, const char *config) {
+  WorkerEvent e = WorkerEvent::make(std::move(body));
+  if (impl)
+    e.impl = impl;
+  if (config)
+    e.config = config;
+  return e;
+}
+
+std::string strictError(const std::string &text) {
+  try {
+    workerEventFromJson(parseJson(text), "events");
+  } catch (const support::SupportError &e) {
+    return e.what();
+  }
+  return "";
+}
+
+} // namespace
+
+// The lines the worker writes (tools/cudaperf-eval/worker), kind by kind, in its key order:
+// `event` first except after the figures of timing and memory, `t` last.
+TEST(WorkerEvents, EachKindsWireBytes) {
+  WorkerEvent start = WorkerEvent::make(events::Start{false, std::string("runner"), 1.5, std::nullopt});
+  start.t = 0.25;
+  EXPECT_EQ(line(start), R"({"event":"start","pool":false,"isolation":"runner","context_seconds":1.5,"t":0.25})");
+
+  events::Device device;
+  device.properties = Json{{"name", "NVIDIA H200"}, {"arch", "sm_90"}, {"driver_version", 13000}};
+  device.index = 0;
+  device.pid = 42;
+  EXPECT_EQ(line(WorkerEvent::make(device)),
+            R"({"event":"device","name":"NVIDIA H200","arch":"sm_90","driver_version":13000,"index":0,"pid":42})");
+
+  EXPECT_EQ(line(WorkerEvent::make(events::DeviceData{std::string("copy"), 3, std::string("CUDA IPC refused: x")})),
+            R"({"event":"device_data","mode":"copy","copied_sets":3,"reason":"CUDA IPC refused: x"})");
+  EXPECT_EQ(line(routed(events::Reference{true, 1, uint64_t(12), 0.5}, nullptr, "small")),
+            R"({"event":"reference","cached":true,"config":"small","set":1,"seed":12,"ms":0.5})");
+  EXPECT_EQ(line(routed(events::Phase{std::string("correctness"), 2}, "candidate", "small")),
+            R"({"event":"phase","impl":"candidate","config":"small","step":"correctness","set":2})");
+  EXPECT_EQ(line(routed(events::Phase{std::string("runner"), std::nullopt}, "candidate", nullptr)),
+            R"({"event":"phase","impl":"candidate","step":"runner"})");
+
+  events::Check check{0, uint64_t(11), std::string("correctness"), false, Json::object()};
+  check.mismatch["argument"] = "out";
+  check.mismatch["index"] = 7;
+  EXPECT_EQ(line(routed(check, "candidate", "small")),
+            R"({"event":"check","impl":"candidate","config":"small","set":0,"seed":11,"step":"correctness",)"
+            R"("pass":false,"argument":"out","index":7})");
+
+  events::Audit audit;
+  audit.figures = Json{{"kernels", 1}, {"launches", Json::array()}, {"launches_truncated", false}};
+  EXPECT_EQ(line(routed(audit, "candidate", "small")),
+            R"({"event":"audit","impl":"candidate","config":"small","kernels":1,"launches":[],"launches_truncated":false})");
+
+  events::Timing timing;
+  timing.figures = Json{{"median_ms", 0.02}, {"runs", 20}};
+  timing.stable = true;
+  timing.integrity = Json{{"checked_calls", 8}};
+  EXPECT_EQ(line(routed(timing, "baseline", "small")),
+            R"({"median_ms":0.02,"runs":20,"event":"timing","impl":"baseline","config":"small","stable":true,)"
+            R"("integrity":{"checked_calls":8}})");
+
+  events::Memory memory;
+  memory.summary = Json{{"device_bytes", 1024}};
+  memory.heldBytes = 0;
+  memory.peakHeldBytes = 512;
+  EXPECT_EQ(line(routed(memory, "candidate", nullptr)),
+            R"({"device_bytes":1024,"event":"memory","impl":"candidate","held_bytes":0,"peak_held_bytes":512})");
+
+  EXPECT_EQ(line(routed(events::MemoryWait{0.04}, "candidate", "large")),
+            R"({"event":"memory_wait","impl":"candidate","config":"large","seconds":0.04})");
+  EXPECT_EQ(line(routed(events::Retry{0, std::string("full"), 0.5}, "candidate", "small")),
+            R"({"event":"retry","impl":"candidate","config":"small","set":0,"reason":"full","pause_seconds":0.5})");
+  EXPECT_EQ(line(WorkerEvent::make(events::SharedData{std::string("baseline"), true, std::nullopt})),
+            R"({"event":"shared_data","after":"baseline","intact":true})");
+  EXPECT_EQ(line(WorkerEvent::make(events::Sandbox{std::string("runner"), Json{{"complete", true}}, 7})),
+            R"({"event":"sandbox","isolation":"runner","runner":{"complete":true},"pid":7})");
+  EXPECT_EQ(line(routed(events::Verdict{std::string("wrong_answer"), std::string("x")}, "candidate", "small")),
+            R"({"event":"verdict","impl":"candidate","outcome":"wrong_answer","detail":"x","config":"small"})");
+
+  events::Counters counters;
+  counters.document = Json{{"reason", "no CUPTI"}};
+  counters.available = false;
+  EXPECT_EQ(line(routed(counters, "candidate", "small")),
+            R"({"event":"counters","impl":"candidate","config":"small","reason":"no CUPTI","available":false})");
+  EXPECT_EQ(line(WorkerEvent::make(events::Error{std::string("no GPU"), true})),
+            R"({"event":"error","detail":"no GPU","retryable":true})");
+  EXPECT_EQ(line(WorkerEvent::make(events::Done{})), R"({"event":"done"})");
+}
+
+// Every line reads back into its kind and writes back byte for byte, unknown keys and the key
+// order included (a cached baseline line has `cached` after its old `t`).
+TEST(WorkerEvents, ReadLinesWriteBackIdentically) {
+  const char *lines[] = {
+      R"({"event":"start","pool":true,"isolation":"runner","context_seconds":0.8,"context_wait_seconds":0.1,"t":0.9})",
+      R"({"event":"device","name":"NVIDIA H200","compute_capability":"9.0","arch":"sm_90","multiprocessors":132,)"
+      R"("l2_bytes":52428800,"memory_bytes":150000000000,"driver_version":13000,"runtime_version":13000,"uuid":"GPU-1",)"
+      R"("index":0,"pid":4242,"t":1.0})",
+      R"({"event":"reference","cached":false,"config":"small","set":0,"seed":11,"ms":0.5,"t":1.2})",
+      R"({"event":"phase","impl":"candidate","config":"small","step":"correctness","set":0,"t":2.0})",
+      R"({"event":"check","impl":"candidate","config":"small","set":0,"seed":11,"step":"correctness","pass":false,)"
+      R"("argument":"c","index":3,"got":1.5,"expected":2.5,"bad_elements":1,"nan_elements":0,"t":2.1})",
+      R"({"median_ms":0.02,"min_ms":0.019,"runs":20,"event":"timing","impl":"baseline","config":"small",)"
+      R"("stable":true,"integrity":{},"t":3.0,"cached":true})",
+      R"({"device_bytes":0,"host_bytes":0,"event":"memory","impl":"candidate","held_bytes":0,"peak_held_bytes":0,"t":4.5})",
+      R"({"event":"verdict","impl":"candidate","outcome":"ok","t":5.0})",
+      R"({"event":"done","t":5.5})",
+      R"({"event":"a_newer_kind","impl":"candidate","what":[1,2],"t":6.0})",
+  };
+  for (const char *text : lines) {
+    Json v = parseJson(text);
+    WorkerEvent e = workerEventFromJson(v, "events");
+    EXPECT_EQ(writeJson(workerEventToJson(e)), writeJson(v)) << text;
+  }
+  WorkerEvent check = workerEventFromJson(parseJson(lines[4]), "events");
+  ASSERT_TRUE(check.is<events::Check>());
+  EXPECT_EQ(check.as<events::Check>()->pass, false);
+  EXPECT_EQ(check.impl, "candidate");
+  EXPECT_EQ(writeJson(workerEventPayload(check)),
+            R"({"set":0,"seed":11,"step":"correctness","pass":false,"argument":"c","index":3,"got":1.5,)"
+            R"("expected":2.5,"bad_elements":1,"nan_elements":0})");
+  WorkerEvent newer = workerEventFromJson(parseJson(lines[9]), "events");
+  EXPECT_TRUE(newer.is<events::Unknown>());
+  EXPECT_EQ(newer.name, "a_newer_kind");
+  EXPECT_EQ(newer.t, 6.0);
+}
+
+TEST(WorkerEvents, AMalformedLineIsRefusedNamingTheField) {
+  EXPECT_EQ(strictError(R"({"event":"verdict","impl":"candidate","outcome":3})"),
+            "events (verdict): outcome: expected a string, got 3");
+  EXPECT_EQ(strictError(R"({"event":"check","pass":"yes"})"), R"(events (check): pass: expected true or false, got "yes")");
+  EXPECT_EQ(strictError(R"({"event":"done","t":"late"})"), R"(events (done): t: expected a number, got "late")");
+  EXPECT_EQ(strictError(R"({"event":"phase","impl":1})"), "events (phase): impl: expected a string, got 1");
+  EXPECT_EQ(strictError(R"({"event":"phase","set":1.5})"), "events (phase): set: expected a whole number, got 1.5");
+  EXPECT_EQ(strictError(R"({"event":"reference","seed":-1})"),
+            "events (reference): seed: expected a whole number of at least 0, got -1");
+  EXPECT_EQ(strictError(R"({"event":"timing","integrity":[]})"),
+            "events (timing): integrity: expected an object, got an array");
+  EXPECT_EQ(strictError(R"({"event":7})"), "events: event: expected a string, got 7");
+  EXPECT_EQ(strictError(R"({"impl":"candidate"})"), "events: event: missing");
+  EXPECT_EQ(strictError(R"([1])"), "events: the top level: expected an object, got an array");
+}
+
+// The evaluator's reader: lines that are not events are dropped, a known field of the wrong type
+// reads as absent and stays verbatim in what the result copies.
+TEST(WorkerEvents, TheEvaluatorsReaderToleratesWhatItDoesNotTrust) {
+  std::vector<WorkerEvent> read = readWorkerEvents(
+      "{\"event\":\"check\",\"impl\":\"candidate\",\"config\":\"small\",\"pass\":\"yes\",\"set\":0.5}\n"
+      "\n"
+      "not json\n"
+      "[1,2]\n"
+      "{\"event\":3}\n"
+      "{\"no_event\":true}\n"
+      "{\"event\":\"phase\",\"impl\":\"candidate\",\"step\":\"timing\",\"set\":2.7,\"t\":\"x\"}\n"
+      "{\"event\":\"verdict\",\"impl\":[\"candidate\"],\"outcome\":\"ok\"}\n"
+      "{\"event\":\"done\",\"t\":9}\n"
+      "{\"event\":\"verdict\",\"outc"); // torn last line
+  ASSERT_EQ(read.size(), 4u);
+  const events::Check *check = read[0].as<events::Check>();
+  ASSERT_NE(check, nullptr);
+  EXPECT_FALSE(check->pass.has_value());
+  EXPECT_FALSE(check->set.has_value());
+  EXPECT_EQ(writeJson(workerEventPayload(read[0])), R"({"pass":"yes","set":0.5})");
+  // A phase's input set is read as the evaluator always has (a fraction truncated); `t` is absent.
+  const events::Phase *phase = read[1].as<events::Phase>();
+  ASSERT_NE(phase, nullptr);
+  EXPECT_EQ(phase->set, 2);
+  EXPECT_FALSE(read[1].t.has_value());
+  EXPECT_FALSE(read[2].impl.has_value());
+  EXPECT_EQ(read[2].as<events::Verdict>()->outcome, "ok");
+  EXPECT_TRUE(read[3].is<events::Done>());
+  EXPECT_EQ(read[3].t, 9.0);
+}

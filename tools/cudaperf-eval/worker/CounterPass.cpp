@@ -227,14 +227,15 @@ JointResult profileJoint(const CounterPass &pass, EntryFn fn) {
 void collectCounters(const CounterPass &pass, const std::string &impl, EntryFn fn) {
   // One "counters" event; true when the document was available (the next configuration follows).
   auto emitDocument = [&](const std::string &cfg, Json doc, bool available) {
-    Json o = event("counters");
-    o["impl"] = impl;
-    o["config"] = cfg;
+    schema::events::Counters counters;
     for (const auto &kv : doc.items())
       if (kv.key() != "schema" && kv.key() != "program")
-        o[kv.key()] = kv.value();
-    o["available"] = available;
-    emit(std::move(o));
+        counters.document[kv.key()] = kv.value();
+    counters.available = available;
+    schema::WorkerEvent e = schema::WorkerEvent::make(std::move(counters));
+    e.impl = impl;
+    e.config = cfg;
+    emit(std::move(e));
     return available;
   };
 #ifdef CUDAPERF_HAVE_COUNTERS

@@ -21,13 +21,12 @@ inline std::string uuidString(const cudaUUID_t &u) {
   return s;
 }
 
-// A device's description in the worker's "device" events.
+// A device's properties: the body of the worker's "device" events (schema::events::Device).
 inline support::Json deviceJson(const cudaDeviceProp &prop) {
   int driver = 0, runtimeVersion = 0;
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtimeVersion);
   support::Json o = support::Json::object();
-  o["event"] = "device";
   o["name"] = prop.name;
   o["compute_capability"] = std::to_string(prop.major) + "." + std::to_string(prop.minor);
   o["arch"] = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);

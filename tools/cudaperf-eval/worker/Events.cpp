@@ -16,8 +16,10 @@ bool openEvents(const std::string &path) {
   return gEventsFd >= 0;
 }
 
-void emit(Json o) {
-  o["t"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - gStart).count();
+namespace {
+double secondsSinceStart() { return std::chrono::duration<double>(std::chrono::steady_clock::now() - gStart).count(); }
+
+void writeLine(const Json &o) {
   std::string line = support::writeJson(o) + "\n";
   const char *p = line.data();
   size_t left = line.size();
@@ -29,35 +31,36 @@ void emit(Json o) {
     left -= size_t(n);
   }
 }
+} // namespace
 
-Json event(const char *type) {
-  Json o = Json::object();
-  o["event"] = type;
-  return o;
+void emit(schema::WorkerEvent e) {
+  e.t = secondsSinceStart();
+  writeLine(schema::workerEventToJson(e));
 }
 
 void phase(const std::string &impl, const std::string &config, const std::string &step, int set) {
-  Json o = event("phase");
-  o["impl"] = impl;
-  if (!config.empty())
-    o["config"] = config;
-  o["step"] = step;
+  schema::events::Phase p;
+  p.step = step;
   if (set >= 0)
-    o["set"] = set;
-  emit(std::move(o));
+    p.set = set;
+  schema::WorkerEvent e = schema::WorkerEvent::make(std::move(p));
+  e.impl = impl;
+  if (!config.empty())
+    e.config = config;
+  emit(std::move(e));
 }
 
 void finish(int code) {
-  emit(event("done"));
+  emit(schema::WorkerEvent::make(schema::events::Done{}));
   _exit(code);
 }
 
 void setupError(const std::string &detail, bool retryable) {
-  Json o = event("error");
-  o["detail"] = detail;
+  schema::events::Error error;
+  error.detail = detail;
   if (retryable)
-    o["retryable"] = true;
-  emit(std::move(o));
+    error.retryable = true;
+  emit(schema::WorkerEvent::make(std::move(error)));
   finish(3);
 }
 

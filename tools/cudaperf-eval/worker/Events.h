@@ -3,6 +3,7 @@
 // every step that runs implementation code; "done" is the last line of a worker that finished.
 #pragma once
 
+#include "cudaperf/Schema/Protocol.h"
 #include "cudaperf/Support/Json.h"
 
 #include <string>
@@ -13,8 +14,8 @@ using support::Json;
 
 // Events go to this file from now on (false: it cannot be opened).
 bool openEvents(const std::string &path);
-void emit(Json o); // adds "t", seconds since the worker started
-Json event(const char *type);
+// One line (include/cudaperf/Schema/Protocol.h), with "t": seconds since the worker started.
+void emit(schema::WorkerEvent e);
 void phase(const std::string &impl, const std::string &config, const std::string &step, int set = -1);
 // "done", then _exit: no atexit handler or static destructor of candidate code runs after the verdict.
 [[noreturn]] void finish(int code);

@@ -55,6 +55,16 @@ void addMismatch(Json &o, const Mismatch &m) {
   o["nan_elements"] = m.nanElements;
 }
 
+// An event with its routing fields.
+template <class Body>
+schema::WorkerEvent routedEvent(Body body, std::optional<std::string> impl,
+                                std::optional<std::string> config = std::nullopt) {
+  schema::WorkerEvent e = schema::WorkerEvent::make(std::move(body));
+  e.impl = std::move(impl);
+  e.config = std::move(config);
+  return e;
+}
+
 } // namespace
 
 Isolation parseIsolation(const std::string &s) {
@@ -80,14 +90,11 @@ const char *isolationName(Isolation i) {
 }
 
 void emitVerdict(const std::string &impl, const Verdict &v) {
-  Json o = event("verdict");
-  o["impl"] = impl;
-  o["outcome"] = outcomeName(v.outcome);
+  schema::events::Verdict verdict;
+  verdict.outcome = outcomeName(v.outcome);
   if (!v.detail.empty())
-    o["detail"] = v.detail;
-  if (!v.config.empty())
-    o["config"] = v.config;
-  emit(std::move(o));
+    verdict.detail = v.detail;
+  emit(routedEvent(std::move(verdict), impl, v.config.empty() ? std::nullopt : std::optional(v.config)));
 }
 
 std::string Worker::setUp(const WorkerOptions &early, bool &retryable) {
@@ -137,10 +144,11 @@ std::string Worker::setUp(const WorkerOptions &early, bool &retryable) {
 }
 
 void Worker::emitDevice() {
-  Json o = deviceJson(prop_);
-  o["index"] = opt_->deviceIndex;
-  o["pid"] = getpid();
-  emit(std::move(o));
+  schema::events::Device device;
+  device.properties = deviceJson(prop_);
+  device.index = opt_->deviceIndex;
+  device.pid = getpid();
+  emit(schema::WorkerEvent::make(std::move(device)));
 }
 
 void Worker::openSharedData() {
@@ -148,13 +156,13 @@ void Worker::openSharedData() {
     setupError("no task data on the device (--device-data)");
   if (std::string err = shared_.open(opt_->deviceData, task_, stream_); !err.empty())
     setupError(err);
-  Json mode = event("device_data");
-  mode["mode"] = shared_.copied() ? "copy" : "ipc";
+  schema::events::DeviceData mode;
+  mode.mode = shared_.copied() ? "copy" : "ipc";
   if (shared_.copied()) {
-    mode["copied_sets"] = shared_.copied();
-    mode["reason"] = "CUDA IPC refused: " + shared_.ipcError();
+    mode.copiedSets = int64_t(shared_.copied());
+    mode.reason = "CUDA IPC refused: " + shared_.ipcError();
   }
-  emit(std::move(mode));
+  emit(schema::WorkerEvent::make(std::move(mode)));
   const DeviceData &d = shared_.data();
   if (d.seed != opt_->seed || d.sets != opt_->sets)
     setupError(opt_->deviceData + ": made for another seed or number of sets");
@@ -163,13 +171,12 @@ void Worker::openSharedData() {
     if (!dc || dc->sets.size() != size_t(opt_->sets))
       setupError(opt_->deviceData + ": no data for config " + c.name);
     for (size_t s = 0; s < dc->sets.size(); ++s) {
-      Json o = event("reference");
-      o["cached"] = dc->sets[s].expectedFromCache;
-      o["config"] = c.name;
-      o["set"] = s;
-      o["seed"] = dc->sets[s].seed;
-      o["ms"] = dc->sets[s].referenceMs;
-      emit(std::move(o));
+      schema::events::Reference ref;
+      ref.cached = dc->sets[s].expectedFromCache;
+      ref.set = int64_t(s);
+      ref.seed = dc->sets[s].seed;
+      ref.ms = dc->sets[s].referenceMs;
+      emit(routedEvent(std::move(ref), std::nullopt, c.name));
     }
   }
 }
@@ -213,11 +220,7 @@ bool Worker::allocate(DeviceArgs &dev, const std::string &impl, const std::strin
   double waited = 0;
   cudaError_t e = dev.allocate(opt_->memoryWaitSeconds, &waited);
   if (waited > 0) {
-    Json o = event("memory_wait");
-    o["impl"] = impl;
-    o["config"] = config;
-    o["seconds"] = waited;
-    emit(std::move(o));
+    emit(routedEvent(schema::events::MemoryWait{waited}, impl, config));
   }
   if (e == cudaSuccess)
     return true;
@@ -255,12 +258,11 @@ Verdict Worker::heldMemory(const std::string &config, const MemorySummary &m) {
 }
 
 void Worker::emitMemory(const std::string &impl, const MemorySummary &m) {
-  Json o = memorySummaryJson(m);
-  o["event"] = "memory";
-  o["impl"] = impl;
-  o["held_bytes"] = m.deviceBytes > memoryAtStart_.deviceBytes ? m.deviceBytes - memoryAtStart_.deviceBytes : 0;
-  o["peak_held_bytes"] = peakHeldBytes_;
-  emit(std::move(o));
+  schema::events::Memory memory;
+  memory.summary = memorySummaryJson(m);
+  memory.heldBytes = m.deviceBytes > memoryAtStart_.deviceBytes ? m.deviceBytes - memoryAtStart_.deviceBytes : 0;
+  memory.peakHeldBytes = peakHeldBytes_;
+  emit(routedEvent(std::move(memory), impl));
 }
 
 // The runner could not map a set of arguments: its CUDA context is the candidate's (a sticky
@@ -304,14 +306,12 @@ Verdict Worker::callAndCheck(const std::string &impl, Callee &callee, size_t c, 
     if (heldMemory(task_.configs[c].name, lastMemory_).outcome != Outcome::Ok)
       return v;
     double pause = std::min(4.0, 0.5 * (1 << attempt));
-    Json o = event("retry");
-    o["impl"] = impl;
-    o["config"] = task_.configs[c].name;
-    o["set"] = set;
-    o["reason"] = "the candidate's allocations failed with out-of-memory " + std::to_string(outOfMemory) +
-                  " times (" + v.detail + ")";
-    o["pause_seconds"] = pause;
-    emit(std::move(o));
+    schema::events::Retry retry;
+    retry.set = set;
+    retry.reason = "the candidate's allocations failed with out-of-memory " + std::to_string(outOfMemory) +
+                   " times (" + v.detail + ")";
+    retry.pauseSeconds = pause;
+    emit(routedEvent(std::move(retry), impl, task_.configs[c].name));
     std::this_thread::sleep_for(std::chrono::duration<double>(pause));
   }
 }
@@ -347,17 +347,15 @@ Verdict Worker::callAndCheckOnce(const std::string &impl, Callee &callee, size_t
   if (err)
     return fromCudaError(err, false, cfg, "comparing outputs");
 
-  Json o = event("check");
-  o["impl"] = impl;
-  o["config"] = cfg;
-  o["set"] = setIndex;
-  o["seed"] = set.meta->seed;
-  o["step"] = what;
-  o["pass"] = m.pass && changed.empty();
-  addMismatch(o, m);
+  schema::events::Check check;
+  check.set = setIndex;
+  check.seed = set.meta->seed;
+  check.step = what;
+  check.pass = m.pass && changed.empty();
+  addMismatch(check.mismatch, m);
   if (!changed.empty())
-    o["input_modified"] = changed;
-  emit(std::move(o));
+    check.mismatch["input_modified"] = changed;
+  emit(routedEvent(std::move(check), impl, cfg));
 
   if (!changed.empty()) {
     v.outcome = Outcome::WrongAnswer;
@@ -417,9 +415,8 @@ Verdict Worker::audit(const std::string &impl, Callee &callee, size_t c, DeviceA
   if (!r.ok())
     return fromCall(r, cfg, "audit call");
   const AuditResult &audit = report.audit;
-  Json a = event("audit");
-  a["impl"] = impl;
-  a["config"] = cfg;
+  schema::events::Audit auditEvent;
+  Json &a = auditEvent.figures;
   a["stream_span_ms"] = audit.streamSpanMs;
   a["host_return_ms"] = audit.hostReturnMs;
   a["drain_ms"] = audit.drainMs;
@@ -446,7 +443,7 @@ Verdict Worker::audit(const std::string &impl, Callee &callee, size_t c, DeviceA
                         {"stream", l.stream}});
   a["launches"] = std::move(launches);
   a["launches_truncated"] = report.launchesTruncated;
-  emit(std::move(a));
+  emit(routedEvent(std::move(auditEvent), impl, cfg));
   Verdict v;
   if (!audit.violation.empty()) {
     v.outcome = Outcome::TimingViolation;
@@ -505,14 +502,12 @@ Verdict Worker::checkTimedCall(const std::string &impl, size_t c, const DeviceAr
   loop_.compare += clock.lap();
   if (err)
     return fromCudaError(err, false, cfg, "checking a timed call");
-  Json o = event("check");
-  o["impl"] = impl;
-  o["config"] = cfg;
-  o["seed"] = seed;
-  o["step"] = what;
-  o["pass"] = guard.empty() && changed.empty() && m.pass;
-  addMismatch(o, m);
-  emit(std::move(o));
+  schema::events::Check check;
+  check.seed = seed;
+  check.step = what;
+  check.pass = guard.empty() && changed.empty() && m.pass;
+  addMismatch(check.mismatch, m);
+  emit(routedEvent(std::move(check), impl, cfg));
   if (!guard.empty()) {
     v.outcome = Outcome::RuntimeFault;
     v.detail = "out-of-bounds write: " + guard + " (config " + cfg + ", " + what + ")";
@@ -778,13 +773,11 @@ Verdict Worker::measure(const std::string &impl, Callee &callee, bool candidate)
     Verdict wall;
     if (candidate && runner_ && &callee == runner_.get())
       wall = wallClockCheck(impl, callee, c, dev, slot, st.medianMs, check);
-    Json t = timingJson(st);
-    t["event"] = "timing";
-    t["impl"] = impl;
-    t["config"] = cfg;
-    t["stable"] = st.stable;
-    t["integrity"] = check;
-    emit(std::move(t));
+    schema::events::Timing timing;
+    timing.figures = timingJson(st);
+    timing.stable = st.stable;
+    timing.integrity = check;
+    emit(routedEvent(std::move(timing), impl, cfg));
     if (wall.outcome != Outcome::Ok)
       return wall;
 
@@ -816,13 +809,13 @@ Verdict Worker::evaluate(const std::string &impl, Callee &callee, bool candidate
 bool Worker::emitCachedBaseline() {
   std::ifstream in(opt_->baselineTiming);
   std::string line;
-  std::vector<Json> lines;
+  std::vector<schema::WorkerEvent> lines;
   while (std::getline(in, line)) {
     if (line.empty())
       continue;
     try {
-      Json e = support::parseJson(line);
-      if (!e.is_object() || e.value("impl", "") != "baseline" || e.value("event", "") != "timing")
+      schema::WorkerEvent e = schema::workerEventFromJson(support::parseJson(line), opt_->baselineTiming);
+      if (e.impl != "baseline" || !e.is<schema::events::Timing>())
         return false;
       lines.push_back(std::move(e));
     } catch (const std::exception &) {
@@ -831,8 +824,8 @@ bool Worker::emitCachedBaseline() {
   }
   if (lines.size() != task_.configs.size())
     return false;
-  for (Json &e : lines) {
-    e["cached"] = true;
+  for (schema::WorkerEvent &e : lines) {
+    std::get<schema::events::Timing>(e.body).cached = true;
     emit(std::move(e));
   }
   return true;
@@ -841,28 +834,28 @@ bool Worker::emitCachedBaseline() {
 std::string Worker::verifySharedData(const std::string &after) {
   cudaError_t err;
   std::string damage = shared_.verify(scratch_, err);
-  Json o = event("shared_data");
-  o["after"] = after;
-  o["intact"] = err == cudaSuccess && damage.empty();
+  schema::events::SharedData shared;
+  shared.after = after;
+  shared.intact = err == cudaSuccess && damage.empty();
   if (err)
-    o["detail"] = "could not be verified: " + cudaErrorText(err);
+    shared.detail = "could not be verified: " + cudaErrorText(err);
   else if (!damage.empty())
-    o["detail"] = damage;
-  emit(std::move(o));
+    shared.detail = damage;
+  emit(schema::WorkerEvent::make(std::move(shared)));
   return err ? "" : damage;
 }
 
 RunnerCallee *Worker::candidateRunner(const std::string &soPath, Verdict &v) {
-  Json s = event("sandbox");
-  s["isolation"] = isolationName(opt_->isolation);
+  schema::events::Sandbox s;
+  s.isolation = isolationName(opt_->isolation);
   if (!runnerStartError_.empty())
     setupError("the candidate's runner could not be started: " + runnerStartError_);
   phase("candidate", "", "runner");
   bool retryable = false;
   std::string err = runner_->ready(retryable);
-  s["runner"] = runner_->sandboxJson();
-  s["pid"] = runner_->pid();
-  emit(std::move(s));
+  s.runner = runner_->sandboxJson();
+  s.pid = runner_->pid();
+  emit(schema::WorkerEvent::make(std::move(s)));
   if (!err.empty())
     setupError(err, retryable);
   if (opt_->isolation == Isolation::Runner && !runner_->sandboxJson().value("complete", false) &&
@@ -883,12 +876,10 @@ RunnerCallee *Worker::candidateRunner(const std::string &soPath, Verdict &v) {
 
 void Worker::emitUnavailableCounters(const std::string &reason) {
   for (const Config &c : task_.configs) {
-    Json o = event("counters");
-    o["impl"] = "candidate";
-    o["config"] = c.name;
-    o["available"] = false;
-    o["reason"] = reason;
-    emit(std::move(o));
+    // Here `available` comes before `reason` (the counter pass writes its document first).
+    schema::events::Counters counters;
+    counters.document = Json{{"available", false}, {"reason", reason}};
+    emit(routedEvent(std::move(counters), std::string("candidate"), c.name));
     break; // as collectCounters: the reason would repeat
   }
 }
@@ -901,14 +892,14 @@ void Worker::run(const WorkerOptions &options) {
   } catch (const std::exception &e) {
     setupError(e.what());
   }
-  Json start = event("start");
-  start["pool"] = options.pool;
-  start["isolation"] = isolationName(options.isolation);
+  schema::events::Start start;
+  start.pool = options.pool;
+  start.isolation = isolationName(options.isolation);
   if (options.contextSeconds >= 0)
-    start["context_seconds"] = options.contextSeconds;
+    start.contextSeconds = options.contextSeconds;
   if (options.contextWaitSeconds >= 0)
-    start["context_wait_seconds"] = options.contextWaitSeconds;
-  emit(std::move(start));
+    start.contextWaitSeconds = options.contextWaitSeconds;
+  emit(schema::WorkerEvent::make(std::move(start)));
   emitDevice();
   openSharedData();
 
@@ -938,9 +929,9 @@ void Worker::run(const WorkerOptions &options) {
   Verdict cv;
   if (options.isolation == Isolation::None) {
     // Trusted implementations only (docs/security.md): the candidate runs in this process.
-    Json s = event("sandbox");
-    s["isolation"] = "none";
-    emit(std::move(s));
+    schema::events::Sandbox s;
+    s.isolation = "none";
+    emit(schema::WorkerEvent::make(std::move(s)));
     EntryFn candidate = load("candidate", options.candidateSo, cv);
     if (candidate) {
       InProcessCallee inProcess(candidate, stream_, flusher_);

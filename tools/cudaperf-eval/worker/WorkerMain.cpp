@@ -112,9 +112,10 @@ void parseInto(const support::ArgParser &args, const std::vector<std::string> &a
     cudaDeviceProp prop;
     if (cudaGetDeviceProperties(&prop, d) != cudaSuccess)
       continue;
-    Json o = deviceJson(prop);
-    o["index"] = d;
-    emit(std::move(o));
+    schema::events::Device device;
+    device.properties = deviceJson(prop);
+    device.index = d;
+    emit(schema::WorkerEvent::make(std::move(device)));
   }
   finish(0);
 }

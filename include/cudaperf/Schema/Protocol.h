@@ -1,0 +1,195 @@
+// The evaluator's protocols (docs/eval-result.md, "Worker protocol"): typed the way the documents
+// of lib/Schema are, one struct per message, read with the field path in every error.
+//
+// The worker's event file: one JSON object per line, `{"event": KIND, ..., "t": SECONDS}`. Each
+// kind has a struct in `events::`; a WorkerEvent holds the fields every kind may carry (`t`,
+// `impl`, `config`) and one of them. Parts that the evaluator copies into its result as they are
+// (a device's properties, a check's mismatch, an audit's figures and launches, a timing's figures,
+// a memory summary, a counters document) are JSON: the result keeps their keys (EvalResult.h).
+//
+// The event file is written by a process that may run candidate code, so it is untrusted input.
+// Two readers: `workerEventFromJson` refuses a line whose known fields have the wrong type, naming
+// the field (`events: verdict.outcome: expected a string, got 3`); `readWorkerEvents` is the
+// evaluator's: it never fails, drops lines that are not an object with a string `event` (a torn
+// last line), and reads a known field of the wrong type as absent (kept verbatim in `extra`), which
+// is what the evaluator has always done with such fields. An event of a kind this build does not
+// know is kept as `events::Unknown` (its `t` still counts as the worker's last sign of life).
+//
+// The round trip is exact for a line read by either reader: unknown keys and the key order are kept.
+#pragma once
+
+#include "cudaperf/Support/Json.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace cudaperf::schema {
+
+using support::Json;
+
+namespace events {
+
+// The worker's set-up is done: `pool` (it waited for its job), its isolation, and the CUDA
+// context's set-up time and the job's wait for it.
+struct Start {
+  std::optional<bool> pool;
+  std::optional<std::string> isolation;
+  std::optional<double> contextSeconds, contextWaitSeconds;
+};
+
+// One GPU: `properties` (name, compute_capability, arch, ..., driver_version, runtime_version,
+// uuid) as the worker writes them, then its index and the worker's pid.
+struct Device {
+  Json properties = Json::object();
+  std::optional<int64_t> index, pid;
+};
+
+// How the worker reaches the holder's data: "ipc" (mapped) or "copy" (a copy of its own, and why).
+struct DeviceData {
+  std::optional<std::string> mode;
+  std::optional<int64_t> copiedSets;
+  std::optional<std::string> reason;
+};
+
+// One input set of a configuration (`config`): its seed and the reference's time.
+struct Reference {
+  std::optional<bool> cached;
+  std::optional<int64_t> set;
+  std::optional<uint64_t> seed;
+  std::optional<double> ms;
+};
+
+// Written before every step that runs implementation code (`impl`, `config`).
+struct Phase {
+  std::optional<std::string> step;
+  std::optional<int64_t> set;
+};
+
+// One comparison of an implementation's outputs; `mismatch`: where it failed (argument, index,
+// got, expected, bad_elements, nan_elements) and `input_modified`.
+struct Check {
+  std::optional<int64_t> set;
+  std::optional<uint64_t> seed;
+  std::optional<std::string> step;
+  std::optional<bool> pass;
+  Json mismatch = Json::object();
+};
+
+// The audit call: its figures (stream_span_ms, ..., violation, launches, launches_truncated).
+struct Audit {
+  Json figures = Json::object();
+};
+
+// An implementation's timing at one configuration: `figures` (median_ms, ..., runs) come first
+// on the wire; `cached` when an earlier worker's line is reused.
+struct Timing {
+  Json figures = Json::object();
+  std::optional<bool> stable;
+  std::optional<Json> integrity;
+  std::optional<bool> cached;
+};
+
+// An implementation's memory accounting: `summary` (device_bytes, ...) first on the wire.
+struct Memory {
+  Json summary = Json::object();
+  std::optional<uint64_t> heldBytes, peakHeldBytes;
+};
+
+// The worker waited for device memory.
+struct MemoryWait {
+  std::optional<double> seconds;
+};
+
+// A call again after the device was full.
+struct Retry {
+  std::optional<int64_t> set;
+  std::optional<std::string> reason;
+  std::optional<double> pauseSeconds;
+};
+
+// The holder's data checked after an implementation ran.
+struct SharedData {
+  std::optional<std::string> after;
+  std::optional<bool> intact;
+  std::optional<std::string> detail;
+};
+
+// Where the candidate ran and how it was confined (`runner`: the runner's sandbox report).
+struct Sandbox {
+  std::optional<std::string> isolation;
+  std::optional<Json> runner;
+  std::optional<int64_t> pid;
+};
+
+// An implementation's verdict: an outcome name (docs/eval-result.md), kept as written.
+struct Verdict {
+  std::optional<std::string> outcome, detail;
+};
+
+// Hardware counters of one configuration: the counters document's members and `available`.
+struct Counters {
+  Json document = Json::object();
+  std::optional<bool> available;
+};
+
+// The worker cannot evaluate; `retryable` when the cause is passing (the GPU was full).
+struct Error {
+  std::optional<std::string> detail;
+  std::optional<bool> retryable;
+};
+
+// The worker's last line.
+struct Done {};
+
+// A kind this build does not know (its name is WorkerEvent::name).
+struct Unknown {};
+
+} // namespace events
+
+using WorkerEventBody =
+    std::variant<events::Start, events::Device, events::DeviceData, events::Reference, events::Phase, events::Check,
+                 events::Audit, events::Timing, events::Memory, events::MemoryWait, events::Retry, events::SharedData,
+                 events::Sandbox, events::Verdict, events::Counters, events::Error, events::Done, events::Unknown>;
+
+// One line of the worker's event file.
+struct WorkerEvent {
+  WorkerEventBody body;
+  std::string name; // the `event` string as written; set by the readers and by make()
+  std::optional<double> t;
+  std::optional<std::string> impl, config;
+  // Read: the keys the kind does not name and known keys of the wrong type (the evaluator's
+  // reader), in the line's order (`keyOrder`). Written events leave them empty.
+  Json extra = Json::object();
+  std::vector<std::string> keyOrder;
+
+  template <class Body> static WorkerEvent make(Body body);
+  template <class Body> const Body *as() const { return std::get_if<Body>(&body); }
+  template <class Body> bool is() const { return std::holds_alternative<Body>(body); }
+};
+
+// The wire name of a known kind ("start", "memory_wait", ...); "" for events::Unknown.
+const char *workerEventName(const WorkerEventBody &body);
+
+template <class Body> WorkerEvent WorkerEvent::make(Body body) {
+  WorkerEvent e;
+  e.body = std::move(body);
+  e.name = workerEventName(e.body);
+  return e;
+}
+
+// A line in the worker's order: `event` first (after the figures for timing and memory), `t` last.
+Json workerEventToJson(const WorkerEvent &event);
+// Strict: a line that is not an object, has no string `event`, or a known field of another type
+// fails naming `document` and the field.
+WorkerEvent workerEventFromJson(const Json &line, const std::string &document);
+// The evaluator's reader of a whole event file (see above); never throws.
+std::vector<WorkerEvent> readWorkerEvents(std::string_view text);
+// The line's members without those that route it (event, t, impl, config), in its order: what the
+// result copies of a check, an audit, a memory summary, a sandbox, counters.
+Json workerEventPayload(const WorkerEvent &event);
+
+} // namespace cudaperf::schema
