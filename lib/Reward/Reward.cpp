@@ -341,67 +341,63 @@ void addCounterTerms(const RewardConfig &config, const std::vector<Configuration
        "the achieved roofline fraction");
 }
 
-Json configurationJson(const ConfigurationReward &c) {
-  Json j = Json::object();
-  j["name"] = c.name;
-  j["weight"] = c.weight;
-  Json params = Json::object();
-  for (const auto &[k, v] : c.params)
-    params[k] = v;
-  j["params"] = params;
-  j["correct"] = c.correct ? Json(*c.correct) : Json(nullptr);
-  j["speedup"] = optionalJson(c.speedup);
-  j["tie"] = c.tie;
+schema::RewardConfiguration configurationDocument(const ConfigurationReward &c) {
+  schema::RewardConfiguration j;
+  j.name = c.name;
+  j.weight = c.weight;
+  j.params = c.params;
+  j.correct = c.correct;
+  j.speedup = c.speedup;
+  j.tie = c.tie;
   if (c.speedupVsBaseline) {
-    j["speedup_vs_baseline"] = *c.speedupVsBaseline;
-    j["tie_vs_baseline"] = c.tieVsBaseline;
+    j.speedupVsBaseline = c.speedupVsBaseline;
+    j.tieVsBaseline = c.tieVsBaseline;
   }
-  j["median_ms"] = optionalJson(c.candidateMedianMs);
-  j["spread"] = optionalJson(c.candidateSpread);
-  j["predicted_speedup"] = optionalJson(c.predictedSpeedup);
+  j.medianMs = c.candidateMedianMs;
+  j.spread = c.candidateSpread;
+  j.predictedSpeedup = c.predictedSpeedup;
   if (c.model) {
     const ConfigurationModel &m = *c.model;
-    Json s = Json::object();
-    s["modeled"] = m.modeled;
+    schema::RewardStaticModel &s = j.staticModel.emplace();
+    s.modeled = m.modeled;
     if (!m.reason.empty())
-      s["reason"] = m.reason;
-    s["modeled_time_us"] = m.modeled ? Json(m.modeledUs) : Json(nullptr);
-    s["roofline_time_us"] = m.modeled ? Json(m.rooflineUs) : Json(nullptr);
-    s["predicted_roofline_fraction"] = optionalJson(m.predictedRooflineFraction);
-    s["coalescing_efficiency"] = optionalJson(m.coalescingEfficiency);
-    s["bank_efficiency"] = optionalJson(m.bankEfficiency);
-    s["utilization"] = optionalJson(m.utilization);
-    s["predicted_sectors_per_request"] = optionalJson(m.predictedSectorsPerRequest);
-    s["ideal_sectors_per_request"] = optionalJson(m.idealSectorsPerRequest);
-    s["divergent_barriers"] = m.divergentBarriers;
-    s["missing_barriers"] = m.missingBarriers;
-    Json launches = Json::array();
-    for (const LaunchModel &l : m.launches) {
-      Json lj = Json::object();
-      lj["index"] = l.index;
-      lj["kernel"] = l.kernel;
-      lj["modeled"] = l.modeled;
-      if (!l.reason.empty())
-        lj["reason"] = l.reason;
-      if (l.modeled) {
-        lj["modeled_time_us"] = l.modeledUs;
-        lj["roofline_time_us"] = l.rooflineUs;
-        lj["dram_time_us"] = l.dramUs;
-        lj["shared_time_us"] = l.sharedUs;
-        lj["atomic_time_us"] = l.atomicUs;
-      }
-      lj["utilization"] = l.utilization;
-      if (!l.assumptions.empty())
-        lj["assumptions"] = l.assumptions;
-      launches.push_back(std::move(lj));
+      s.reason = m.reason;
+    if (m.modeled) {
+      s.modeledTimeUs = m.modeledUs;
+      s.rooflineTimeUs = m.rooflineUs;
     }
-    s["launches"] = std::move(launches);
-    j["static"] = std::move(s);
+    s.predictedRooflineFraction = m.predictedRooflineFraction;
+    s.coalescingEfficiency = m.coalescingEfficiency;
+    s.bankEfficiency = m.bankEfficiency;
+    s.utilization = m.utilization;
+    s.predictedSectorsPerRequest = m.predictedSectorsPerRequest;
+    s.idealSectorsPerRequest = m.idealSectorsPerRequest;
+    s.divergentBarriers = m.divergentBarriers;
+    s.missingBarriers = m.missingBarriers;
+    for (const LaunchModel &l : m.launches) {
+      schema::RewardLaunch &lj = s.launches.emplace_back();
+      lj.index = l.index;
+      lj.kernel = l.kernel;
+      lj.modeled = l.modeled;
+      if (!l.reason.empty())
+        lj.reason = l.reason;
+      if (l.modeled) {
+        lj.modeledTimeUs = l.modeledUs;
+        lj.rooflineTimeUs = l.rooflineUs;
+        lj.dramTimeUs = l.dramUs;
+        lj.sharedTimeUs = l.sharedUs;
+        lj.atomicTimeUs = l.atomicUs;
+      }
+      lj.utilization = l.utilization;
+      if (!l.assumptions.empty())
+        lj.assumptions = l.assumptions;
+    }
   }
   if (c.countersMeasured) {
-    j["measured"] = Json::object({{"sectors_per_request", optionalJson(c.measuredSectorsPerRequest)},
-                                  {"achieved_occupancy", optionalJson(c.achievedOccupancy)},
-                                  {"achieved_roofline_fraction", optionalJson(c.achievedRooflineFraction)}});
+    schema::RewardMeasured &m = j.measured.emplace();
+    m.sectorsPerRequest = c.measuredSectorsPerRequest;
+    m.achievedOccupancy = c.achievedOccupancy;
+    m.achievedRooflineFraction = c.achievedRooflineFraction;
   }
   return j;
 }
@@ -530,47 +526,35 @@ RewardDocument computeReward(const RewardConfig &config, const RewardInputs &in)
   return doc;
 }
 
-Json rewardToJson(const RewardDocument &doc) {
-  Json j = Json::object();
-  j["schema"] = kRewardSchema;
-  j["task"] = doc.task;
-  j["task_kind"] = doc.taskKind;
-  j["candidate"] = doc.candidate;
-  j["candidate_sha256"] = doc.candidateSha256;
-  j["mode"] = doc.mode;
-  j["outcome"] = doc.outcome;
-  j["detail"] = doc.detail;
-  j["gate"] = doc.gate.empty() ? Json(nullptr) : Json(doc.gate);
-  if (!doc.gate.empty())
-    j["gate_reason"] = doc.gateReason;
-  j["total"] = optionalJson(doc.total);
-  j["exclude"] = doc.exclude;
-  j["provisional"] = doc.provisional;
-  if (doc.exclude)
-    j["exclude_reason"] = doc.excludeReason;
-  Json terms = Json::array();
-  for (const RewardTerm &t : doc.terms) {
-    Json tj = Json::object();
-    tj["name"] = t.name;
-    tj["group"] = t.group;
-    tj["value"] = optionalJson(t.value);
-    tj["weight"] = t.weight;
-    tj["contribution"] = t.contribution;
-    if (!t.missing.empty())
-      tj["missing"] = t.missing;
-    tj["inputs"] = t.inputs;
-    terms.push_back(std::move(tj));
+schema::RewardDocument rewardSchemaDocument(const RewardDocument &doc) {
+  schema::RewardDocument j;
+  j.task = doc.task;
+  j.taskKind = doc.taskKind;
+  j.candidate = doc.candidate;
+  j.candidateSha256 = doc.candidateSha256;
+  j.mode = doc.mode;
+  j.outcome = doc.outcome;
+  j.detail = doc.detail;
+  if (!doc.gate.empty()) {
+    j.gate = doc.gate;
+    j.gateReason = doc.gateReason;
   }
-  j["terms"] = std::move(terms);
-  Json configs = Json::array();
+  j.total = doc.total;
+  j.exclude = doc.exclude;
+  j.provisional = doc.provisional;
+  if (doc.exclude)
+    j.excludeReason = doc.excludeReason;
+  j.terms = doc.terms;
   for (const ConfigurationReward &c : doc.configurations)
-    configs.push_back(configurationJson(c));
-  j["configurations"] = std::move(configs);
-  j["warnings"] = doc.warnings;
-  j["config"] = Json::object({{"name", doc.configName}, {"sha256", doc.configDigest}});
+    j.configurations.push_back(configurationDocument(c));
+  j.warnings = doc.warnings;
+  j.config.name = doc.configName;
+  j.config.sha256 = doc.configDigest;
   if (!doc.feedback.empty())
-    j["feedback"] = doc.feedback;
+    j.feedback = doc.feedback;
   return j;
 }
+
+Json rewardToJson(const RewardDocument &doc) { return rewardSchemaDocument(doc).toJson(); }
 
 } // namespace cudaperf::reward

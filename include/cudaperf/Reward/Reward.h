@@ -2,13 +2,15 @@
 // report at each timed configuration (cudaperf-analyze --task, through lib/Features), its eval
 // result with counters, and optionally the ranking model's score. The document it returns
 // (`cudaperf-reward/1`) has the total, every term with the inputs it used and its weight, and the
-// gate that applied.
+// gate that applied; its wire format is schema::RewardDocument (include/cudaperf/Schema/RewardDocument.h),
+// which rewardToJson fills.
 #pragma once
 
 #include "cudaperf/Features/Features.h"
 #include "cudaperf/Reward/EvalDetails.h"
 #include "cudaperf/Reward/RewardConfig.h"
 #include "cudaperf/Reward/StaticModel.h"
+#include "cudaperf/Schema/RewardDocument.h"
 #include "cudaperf/Support/Json.h"
 
 #include <optional>
@@ -17,7 +19,7 @@
 
 namespace cudaperf::reward {
 
-constexpr const char *kRewardSchema = "cudaperf-reward/1";
+using schema::kRewardSchema;
 
 struct RewardInputs {
   // The eval result (required): its typed form and the document it was read from.
@@ -32,15 +34,9 @@ struct RewardInputs {
   std::optional<double> rankingScore;
 };
 
-struct RewardTerm {
-  std::string name;  // "speedup", "coalescing", ...
-  std::string group; // "outcome", "speed", "structural", "penalty", "counters", "learned"
-  std::optional<double> value; // the term's own value (0..1, or -1..1 for speed and learned)
-  double weight = 0;
-  double contribution = 0; // what it adds to the total
-  std::string missing;     // why value is unknown (it then counts as neutral, docs/reward.md)
-  support::Json inputs = support::Json::object();
-};
+// One term of the document: name, group, value (null: unknown, then neutral), weight, contribution
+// (what it adds to the total), missing (why value is unknown), inputs.
+using RewardTerm = schema::RewardTerm;
 
 // One configuration as the reward saw it.
 struct ConfigurationReward {
@@ -88,6 +84,8 @@ struct RewardDocument {
 
 // Throws RewardError when the inputs are inconsistent (no result, a result of another candidate).
 RewardDocument computeReward(const RewardConfig &config, const RewardInputs &inputs);
+// The document as it is written (`cudaperf-reward/1`), and its JSON.
+schema::RewardDocument rewardSchemaDocument(const RewardDocument &doc);
 support::Json rewardToJson(const RewardDocument &doc);
 
 // The hack or honest failure a result is gated as: "" for ok, else a gate name (docs/reward.md):
