@@ -387,3 +387,23 @@ TEST_F(ResultFixture, EventsOfTheWrongTypeAreAnInternalError) {
   EXPECT_EQ(outcome(r), "internal_error");
   EXPECT_NE(detail(r).find("configs[0]: candidate.median_ms: expected a number"), std::string::npos) << detail(r);
 }
+
+// The worker's event file is untrusted (docs/security.md; schema::readWorkerEvents): a known field
+// of the wrong type counts as absent, never as what it claims, and the copied check keeps it as
+// written; an event of an unknown kind is passed over.
+TEST_F(ResultFixture, ForgedFieldsOfTheWrongTypeCountAsAbsent) {
+  rec.events = okBaseline() + R"({"event":"phase","impl":"candidate","config":"small","step":"timing","set":2.7}
+{"event":"check","impl":"candidate","config":"small","set":0,"seed":11,"step":"correctness","pass":"true"}
+{"event":"shared_data","after":"candidate","intact":1}
+{"event":"a_kind_of_a_newer_worker"}
+{"event":"verdict","impl":"candidate","outcome":["ok"]}
+{"event":"done","t":"9"})";
+  Json r = assembleResult(rec);
+  EXPECT_EQ(outcome(r), "internal_error");
+  EXPECT_EQ(detail(r), "");
+  const Json &correctness = r.at("configs")[0].at("correctness");
+  EXPECT_FALSE(correctness.at("pass").get<bool>());
+  EXPECT_EQ(correctness.at("checks")[0].at("pass"), "true");
+  EXPECT_FALSE(r.at("worker").at("shared_data_intact").get<bool>());
+  EXPECT_EQ(r.at("worker").at("last_phase"), "timing of the candidate, config small, input set 2");
+}
