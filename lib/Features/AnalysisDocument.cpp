@@ -1,205 +1,193 @@
 #include "cudaperf/Features/AnalysisDocument.h"
 #include "cudaperf/Features/FeaturesError.h"
+#include "cudaperf/Schema/AnalysisDocument.h"
 #include "cudaperf/Support/JsonReader.h"
-
-#include "FieldHelpers.h"
-
-#include <cmath>
 
 namespace cudaperf::features {
 
-using support::JsonField;
-using detail::optionalDim3;
-using detail::readDim3;
-using detail::stringOr;
-
+// The analyzer's document is read by lib/Schema (schema::AnalysisDocument, which owns the wire
+// format and names the field path in its errors); this keeps the parts features, joins and rewards
+// use, in the shape they use them.
 namespace {
 
-int intOr(const JsonField &parent, const char *key) {
-  return int(parent.optionalInteger(key, 0, INT32_MAX).value_or(0));
+template <class T> std::optional<T> flat(const schema::Nullable<T> &v) { return v ? *v : std::nullopt; }
+
+std::optional<double> asDouble(const std::optional<int64_t> &v) {
+  return v ? std::optional<double>(double(*v)) : std::nullopt;
 }
 
-// A count that may be absent, null, or a list whose length is the count.
-std::optional<int64_t> countOfList(const JsonField &parent, const char *key) {
-  auto f = parent.get(key);
-  return f ? std::optional<int64_t>(int64_t(f->elements().size())) : std::nullopt;
+int position(const std::optional<int64_t> &v) { return int(v.value_or(0)); }
+
+Dim3 toDim3(const schema::Dim3 &d) { return Dim3{d.x, d.y, d.z}; }
+
+std::optional<Dim3> toDim3(const schema::Nullable<schema::Dim3> &d) {
+  return d && *d ? std::optional<Dim3>(toDim3(**d)) : std::nullopt;
 }
 
-AccessReport readAccess(const JsonField &a) {
+template <class T> std::optional<int64_t> countOf(const std::optional<std::vector<T>> &list) {
+  return list ? std::optional<int64_t>(int64_t(list->size())) : std::nullopt;
+}
+
+AccessReport toAccess(const schema::Access &a) {
   AccessReport r;
-  r.space = a.require("space").string();
-  r.op = a.require("op").string();
-  r.pattern = stringOr(a, "pattern");
-  r.bytes = int(a.require("bytes").integer(0, 1 << 20));
-  r.sectorsPerRequest = a.optionalNumber("sectors_per_request");
-  r.idealSectorsPerRequest = a.optionalNumber("ideal_sectors_per_request");
-  r.bankConflictWays = a.optionalNumber("bank_conflict_ways");
-  r.idealWavefronts = a.optionalNumber("ideal_wavefronts");
-  r.executionsPerThread = a.optionalNumber("executions_per_thread");
-  r.laneExecutions = a.optionalNumber("lane_executions");
-  r.line = intOr(a, "line");
-  r.column = intOr(a, "column");
+  r.space = a.space;
+  r.op = a.op;
+  r.pattern = a.pattern.value_or("");
+  r.bytes = int(a.bytes);
+  r.sectorsPerRequest = flat(a.sectorsPerRequest);
+  r.idealSectorsPerRequest = a.idealSectorsPerRequest;
+  r.bankConflictWays = flat(a.bankConflictWays);
+  r.idealWavefronts = a.idealWavefronts;
+  r.executionsPerThread = asDouble(flat(a.executionsPerThread));
+  r.laneExecutions = flat(a.laneExecutions);
+  r.line = position(a.line);
+  r.column = position(a.column);
   return r;
 }
 
-void readSync(const JsonField &s, KernelReport &k) {
-  k.barriers = s.optionalInteger("barriers", 0);
-  k.barriersPerThread = s.optionalNumber("barriers_per_thread");
-  k.divergentBarriers = s.optionalInteger("divergent_barriers", 0);
-  k.missingBarriers = countOfList(s, "missing_barrier_sites");
-  k.redundantBarriers = countOfList(s, "redundant_barrier_sites");
+void addSync(const schema::SyncSection &s, KernelReport &k) {
+  k.barriers = s.barriers;
+  k.barriersPerThread = asDouble(flat(s.barriersPerThread));
+  k.divergentBarriers = s.divergentBarriers;
+  k.missingBarriers = countOf(s.missingBarrierSites);
+  k.redundantBarriers = countOf(s.redundantBarrierSites);
 }
 
-void readResources(const JsonField &r, KernelReport &k) {
-  k.registers = r.optionalInteger("registers", 0, 1024);
-  k.spillStoreBytes = r.optionalInteger("spill_store_bytes", 0);
-  k.spillLoadBytes = r.optionalInteger("spill_load_bytes", 0);
-  k.localBytes = r.optionalInteger("local_bytes", 0);
-  k.staticSmemBytes = r.optionalInteger("static_smem_bytes", 0);
-  k.hwBarriers = r.optionalInteger("barriers", 0);
-  k.resourceSource = stringOr(r, "source");
+void addResources(const schema::ResourcesSection &r, KernelReport &k) {
+  k.registers = r.registers;
+  k.spillStoreBytes = r.spillStoreBytes;
+  k.spillLoadBytes = r.spillLoadBytes;
+  k.localBytes = r.localBytes;
+  k.staticSmemBytes = r.staticSmemBytes;
+  k.hwBarriers = r.barriers;
+  k.resourceSource = r.source.value_or("");
 }
 
-void readOccupancy(const JsonField &o, KernelReport &k) {
-  k.activeBlocksPerSM = o.optionalInteger("active_blocks_per_sm", 0);
-  k.activeWarpsPerSM = o.optionalInteger("active_warps_per_sm", 0);
-  k.maxWarpsPerSM = o.optionalInteger("max_warps_per_sm", 0);
-  k.theoretical = o.optionalNumber("theoretical");
-  k.limiter = stringOr(o, "limiter");
-  k.occupancyDevice = stringOr(o, "device");
-  k.sms = o.optionalInteger("sms", 0);
-  k.gridBlocks = o.optionalInteger("grid_blocks", 0);
-  k.blocksPerWave = o.optionalInteger("blocks_per_wave", 0);
-  k.fullWaves = o.optionalInteger("full_waves", 0);
-  k.waves = o.optionalNumber("waves");
-  k.lastWaveFraction = o.optionalNumber("last_wave_fraction");
+void addOccupancy(const schema::OccupancySection &o, KernelReport &k) {
+  k.activeBlocksPerSM = o.activeBlocksPerSM;
+  k.activeWarpsPerSM = o.activeWarpsPerSM;
+  k.maxWarpsPerSM = o.maxWarpsPerSM;
+  k.theoretical = o.theoretical;
+  k.limiter = o.limiter.value_or("");
+  k.occupancyDevice = o.device.value_or("");
+  k.sms = o.sms;
+  k.gridBlocks = o.gridBlocks;
+  k.blocksPerWave = o.blocksPerWave;
+  k.fullWaves = o.fullWaves;
+  k.waves = o.waves;
+  k.lastWaveFraction = o.lastWaveFraction;
 }
 
-void readWork(const JsonField &w, KernelReport &k) {
-  k.threads = w.optionalNumber("threads");
-  if (auto flops = w.get("flops")) {
-    k.flops = flops->optionalNumber("total");
-    k.tensorFlops = flops->optionalNumber("tensor");
+void addWork(const schema::WorkSection &w, KernelReport &k) {
+  k.threads = flat(w.threads);
+  if (w.flops) {
+    k.flops = flat(w.flops->total);
+    k.tensorFlops = flat(w.flops->tensor);
     for (size_t p = 0; p < kPrecisions.size(); ++p)
-      if (auto prec = flops->get(kPrecisions[p]))
-        k.flopsByPrecision[p] = prec->optionalNumber("total");
+      if (const schema::PrecisionFlops *prec = w.flops->precision(kPrecisions[p]))
+        k.flopsByPrecision[p] = flat(prec->total);
   }
-  k.dramReadBytes = w.optionalNumber("dram_read_bytes_estimate");
-  k.dramWriteBytes = w.optionalNumber("dram_write_bytes_estimate");
-  k.globalLoadBytes = w.optionalNumber("global_load_bytes");
-  k.globalStoreBytes = w.optionalNumber("global_store_bytes");
-  k.globalLoadSectors = w.optionalNumber("global_load_sectors");
-  k.globalStoreSectors = w.optionalNumber("global_store_sectors");
-  k.sharedBytes = w.optionalNumber("shared_bytes");
-  k.arithmeticIntensity = w.optionalNumber("arithmetic_intensity");
-  k.rooflineTimeUs = w.optionalNumber("roofline_time_us");
-  k.bound = stringOr(w, "bound");
+  k.dramReadBytes = flat(w.dramReadBytesEstimate);
+  k.dramWriteBytes = flat(w.dramWriteBytesEstimate);
+  k.globalLoadBytes = flat(w.globalLoadBytes);
+  k.globalStoreBytes = flat(w.globalStoreBytes);
+  k.globalLoadSectors = flat(w.globalLoadSectors);
+  k.globalStoreSectors = flat(w.globalStoreSectors);
+  k.sharedBytes = flat(w.sharedBytes);
+  k.arithmeticIntensity = flat(w.arithmeticIntensity);
+  k.rooflineTimeUs = flat(w.rooflineTimeUs);
+  k.bound = flat(w.bound).value_or("");
 }
 
-KernelReport readKernel(const JsonField &f) {
+KernelReport toKernel(const schema::Kernel &s) {
   KernelReport k;
-  k.name = f.require("name").string();
-  k.mangledName = f.require("mangled_name").string();
-  k.position.file = stringOr(f, "file");
-  k.position.line = intOr(f, "line");
-  k.position.column = intOr(f, "column");
-  JsonField launch = f.require("launch");
-  k.grid = optionalDim3(launch, "grid");
-  k.block = readDim3(launch.require("block"));
-  k.dynamicSmemBytes = launch.optionalInteger("dynamic_smem_bytes", 0);
-  k.launchOrigin = stringOr(launch, "origin");
-  if (auto accesses = f.get("accesses"))
-    for (const JsonField &a : accesses->elements())
-      k.accesses.push_back(readAccess(a));
-  k.coalescingEfficiency = f.optionalNumber("coalescing_efficiency");
-  if (auto s = f.get("sync"))
-    readSync(*s, k);
-  if (auto r = f.get("resources"))
-    readResources(*r, k);
-  if (auto o = f.get("occupancy"))
-    readOccupancy(*o, k);
-  if (auto w = f.get("work"))
-    readWork(*w, k);
-  if (auto notes = f.get("notes"))
-    for (const JsonField &n : notes->elements())
-      k.notes.push_back(n.string());
+  k.name = s.name;
+  k.mangledName = s.mangledName;
+  k.position = {s.file.value_or(""), position(s.line), position(s.column)};
+  k.grid = toDim3(s.launch.grid);
+  k.block = s.launch.block ? toDim3(*s.launch.block) : Dim3{};
+  k.dynamicSmemBytes = s.launch.dynamicSmemBytes;
+  k.launchOrigin = s.launch.origin.value_or("");
+  if (s.accesses)
+    for (const schema::Access &a : *s.accesses)
+      k.accesses.push_back(toAccess(a));
+  k.coalescingEfficiency = s.coalescingEfficiency;
+  if (s.sync)
+    addSync(*s.sync, k);
+  if (s.resources)
+    addResources(*s.resources, k);
+  if (s.occupancy)
+    addOccupancy(*s.occupancy, k);
+  if (s.work)
+    addWork(*s.work, k);
+  if (s.notes)
+    k.notes = *s.notes;
   return k;
 }
 
-Diagnostic readDiagnostic(const JsonField &f) {
+Diagnostic toDiagnostic(const schema::Diagnostic &s) {
   Diagnostic d;
-  d.check = f.require("check").string();
-  d.severity = stringOr(f, "severity");
-  d.message = stringOr(f, "message");
-  d.kernel = stringOr(f, "kernel");
-  d.file = stringOr(f, "file");
-  d.line = intOr(f, "line");
-  d.column = intOr(f, "column");
-  // Orders the feedback's findings: a NaN or negative value would break that order, so it is refused.
-  if (auto saving = f.get("estimated_saving_us")) {
-    double us = saving->number();
-    if (!std::isfinite(us) || us < 0)
-      saving->expected("a finite number of microseconds >= 0");
-    d.estimatedSavingUs = us;
-  }
+  d.check = s.check;
+  d.severity = s.severity.value_or("");
+  d.message = s.message.value_or("");
+  d.kernel = s.kernel.value_or("");
+  d.file = s.file.value_or("");
+  d.line = position(s.line);
+  d.column = position(s.column);
+  d.estimatedSavingUs = flat(s.estimatedSavingUs);
   return d;
 }
 
-LaunchReport readLaunch(const JsonField &f, int position) {
+std::vector<Diagnostic> toDiagnostics(const std::optional<std::vector<schema::Diagnostic>> &list) {
+  std::vector<Diagnostic> out;
+  if (list)
+    for (const schema::Diagnostic &d : *list)
+      out.push_back(toDiagnostic(d));
+  return out;
+}
+
+LaunchReport toLaunch(const schema::TaskLaunch &s) {
   LaunchReport l;
-  l.index = int(f.require("index").integer(0, INT32_MAX));
-  if (l.index != position)
-    f.require("index").fail("expected " + std::to_string(position) + " (launches are listed in execution order), got " +
-                            std::to_string(l.index));
-  l.kernel = f.require("kernel").string();
-  l.mangledName = f.require("mangled_name").string();
-  if (auto site = f.get("site")) {
-    l.site.file = stringOr(*site, "file");
-    l.site.line = intOr(*site, "line");
-    l.site.column = intOr(*site, "column");
-  }
-  l.resolved = f.require("resolved").boolean();
-  if (auto unresolved = f.get("unresolved"))
-    for (const JsonField &u : unresolved->elements())
-      l.unresolved.push_back({u.require("part").string(), stringOr(u, "reason")});
-  l.grid = optionalDim3(f, "grid");
-  l.block = optionalDim3(f, "block");
-  l.dynamicSmemBytes = f.optionalInteger("dynamic_smem_bytes", 0);
-  if (auto args = f.get("scalar_args"))
-    for (const auto &[name, value] : args->members())
-      l.scalarArgs[name] = value.isNull() ? std::nullopt : std::optional<double>(value.number());
-  if (auto report = f.get("report"))
-    l.report = readKernel(*report);
-  l.noReportReason = stringOr(f, "no_report_reason");
-  if (auto errors = f.get("launch_errors"))
-    for (const JsonField &e : errors->elements())
-      l.launchErrors.push_back(e.string());
-  if (auto same = f.get("same_report_as")) {
-    l.sameReportAs = int(same->integer(0, position - 1 < 0 ? 0 : position - 1));
-    if (position == 0)
-      same->fail("the first launch cannot refer to an earlier one");
-  }
+  l.index = int(s.index);
+  l.kernel = s.kernel;
+  l.mangledName = s.mangledName;
+  if (s.site)
+    l.site = {s.site->file.value_or(""), position(s.site->line), position(s.site->column)};
+  l.resolved = s.resolved;
+  if (s.unresolved)
+    for (const schema::UnresolvedPart &u : *s.unresolved)
+      l.unresolved.push_back({u.part, u.reason.value_or("")});
+  l.grid = toDim3(s.grid);
+  l.block = toDim3(s.block);
+  l.dynamicSmemBytes = flat(s.dynamicSmemBytes);
+  if (s.scalarArgs)
+    for (const auto &[name, value] : *s.scalarArgs)
+      l.scalarArgs[name] = value;
+  if (s.report)
+    l.report = toKernel(*s.report);
+  l.noReportReason = s.noReportReason.value_or("");
+  if (s.launchErrors)
+    l.launchErrors = *s.launchErrors;
+  if (s.sameReportAs)
+    l.sameReportAs = int(*s.sameReportAs);
   return l;
 }
 
-ConfigurationAnalysis readConfiguration(const JsonField &f) {
+ConfigurationAnalysis toConfiguration(const schema::Configuration &s) {
   ConfigurationAnalysis c;
-  c.name = f.require("name").string();
-  if (auto values = f.get("values"))
-    for (const auto &[name, v] : values->members())
-      c.values[name] = v.number();
-  if (auto elements = f.get("pointer_elements"))
-    for (const auto &[name, v] : elements->members())
-      c.pointerElements[name] = v.integer(0);
-  c.entryFound = f.optionalBoolean("entry_found").value_or(true);
-  c.launchesComplete = f.optionalBoolean("launches_complete").value_or(true);
-  c.reason = stringOr(f, "reason");
-  std::vector<JsonField> launches = f.require("launches").elements();
-  for (size_t i = 0; i < launches.size(); ++i)
-    c.launches.push_back(readLaunch(launches[i], int(i)));
-  if (auto diagnostics = f.get("diagnostics"))
-    for (const JsonField &d : diagnostics->elements())
-      c.diagnostics.push_back(readDiagnostic(d));
+  c.name = s.name;
+  if (s.values)
+    for (const auto &[name, v] : *s.values)
+      c.values[name] = v;
+  if (s.pointerElements)
+    for (const auto &[name, v] : *s.pointerElements)
+      c.pointerElements[name] = v;
+  c.entryFound = s.entryFound.value_or(true);
+  c.launchesComplete = s.launchesComplete.value_or(true);
+  c.reason = s.reason.value_or("");
+  for (const schema::TaskLaunch &l : s.launches)
+    c.launches.push_back(toLaunch(l));
+  c.diagnostics = toDiagnostics(s.diagnostics);
   return c;
 }
 
@@ -241,23 +229,19 @@ bool AnalysisDocument::knowsKernel(const std::string &mangledName) const {
 
 AnalysisDocument readAnalysis(const support::Json &json, const std::string &source) {
   try {
-    JsonField root(json, source);
-    if (int64_t version = root.require("schema_version").integer(); version != 1)
-      root.require("schema_version").fail("expected 1 (the schema this reader knows), got " + std::to_string(version));
+    schema::AnalysisDocument read = schema::AnalysisDocument::fromJson(json, source);
     AnalysisDocument doc;
     doc.source = source;
-    doc.arch = stringOr(root, "arch");
-    for (const JsonField &k : root.require("kernels").elements())
-      doc.kernels.push_back(readKernel(k));
-    if (auto diagnostics = root.get("diagnostics"))
-      for (const JsonField &d : diagnostics->elements())
-        doc.diagnostics.push_back(readDiagnostic(d));
-    if (auto task = root.get("task"))
-      doc.task = TaskInfo{task->require("name").string(), stringOr(*task, "dir"), stringOr(*task, "entry"),
-                          stringOr(*task, "kind")};
-    if (auto configurations = root.get("configurations"))
-      for (const JsonField &c : configurations->elements())
-        doc.configurations.push_back(readConfiguration(c));
+    doc.arch = read.arch.value_or("");
+    for (const schema::Kernel &k : read.kernels)
+      doc.kernels.push_back(toKernel(k));
+    doc.diagnostics = toDiagnostics(read.diagnostics);
+    if (read.task)
+      doc.task = TaskInfo{read.task->name, read.task->dir.value_or(""), read.task->entry.value_or(""),
+                          read.task->kind.value_or("")};
+    if (read.configurations)
+      for (const schema::Configuration &c : *read.configurations)
+        doc.configurations.push_back(toConfiguration(c));
     return doc;
   } catch (const support::SupportError &e) {
     throw FeaturesError(e.what());

@@ -1,7 +1,9 @@
 // The analyzer's JSON (schema v1, docs/json-schema.md) with the additions of `--task`
 // (TASK_JSON.md: `task`, `configurations[].launches[]`), as structs: the parts that features,
-// joins and rewards read. Values the analyzer left unknown (JSON null) are empty optionals; keys a
-// newer analyzer adds are ignored.
+// joins and rewards read. The document is read by lib/Schema (schema::AnalysisDocument, the one
+// owner of the wire format, whose errors name the field path); this is the view kept from it.
+// Values the analyzer left unknown (JSON null) are empty optionals; keys a newer analyzer adds are
+// kept by the schema reader and not used here.
 #pragma once
 
 #include "cudaperf/Support/Json.h"
