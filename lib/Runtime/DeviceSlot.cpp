@@ -75,7 +75,8 @@ void DeviceSlot::releaseData(const std::string &key) {
   support::backgroundReaper().drain();
   std::string error;
   if (holder_.pid() > 0) // a holder that is gone holds nothing
-    holder_.request(Json{{"op", "release"}, {"key", key}}, 60, error);
+    holder_.request(schema::holder::requestToJson(schema::holder::Request::make(schema::holder::Release{}, key)), 60,
+                    error);
   auto it = data_.find(key);
   if (it != data_.end()) {
     unlink(it->second.manifest.c_str());
@@ -112,20 +113,18 @@ std::string DeviceSlot::ensureData(TaskEntry &t, std::string &key, std::string &
     releaseData(lru->first);
   }
   manifest = options_.workDir + "/data-" + std::to_string(index_) + "-" + key + ".json";
-  Json req = Json::object();
-  req["op"] = "prepare";
-  req["key"] = key;
-  req["task_dir"] = t.dir;
-  req["configs"] = t.configs;
-  req["seed"] = options_.seed;
-  req["sets"] = options_.sets;
-  req["manifest"] = manifest;
-  req["memory_wait_seconds"] = options_.memoryWaitSeconds;
-  req["set_cache_limit_bytes"] = options_.setCacheLimitBytes;
+  schema::holder::Prepare req;
+  req.taskDir = t.dir;
+  req.configs = t.configs;
+  req.seed = options_.seed;
+  req.sets = options_.sets;
+  req.manifest = manifest;
+  req.memoryWaitSeconds = options_.memoryWaitSeconds;
+  req.setCacheLimitBytes = options_.setCacheLimitBytes;
   if (options_.build.useCache) {
     std::string dir = options_.build.cacheDir + "/data";
     if (makeDirs(dir))
-      req["set_cache"] = dir;
+      req.setCache = dir;
   }
   if (t.task.kind == TaskKind::PyTorchToCuda) {
     if (!t.torchError.empty())
@@ -140,25 +139,36 @@ std::string DeviceSlot::ensureData(TaskEntry &t, std::string &key, std::string &
       args.push_back("--no-timing");
     if (!t.configs.empty())
       args.insert(args.end(), {"--configs", joined(t.configs)});
-    req["reference_id"] = t.torchKey;
-    req["torch"] = Json{{"program", options_.torchReferencePath},
-                        {"args", args},
-                        {"timing_path", options_.timing ? t.torchTimingPath : std::string()},
-                        {"timeout_seconds", options_.torchTimeoutSeconds},
-                        {"log_path", options_.workDir + "/torch-reference-" + std::to_string(index_) + ".log"}};
+    req.referenceId = t.torchKey;
+    schema::holder::TorchReference &torch = req.torch.emplace();
+    torch.program = options_.torchReferencePath;
+    torch.args = args;
+    torch.timingPath = options_.timing ? t.torchTimingPath : std::string();
+    torch.timeoutSeconds = options_.torchTimeoutSeconds;
+    torch.logPath = options_.workDir + "/torch-reference-" + std::to_string(index_) + ".log";
   } else {
-    req["reference_so"] = t.reference.objectPath;
-    req["reference_id"] = t.reference.objectPath; // its path names its build
+    req.referenceSo = t.reference.objectPath;
+    req.referenceId = t.reference.objectPath; // its path names its build
   }
   std::string error;
-  Json answer = holder_.request(req, options_.torchTimeoutSeconds + 60, error);
+  Json answer = holder_.request(schema::holder::requestToJson(schema::holder::Request::make(std::move(req), key)),
+                                options_.torchTimeoutSeconds + 60, error);
   if (!error.empty())
     return error;
-  if (answer.value("op", "") != "prepared")
-    return answer.value("detail", support::writeJson(answer));
+  schema::holder::Answer typed;
+  try {
+    typed = schema::holder::answerFromJson(answer, "the data holder's answer");
+  } catch (const support::SupportError &e) {
+    return e.what();
+  }
+  const schema::holder::Prepared *prepared = typed.as<schema::holder::Prepared>();
+  if (!prepared) {
+    const schema::holder::Failed *failed = typed.as<schema::holder::Failed>();
+    return failed && failed->detail ? *failed->detail : support::writeJson(answer);
+  }
   TaskData d;
   d.manifest = manifest;
-  d.bytes = answer.value("bytes", need);
+  d.bytes = prepared->bytes.value_or(need);
   d.lastUse = ++useClock_;
   d.holderGeneration = holder_.generation();
   data_[key] = d;

@@ -1,5 +1,7 @@
 #include "HolderClient.h"
 
+#include "cudaperf/Schema/Protocol.h"
+
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -35,9 +37,10 @@ bool HolderClient::start(std::string &error) {
   if (!readLine(line, 120, error))
     return false;
   try {
-    Json ready = support::parseJson(line, "holder");
-    if (ready.value("op", "") != "ready") {
-      error = "the data holder could not start: " + ready.value("detail", line);
+    schema::holder::Answer ready = schema::holder::answerFromJson(support::parseJson(line, "holder"), "holder");
+    if (!ready.as<schema::holder::Ready>()) {
+      const schema::holder::Failed *failed = ready.as<schema::holder::Failed>();
+      error = "the data holder could not start: " + (failed && failed->detail ? *failed->detail : line);
       stop();
       return false;
     }

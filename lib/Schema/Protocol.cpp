@@ -37,8 +37,7 @@ template <size_t I = 0> WorkerEventBody bodyNamed(std::string_view name) {
 // Lenient (the evaluator's): such a field reads as absent and stays in `extra` verbatim.
 class LineReader {
 public:
-  LineReader(const Json &line, std::string document, bool strict)
-      : line_(line), document_(std::move(document)), strict_(strict) {}
+  LineReader(JsonField base, bool strict) : base_(std::move(base)), line_(base_.json()), strict_(strict) {}
 
   std::optional<std::string> string(const char *key) {
     return take<std::string>(key, "a string", [](const Json &v) { return v.is_string(); });
@@ -61,8 +60,20 @@ public:
   std::optional<Json> object(const char *key) {
     return take<Json>(key, "an object", [](const Json &v) { return v.is_object(); });
   }
-  std::optional<Json> any(const char *key) {
-    return take<Json>(key, "", [](const Json &) { return true; });
+  std::optional<std::vector<std::string>> strings(const char *key) {
+    std::optional<Json> v = take<Json>(key, "an array of strings", [](const Json &v) { return v.is_array(); });
+    if (!v)
+      return std::nullopt;
+    std::vector<std::string> out;
+    for (const JsonField &element : base_.require(key).elements())
+      out.push_back(element.string());
+    return out;
+  }
+  // An object member read on its own (`torch`); its errors name the path inside it.
+  std::optional<JsonField> object(const char *key, bool) {
+    if (!take<Json>(key, "an object", [](const Json &v) { return v.is_object(); }))
+      return std::nullopt;
+    return base_.require(key);
   }
   // A whole number; in the lenient reader any number, converted as the evaluator has always read a
   // phase's input set (a fraction truncated). Such a line does not write back exactly.
@@ -89,15 +100,15 @@ private:
       return std::nullopt;
     if (!isType(*v)) {
       if (strict_)
-        JsonField(line_, document_).require(key).expected(type);
+        base_.require(key).expected(type);
       return std::nullopt;
     }
     taken_.insert(key);
     return v->get<T>();
   }
 
+  JsonField base_;
   const Json &line_;
-  std::string document_;
   bool strict_;
   std::set<std::string, std::less<>> taken_{"event"};
 };
@@ -184,7 +195,7 @@ WorkerEvent readEvent(const Json &line, const std::string &document, bool strict
   e.body = bodyNamed(e.name);
   for (const auto &kv : line.items())
     e.keyOrder.push_back(kv.key());
-  LineReader r(line, document + (e.is<events::Unknown>() ? "" : " (" + e.name + ")"), strict);
+  LineReader r(JsonField(line, document + (e.is<events::Unknown>() ? "" : " (" + e.name + ")")), strict);
   e.t = r.number("t");
   e.impl = r.string("impl");
   e.config = r.string("config");
@@ -375,5 +386,179 @@ Json workerEventPayload(const WorkerEvent &event) {
       out[kv.key()] = kv.value();
   return out;
 }
+
+// ---- The data holder --------------------------------------------------------------------------
+
+namespace holder {
+
+namespace {
+
+constexpr const char *kRequestOps[] = {"prepare", "release", "verify"};
+constexpr const char *kAnswerOps[] = {"ready", "prepared", "released", "verified", "failed"};
+static_assert(std::size(kRequestOps) + 1 == std::variant_size_v<RequestBody>);
+static_assert(std::size(kAnswerOps) + 1 == std::variant_size_v<AnswerBody>);
+
+template <class Variant, size_t N, size_t I = 0> Variant bodyForOp(std::string_view op, const char *const (&ops)[N]) {
+  if constexpr (I < N) {
+    if (op == ops[I])
+      return Variant(std::in_place_index<I>);
+    return bodyForOp<Variant, N, I + 1>(op, ops);
+  } else {
+    return Variant(std::in_place_index<N>);
+  }
+}
+
+TorchReference readTorch(const JsonField &f) {
+  TorchReference t;
+  for (const auto &kv : f.json().items())
+    t.keyOrder.push_back(kv.key());
+  LineReader r(f, true);
+  t.program = r.string("program");
+  t.args = r.strings("args");
+  t.timingPath = r.string("timing_path");
+  t.timeoutSeconds = r.number("timeout_seconds");
+  t.logPath = r.string("log_path");
+  r.keepRest(t.extra);
+  return t;
+}
+
+Json writeTorch(const TorchReference &t) {
+  ObjectWriter w;
+  w.put("program", t.program);
+  w.put("args", t.args);
+  w.put("timing_path", t.timingPath);
+  w.put("timeout_seconds", t.timeoutSeconds);
+  w.put("log_path", t.logPath);
+  return w.finish(t.extra, t.keyOrder);
+}
+
+// The op and key of a line; the rest is the body's.
+template <class Message, class Variant, size_t N>
+Message readHeader(const Json &line, const char *const (&ops)[N], const JsonField &base) {
+  Message m;
+  if (!line.is_object())
+    base.expected("an object");
+  m.op = base.require("op").string();
+  m.body = bodyForOp<Variant>(m.op, ops);
+  for (const auto &kv : line.items())
+    m.keyOrder.push_back(kv.key());
+  return m;
+}
+
+} // namespace
+
+const char *requestOp(const RequestBody &body) {
+  return body.index() < std::size(kRequestOps) ? kRequestOps[body.index()] : "";
+}
+const char *answerOp(const AnswerBody &body) {
+  return body.index() < std::size(kAnswerOps) ? kAnswerOps[body.index()] : "";
+}
+
+Json requestToJson(const Request &request) {
+  ObjectWriter w;
+  w.put("op", Json(request.op));
+  w.put("key", request.key);
+  if (const Prepare *p = request.as<Prepare>()) {
+    w.put("task_dir", Json(p->taskDir));
+    w.put("configs", p->configs);
+    w.put("seed", Json(p->seed));
+    w.put("sets", Json(p->sets));
+    w.put("manifest", p->manifest);
+    w.put("memory_wait_seconds", p->memoryWaitSeconds);
+    w.put("set_cache_limit_bytes", p->setCacheLimitBytes);
+    w.put("set_cache", p->setCache);
+    w.put("reference_so", p->referenceSo);
+    w.put("reference_id", p->referenceId);
+    if (p->torch)
+      w.put("torch", writeTorch(*p->torch));
+  }
+  return w.finish(request.extra, request.keyOrder);
+}
+
+Request requestFromJson(const Json &line, const std::string &document) {
+  JsonField base(line, document);
+  Request m = readHeader<Request, RequestBody>(line, kRequestOps, base);
+  LineReader r(JsonField(line, m.as<UnknownOp>() ? document : document + " (" + m.op + ")"), true);
+  r.string("op");
+  m.key = r.string("key");
+  if (std::holds_alternative<Prepare>(m.body)) {
+    Prepare &p = std::get<Prepare>(m.body);
+    JsonField f(line, document + " (prepare)");
+    auto required = [&](auto value, const char *key) {
+      if (!value)
+        f.require(key); // fails: missing
+      return *value;
+    };
+    p.taskDir = required(r.string("task_dir"), "task_dir");
+    p.configs = r.strings("configs");
+    p.seed = required(r.unsignedInteger("seed"), "seed");
+    p.sets = required(r.integer("sets"), "sets");
+    p.manifest = r.string("manifest");
+    p.memoryWaitSeconds = r.number("memory_wait_seconds");
+    p.setCacheLimitBytes = r.unsignedInteger("set_cache_limit_bytes");
+    p.setCache = r.string("set_cache");
+    p.referenceSo = r.string("reference_so");
+    p.referenceId = r.string("reference_id");
+    if (std::optional<JsonField> torch = r.object("torch", true))
+      p.torch = readTorch(*torch);
+  }
+  r.keepRest(m.extra);
+  return m;
+}
+
+Json answerToJson(const Answer &answer) {
+  ObjectWriter w;
+  w.put("op", Json(answer.op));
+  w.put("key", answer.key);
+  if (const Ready *b = answer.as<Ready>()) {
+    w.put("device_uuid", b->deviceUuid);
+    w.put("pid", b->pid);
+  } else if (const Prepared *b = answer.as<Prepared>()) {
+    w.put("manifest", b->manifest);
+    w.put("bytes", b->bytes);
+    w.put("seconds", b->seconds);
+    w.put("generate_seconds", b->generateSeconds);
+    w.put("reference_seconds", b->referenceSeconds);
+    w.put("sets_from_cache", b->setsFromCache);
+    w.put("sets", b->sets);
+    w.put("torch_ran", b->torchRan);
+  } else if (const Verified *b = answer.as<Verified>()) {
+    w.put("intact", b->intact);
+    w.put("detail", b->detail);
+  } else if (const Failed *b = answer.as<Failed>()) {
+    w.put("detail", b->detail);
+  }
+  return w.finish(answer.extra, answer.keyOrder);
+}
+
+Answer answerFromJson(const Json &line, const std::string &document) {
+  JsonField base(line, document);
+  Answer m = readHeader<Answer, AnswerBody>(line, kAnswerOps, base);
+  LineReader r(JsonField(line, m.as<UnknownAnswer>() ? document : document + " (" + m.op + ")"), true);
+  r.string("op");
+  m.key = r.string("key");
+  if (Ready *b = std::get_if<Ready>(&m.body)) {
+    b->deviceUuid = r.string("device_uuid");
+    b->pid = r.integer("pid");
+  } else if (Prepared *b = std::get_if<Prepared>(&m.body)) {
+    b->manifest = r.string("manifest");
+    b->bytes = r.unsignedInteger("bytes");
+    b->seconds = r.number("seconds");
+    b->generateSeconds = r.number("generate_seconds");
+    b->referenceSeconds = r.number("reference_seconds");
+    b->setsFromCache = r.integer("sets_from_cache");
+    b->sets = r.integer("sets");
+    b->torchRan = r.boolean("torch_ran");
+  } else if (Verified *b = std::get_if<Verified>(&m.body)) {
+    b->intact = r.boolean("intact");
+    b->detail = r.string("detail");
+  } else if (Failed *b = std::get_if<Failed>(&m.body)) {
+    b->detail = r.string("detail");
+  }
+  r.keepRest(m.extra);
+  return m;
+}
+
+} // namespace holder
 
 } // namespace cudaperf::schema

@@ -190,3 +190,120 @@ TEST(WorkerEvents, TheEvaluatorsReaderToleratesWhatItDoesNotTrust) {
   EXPECT_TRUE(read[3].is<events::Done>());
   EXPECT_EQ(read[3].t, 9.0);
 }
+
+namespace {
+
+std::string holderError(const std::string &text, bool request) {
+  try {
+    if (request)
+      holder::requestFromJson(parseJson(text), "request");
+    else
+      holder::answerFromJson(parseJson(text), "answer");
+  } catch (const support::SupportError &e) {
+    return e.what();
+  }
+  return "";
+}
+
+} // namespace
+
+// The evaluator's requests to the data holder (lib/Runtime/DeviceSlot.cpp) and its answers
+// (tools/cudaperf-eval/worker/Holder.cpp), in their key order.
+TEST(HolderProtocol, EachMessagesWireBytes) {
+  holder::Prepare so;
+  so.taskDir = "data/tasks/vector_add";
+  so.configs = std::vector<std::string>{};
+  so.seed = 1;
+  so.sets = 3;
+  so.manifest = "/w/data-0-k.json";
+  so.memoryWaitSeconds = 30.0;
+  so.setCacheLimitBytes = uint64_t(1) << 30;
+  so.setCache = "/c/data";
+  so.referenceSo = "/c/ref.so";
+  so.referenceId = "/c/ref.so";
+  EXPECT_EQ(writeJson(holder::requestToJson(holder::Request::make(so, "k"))),
+            R"({"op":"prepare","key":"k","task_dir":"data/tasks/vector_add","configs":[],"seed":1,"sets":3,)"
+            R"("manifest":"/w/data-0-k.json","memory_wait_seconds":30.0,"set_cache_limit_bytes":1073741824,)"
+            R"("set_cache":"/c/data","reference_so":"/c/ref.so","reference_id":"/c/ref.so"})");
+
+  holder::Prepare torch = so;
+  torch.configs = std::vector<std::string>{"small"};
+  torch.setCache.reset();
+  torch.referenceSo.reset();
+  torch.referenceId = "tk";
+  holder::TorchReference &t = torch.torch.emplace();
+  t.program = "cudaperf-torch-reference";
+  t.args = std::vector<std::string>{"--task", "d"};
+  t.timingPath = "";
+  t.timeoutSeconds = 600.0;
+  t.logPath = "/w/torch.log";
+  EXPECT_EQ(writeJson(holder::requestToJson(holder::Request::make(torch, "k"))),
+            R"({"op":"prepare","key":"k","task_dir":"data/tasks/vector_add","configs":["small"],"seed":1,"sets":3,)"
+            R"("manifest":"/w/data-0-k.json","memory_wait_seconds":30.0,"set_cache_limit_bytes":1073741824,)"
+            R"("reference_id":"tk","torch":{"program":"cudaperf-torch-reference","args":["--task","d"],)"
+            R"("timing_path":"","timeout_seconds":600.0,"log_path":"/w/torch.log"}})");
+  EXPECT_EQ(writeJson(holder::requestToJson(holder::Request::make(holder::Release{}, "k"))),
+            R"({"op":"release","key":"k"})");
+  EXPECT_EQ(writeJson(holder::requestToJson(holder::Request::make(holder::Verify{}, "k"))),
+            R"({"op":"verify","key":"k"})");
+
+  EXPECT_EQ(writeJson(holder::answerToJson(holder::Answer::make(holder::Ready{std::string("GPU-1"), 42}, std::nullopt))),
+            R"({"op":"ready","device_uuid":"GPU-1","pid":42})");
+  holder::Prepared prepared{std::string("/w/m.json"), uint64_t(4096), 1.5, 0.5, 1.0, 2, 3, false};
+  EXPECT_EQ(writeJson(holder::answerToJson(holder::Answer::make(prepared, std::string("k")))),
+            R"({"op":"prepared","key":"k","manifest":"/w/m.json","bytes":4096,"seconds":1.5,"generate_seconds":0.5,)"
+            R"("reference_seconds":1.0,"sets_from_cache":2,"sets":3,"torch_ran":false})");
+  EXPECT_EQ(writeJson(holder::answerToJson(holder::Answer::make(holder::Released{}, std::string("k")))),
+            R"({"op":"released","key":"k"})");
+  EXPECT_EQ(writeJson(holder::answerToJson(holder::Answer::make(holder::Verified{true, std::string("")}, std::string("k")))),
+            R"({"op":"verified","key":"k","intact":true,"detail":""})");
+  EXPECT_EQ(writeJson(holder::answerToJson(holder::Answer::make(holder::Failed{std::string("not prepared")}, std::string("")))),
+            R"({"op":"failed","key":"","detail":"not prepared"})");
+}
+
+TEST(HolderProtocol, ReadMessagesWriteBackIdentically) {
+  const char *requests[] = {
+      R"({"op":"prepare","key":"k","task_dir":"d","configs":[],"seed":18446744073709551615,"sets":3,"manifest":"m",)"
+      R"("memory_wait_seconds":30.0,"set_cache_limit_bytes":1073741824,"reference_id":"tk","torch":{"program":"p",)"
+      R"("args":["a"],"timing_path":"","timeout_seconds":600.0,"log_path":"l","newer":1}})",
+      R"({"key":"k","op":"release"})",
+      R"({"op":"rename","key":"k","to":"j"})",
+  };
+  for (const char *text : requests) {
+    Json v = parseJson(text);
+    EXPECT_EQ(writeJson(holder::requestToJson(holder::requestFromJson(v, "request"))), writeJson(v)) << text;
+  }
+  holder::Request prepare = holder::requestFromJson(parseJson(requests[0]), "request");
+  ASSERT_NE(prepare.as<holder::Prepare>(), nullptr);
+  EXPECT_EQ(prepare.as<holder::Prepare>()->seed, UINT64_MAX);
+  EXPECT_EQ(prepare.as<holder::Prepare>()->torch->args->at(0), "a");
+  holder::Request rename = holder::requestFromJson(parseJson(requests[2]), "request");
+  EXPECT_NE(rename.as<holder::UnknownOp>(), nullptr);
+  EXPECT_EQ(rename.op, "rename");
+
+  const char *answers[] = {
+      R"({"op":"ready","device_uuid":"GPU-1","pid":42})",
+      R"({"op":"prepared","key":"k","manifest":"m","bytes":1,"seconds":0.25,"generate_seconds":0.125,)"
+      R"("reference_seconds":0.0,"sets_from_cache":0,"sets":3,"torch_ran":true})",
+      R"({"op":"failed","key":"","detail":"holder set-up: no GPU"})",
+  };
+  for (const char *text : answers) {
+    Json v = parseJson(text);
+    EXPECT_EQ(writeJson(holder::answerToJson(holder::answerFromJson(v, "answer"))), writeJson(v)) << text;
+  }
+}
+
+TEST(HolderProtocol, AMalformedMessageIsRefusedNamingTheField) {
+  EXPECT_EQ(holderError(R"({"op":"prepare","key":"k","seed":1,"sets":3})", true), "request (prepare): task_dir: missing");
+  EXPECT_EQ(holderError(R"({"op":"prepare","key":"k","task_dir":"d","seed":-1,"sets":3})", true),
+            "request (prepare): seed: expected a whole number of at least 0, got -1");
+  EXPECT_EQ(holderError(R"({"op":"prepare","key":"k","task_dir":"d","seed":1,"sets":3,"configs":["a",2]})", true),
+            "request (prepare): configs[1]: expected a string, got 2");
+  EXPECT_EQ(holderError(R"({"op":"prepare","key":"k","task_dir":"d","seed":1,"sets":3,"torch":{"args":"x"}})", true),
+            "request (prepare): torch.args: expected an array of strings, got \"x\"");
+  EXPECT_EQ(holderError(R"({"op":"release","key":7})", true), "request (release): key: expected a string, got 7");
+  EXPECT_EQ(holderError(R"({"key":"k"})", true), "request: op: missing");
+  EXPECT_EQ(holderError(R"({"op":"prepared","key":"k","bytes":"many"})", false),
+            "answer (prepared): bytes: expected a whole number of at least 0, got \"many\"");
+  EXPECT_EQ(holderError(R"({"op":"ready","pid":1.5})", false), "answer (ready): pid: expected a whole number, got 1.5");
+}

@@ -192,4 +192,113 @@ std::vector<WorkerEvent> readWorkerEvents(std::string_view text);
 // result copies of a check, an audit, a memory summary, a sandbox, counters.
 Json workerEventPayload(const WorkerEvent &event);
 
+// ---- The data holder (`cudaperf-eval-worker --holder`, docs/eval-result.md "Data on the device") ----
+// One JSON request per line on its stdin, one answer per line. Both ends are trusted (the holder
+// runs only the task's reference), so there is one, strict, reader: an error names the field
+// (`holder answer (prepared): bytes: expected a whole number of at least 0, got -1`).
+namespace holder {
+
+// prepare: how a pytorch-to-cuda task's expected outputs are made (cudaperf-torch-reference).
+struct TorchReference {
+  std::optional<std::string> program;
+  std::optional<std::vector<std::string>> args;
+  std::optional<std::string> timingPath; // "": not timed
+  std::optional<double> timeoutSeconds;
+  std::optional<std::string> logPath;
+  Json extra = Json::object();
+  std::vector<std::string> keyOrder;
+};
+
+// Make a task's input sets and expected outputs and publish their manifest. `taskDir`, `seed` and
+// `sets` are required; either `referenceSo` or `torch` says how the expected outputs are computed.
+struct Prepare {
+  std::string taskDir;
+  std::optional<std::vector<std::string>> configs;
+  uint64_t seed = 0;
+  int64_t sets = 0;
+  std::optional<std::string> manifest;
+  std::optional<double> memoryWaitSeconds;
+  std::optional<uint64_t> setCacheLimitBytes;
+  std::optional<std::string> setCache, referenceSo, referenceId;
+  std::optional<TorchReference> torch;
+};
+struct Release {};
+struct Verify {};
+// An op this build does not know (the holder answers `failed`).
+struct UnknownOp {};
+
+using RequestBody = std::variant<Prepare, Release, Verify, UnknownOp>;
+
+struct Request {
+  RequestBody body;
+  std::string op; // set by the reader and by make()
+  std::optional<std::string> key;
+  Json extra = Json::object();
+  std::vector<std::string> keyOrder;
+
+  template <class Body> static Request make(Body body, std::string key);
+  template <class Body> const Body *as() const { return std::get_if<Body>(&body); }
+};
+
+// The holder is up: its GPU and pid.
+struct Ready {
+  std::optional<std::string> deviceUuid;
+  std::optional<int64_t> pid;
+};
+struct Prepared {
+  std::optional<std::string> manifest;
+  std::optional<uint64_t> bytes;
+  std::optional<double> seconds, generateSeconds, referenceSeconds;
+  std::optional<int64_t> setsFromCache, sets;
+  std::optional<bool> torchRan;
+};
+struct Released {};
+struct Verified {
+  std::optional<bool> intact;
+  std::optional<std::string> detail; // "" or the first damaged buffer
+};
+struct Failed {
+  std::optional<std::string> detail;
+};
+struct UnknownAnswer {};
+
+using AnswerBody = std::variant<Ready, Prepared, Released, Verified, Failed, UnknownAnswer>;
+
+struct Answer {
+  AnswerBody body;
+  std::string op;
+  std::optional<std::string> key; // every answer but `ready`
+  Json extra = Json::object();
+  std::vector<std::string> keyOrder;
+
+  template <class Body> static Answer make(Body body, std::optional<std::string> key);
+  template <class Body> const Body *as() const { return std::get_if<Body>(&body); }
+};
+
+const char *requestOp(const RequestBody &body); // "" for UnknownOp
+const char *answerOp(const AnswerBody &body);   // "" for UnknownAnswer
+
+template <class Body> Request Request::make(Body body, std::string key) {
+  Request r;
+  r.body = std::move(body);
+  r.op = requestOp(r.body);
+  r.key = std::move(key);
+  return r;
+}
+
+template <class Body> Answer Answer::make(Body body, std::optional<std::string> key) {
+  Answer a;
+  a.body = std::move(body);
+  a.op = answerOp(a.body);
+  a.key = std::move(key);
+  return a;
+}
+
+Json requestToJson(const Request &request);
+Request requestFromJson(const Json &line, const std::string &document);
+Json answerToJson(const Answer &answer);
+Answer answerFromJson(const Json &line, const std::string &document);
+
+} // namespace holder
+
 } // namespace cudaperf::schema

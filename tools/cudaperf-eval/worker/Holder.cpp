@@ -19,6 +19,7 @@
 #include "cudaperf/Support/Sha256.h"
 #include "cudaperf/Support/Subprocess.h"
 #include "cudaperf/Runtime/Task.h"
+#include "cudaperf/Schema/Protocol.h"
 
 #include <nlohmann/json.hpp>
 
@@ -44,6 +45,7 @@ using support::runProcess;
 using support::Sha256;
 namespace dk = cudaperf::devicekernels;
 using Clock = std::chrono::steady_clock;
+namespace holder = schema::holder;
 
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -67,34 +69,40 @@ public:
     try {
       setUp();
     } catch (const HolderError &e) {
-      answer({{"op", "failed"}, {"key", ""}, {"detail", std::string("holder set-up: ") + e.what()}});
+      answer(failed("", std::string("holder set-up: ") + e.what()));
       return;
     }
-    answer({{"op", "ready"}, {"device_uuid", uuid_}, {"pid", getpid()}});
+    answer(holder::answerToJson(holder::Answer::make(holder::Ready{uuid_, int64_t(getpid())}, std::nullopt)));
     std::string line;
     while (std::getline(std::cin, line)) {
       if (line.empty())
         continue;
       Json req;
+      holder::Request request;
       try {
         req = Json::parse(line);
+        request = holder::requestFromJson(req, "request");
       } catch (const std::exception &e) {
-        answer({{"op", "failed"}, {"key", ""}, {"detail", std::string("bad request: ") + e.what()}});
+        const Json *key = support::member(req, "key");
+        answer(failed(key && key->is_string() ? key->get<std::string>() : "", std::string("bad request: ") + e.what()));
         continue;
       }
-      std::string op = req.value("op", ""), key = req.value("key", "");
+      std::string key = request.key.value_or("");
       try {
-        if (op == "prepare")
-          answer(prepare(req));
-        else if (op == "release")
+        if (const holder::Prepare *p = request.as<holder::Prepare>()) {
+          if (!request.key)
+            throw HolderError("key: missing");
+          answer(prepare(*p, key));
+        } else if (request.as<holder::Release>()) {
           answer(release(key));
-        else if (op == "verify")
+        } else if (request.as<holder::Verify>()) {
           answer(verify(key));
-        else
-          answer({{"op", "failed"}, {"key", key}, {"detail", "unknown op '" + op + "'"}});
+        } else {
+          answer(failed(key, "unknown op '" + request.op + "'"));
+        }
       } catch (const std::exception &e) {
         release(key);
-        answer({{"op", "failed"}, {"key", key}, {"detail", e.what()}});
+        answer(failed(key, e.what()));
       }
     }
   }
@@ -111,6 +119,10 @@ private:
   dk::DeviceScratch scratch_;
   Staging staging_; // pinned, for the set cache
   std::map<std::string, Prepared> prepared_;
+
+  static Json failed(const std::string &key, const std::string &detail) {
+    return holder::answerToJson(holder::Answer::make(holder::Failed{detail}, key));
+  }
 
   void answer(const Json &j) {
     std::string line = j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
@@ -149,15 +161,15 @@ private:
           cudaFree(p);
       prepared_.erase(it);
     }
-    return {{"op", "released"}, {"key", key}};
+    return holder::answerToJson(holder::Answer::make(holder::Released{}, key));
   }
 
   Json verify(const std::string &key) {
     auto it = prepared_.find(key);
     if (it == prepared_.end())
-      return {{"op", "failed"}, {"key", key}, {"detail", "not prepared"}};
+      return failed(key, "not prepared");
     std::string damage = checkSums(it->second, false);
-    return {{"op", "verified"}, {"key", key}, {"intact", damage.empty()}, {"detail", damage}};
+    return holder::answerToJson(holder::Answer::make(holder::Verified{damage.empty(), damage}, key));
   }
 
   // Computes (publish) or compares the checksums of every buffer; "" or the first damaged one.
@@ -179,19 +191,18 @@ private:
     return "";
   }
 
-  Json prepare(const Json &req) {
+  Json prepare(const holder::Prepare &req, const std::string &key) {
     auto start = Clock::now();
-    std::string key = req.at("key").get<std::string>();
     release(key);
-    Task task = loadTask(req.at("task_dir").get<std::string>());
-    std::vector<std::string> configs = req.value("configs", std::vector<std::string>{});
+    Task task = loadTask(req.taskDir);
+    std::vector<std::string> configs = req.configs.value_or(std::vector<std::string>{});
     selectConfigs(task, configs);
-    uint64_t seed = req.at("seed").get<uint64_t>();
-    int sets = req.at("sets").get<int>();
-    double memoryWait = req.value("memory_wait_seconds", 30.0);
-    std::string setCache = req.value("set_cache", "");
-    uint64_t cacheLimit = req.value("set_cache_limit_bytes", uint64_t(1) << 30);
-    std::string referenceId = req.value("reference_id", "");
+    uint64_t seed = req.seed;
+    int sets = int(req.sets);
+    double memoryWait = req.memoryWaitSeconds.value_or(30.0);
+    std::string setCache = req.setCache.value_or("");
+    uint64_t cacheLimit = req.setCacheLimitBytes.value_or(uint64_t(1) << 30);
+    std::string referenceId = req.referenceId.value_or("");
     std::string taskText;
     readFile(task.dir + "/task.json", taskText);
 
@@ -245,16 +256,17 @@ private:
       }
     auto referenceStart = Clock::now();
     bool torchRan = false;
-    if (req.contains("torch")) {
-      const Json &torch = req.at("torch");
-      std::string timingPath = torch.value("timing_path", "");
+    if (req.torch) {
+      std::string timingPath = req.torch->timingPath.value_or("");
       bool timingCached = timingPath.empty() || access(timingPath.c_str(), R_OK) == 0; // empty: not timed
       if (fromCache < total || !timingCached) {
-        runTorchReference(torch, p, req.value("manifest", std::string()) + ".pending");
+        runTorchReference(*req.torch, p, req.manifest.value_or("") + ".pending");
         torchRan = true;
       }
     } else {
-      std::string so = req.at("reference_so").get<std::string>();
+      if (!req.referenceSo)
+        throw HolderError("reference_so: missing");
+      std::string so = *req.referenceSo;
       ReferenceLibrary ref;
       bool loaded = false;
       for (size_t c = 0; c < task.configs.size(); ++c)
@@ -279,22 +291,22 @@ private:
           set.expectedFile = path;
       }
     checkSums(p, true);
-    std::string manifest = req.value("manifest", "");
+    std::string manifest = req.manifest.value_or("");
     if (!manifest.empty()) {
       std::string tmp = manifest + ".tmp" + std::to_string(getpid());
       if (!writeFile(tmp, deviceDataToJson(p.data).dump()) || rename(tmp.c_str(), manifest.c_str()) != 0)
         throw HolderError("cannot write " + manifest);
     }
-    return {{"op", "prepared"},
-            {"key", key},
-            {"manifest", manifest},
-            {"bytes", p.data.totalBytes()},
-            {"seconds", secondsSince(start)},
-            {"generate_seconds", generated},
-            {"reference_seconds", referenceSeconds},
-            {"sets_from_cache", fromCache},
-            {"sets", total},
-            {"torch_ran", torchRan}};
+    holder::Prepared prepared;
+    prepared.manifest = manifest;
+    prepared.bytes = p.data.totalBytes();
+    prepared.seconds = secondsSince(start);
+    prepared.generateSeconds = generated;
+    prepared.referenceSeconds = referenceSeconds;
+    prepared.setsFromCache = fromCache;
+    prepared.sets = total;
+    prepared.torchRan = torchRan;
+    return holder::answerToJson(holder::Answer::make(std::move(prepared), key));
   }
 
   static uint64_t expectedBytes(const DeviceSet &set) {
@@ -337,17 +349,19 @@ private:
   }
 
   // cudaperf-torch-reference maps this holder's slabs and writes the expected outputs into them.
-  void runTorchReference(const Json &torch, Prepared &p, const std::string &pendingManifest) {
+  void runTorchReference(const holder::TorchReference &torch, Prepared &p, const std::string &pendingManifest) {
     if (pendingManifest == ".pending")
       throw HolderError("a pytorch-to-cuda task needs a manifest path");
     if (!writeFile(pendingManifest, deviceDataToJson(p.data).dump()))
       throw HolderError("cannot write " + pendingManifest);
-    std::vector<std::string> argv = {torch.at("program").get<std::string>(), "--device-data", pendingManifest};
-    for (const Json &a : torch.value("args", Json::array()))
-      argv.push_back(a.get<std::string>());
+    if (!torch.program)
+      throw HolderError("torch.program: missing");
+    std::vector<std::string> argv = {*torch.program, "--device-data", pendingManifest};
+    for (const std::string &a : torch.args.value_or(std::vector<std::string>{}))
+      argv.push_back(a);
     ProcessOptions po;
-    po.timeoutSeconds = torch.value("timeout_seconds", 600.0);
-    po.outputPath = torch.value("log_path", std::string());
+    po.timeoutSeconds = torch.timeoutSeconds.value_or(600.0);
+    po.outputPath = torch.logPath.value_or("");
     po.maxCapturedBytes = 8192;
     ProcessResult r = runProcess(argv, po);
     unlink(pendingManifest.c_str());
