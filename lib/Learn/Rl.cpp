@@ -2,6 +2,7 @@
 
 #include "cudaperf/Reward/CodeExtraction.h"
 #include "cudaperf/Schema/Outcome.h"
+#include "cudaperf/Schema/RewardDocument.h"
 #include "cudaperf/Support/Sha256.h"
 
 #include <algorithm>
@@ -584,7 +585,8 @@ TurnRecord recordFromCandidateLine(const Json &j) {
   o.cached = j.value("cached", false);
   o.evaluatorError = j.value("evaluator_error", std::string());
   o.seconds = j.value("evaluation_seconds", 0.0);
-  if (const Json *doc = support::member(j, "reward_document")) o.document = *doc;
+  if (const Json *doc = support::member(j, "reward_document"); doc && !doc->is_null())
+    o.document = schema::RewardDocument::fromJson(*doc, "reward_document");
   r.scored.reward = opt("reward");
   r.scored.discountedReturn = opt("return");
   r.scored.rule = j.value("rule", std::string());

@@ -237,7 +237,7 @@ Json candidateLine(const std::string &phase, int64_t step, const std::vector<Rol
   if (!o.evaluatorError.empty()) j["evaluator_error"] = o.evaluatorError;
   j["source"] = r.source ? Json(*r.source) : Json(nullptr);
   if (!r.source) j["completion"] = tokenizer.decode(r.completion, true).substr(0, 2000);
-  j["reward_document"] = o.document;
+  j["reward_document"] = o.document ? o.document->toJson() : Json(nullptr);
   return j;
 }
 
@@ -402,10 +402,10 @@ Json stepStatistics(const std::vector<TurnRecord> &records, int64_t turns) {
       speedupSum += *o.speedup;
       ++speedups;
     }
-    if (const Json *t = support::member(o.document, "terms"); t && t->is_array())
-      for (const Json &term : *t) {
-        auto &acc = terms[term.value("name", std::string("?"))];
-        acc.first += term.value("contribution", 0.0);
+    if (o.document)
+      for (const schema::RewardTerm &term : o.document->terms) {
+        auto &acc = terms[term.name];
+        acc.first += term.contribution;
         ++acc.second;
       }
   }

@@ -251,7 +251,7 @@ CandidateOutcome RlEnvironment::fromResult(reward::CandidateResult result, const
   if (doc.mode != "static-only" && o.correct)
     if (const Json *s = support::member(result.resultJson, "speedup"); s && s->is_number()) o.speedup = s->get<double>();
   o.feedback = doc.feedback;
-  o.document = reward::rewardToJson(doc);
+  o.document = reward::rewardSchemaDocument(doc);
   return o;
 }
 

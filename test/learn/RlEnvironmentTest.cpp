@@ -111,7 +111,8 @@ TEST(RlEnvironment, RewardsFailuresAndCache) {
   ASSERT_TRUE(ok.reward.has_value());
   EXPECT_GT(*ok.reward, 1.0);
   EXPECT_FALSE(ok.cached);
-  EXPECT_EQ(ok.document["schema"], "cudaperf-reward/1");
+  ASSERT_TRUE(ok.document.has_value());
+  EXPECT_EQ(ok.document->schema, "cudaperf-reward/1");
 
   CandidateOutcome again = env.submit(kTask, candidate("ok 2.0")).get();
   EXPECT_TRUE(again.cached);
@@ -154,8 +155,9 @@ TEST(RlEnvironment, OutcomeModeAndDiscountedReturns) {
   CandidateOutcome u = unified.submit(kTask, candidate("ok 3.0")).get();
   CandidateOutcome o = outcome.submit(kTask, candidate("ok 3.0")).get();
   double expected = 0;
-  for (const auto &t : u.document["terms"])
-    if (t["group"] == "outcome" || t["group"] == "speed") expected += t["contribution"].get<double>();
+  ASSERT_TRUE(u.document.has_value());
+  for (const auto &t : u.document->terms)
+    if (t.group == "outcome" || t.group == "speed") expected += t.contribution;
   EXPECT_NEAR(*o.reward, expected, 1e-12);
   EXPECT_LT(*o.reward, *u.reward); // the structural terms (neutral halves without analysis) left out
 
@@ -288,8 +290,8 @@ EnvironmentOptions rankedOptions(const std::string &name, std::shared_ptr<FakeRa
 const std::string kTranspose = kSource + "/data/tasks/transpose";
 
 double termContribution(const CandidateOutcome &o, const std::string &name) {
-  for (const auto &t : o.document["terms"])
-    if (t["name"] == name) return t["contribution"].get<double>();
+  if (o.document)
+    if (const schema::RewardTerm *t = o.document->term(name)) return t->contribution;
   return std::nan("");
 }
 

@@ -388,3 +388,43 @@ TEST(RlRollout, NextStepsFirstTurnIsGeneratedWhileTheLastTurnIsEvaluated) {
   std::vector<TurnRecord> inline2 = runEpisodes(*policy, f.tokenizer, step2, *quick.env, o2);
   EXPECT_TRUE(sameRecords(r2, inline2));
 }
+
+namespace {
+
+// A resumed candidates.jsonl line: its reward_document is read through schema::RewardDocument, so
+// the terms the step statistics sum are typed, the document is written back as it was read, and a
+// damaged one is an error naming the field.
+TEST(RlResume, CandidateLineReadsTheRewardDocumentTyped) {
+  cudaperf::schema::RewardDocument doc;
+  doc.task = "t";
+  doc.mode = "measured";
+  doc.outcome = "ok";
+  doc.total = 1.25;
+  doc.provisional = false;
+  cudaperf::schema::RewardTerm term;
+  term.name = "correct";
+  term.group = "outcome";
+  term.value = 1;
+  term.weight = 1;
+  term.contribution = 1.25;
+  doc.terms.push_back(term);
+  cudaperf::support::Json line = {{"schema", "cudaperf-rl-candidate/1"}, {"outcome", "ok"}, {"reward_document", doc.toJson()}};
+  TurnRecord r = recordFromCandidateLine(line);
+  ASSERT_TRUE(r.outcome.document.has_value());
+  ASSERT_NE(r.outcome.document->term("correct"), nullptr);
+  EXPECT_EQ(r.outcome.document->term("correct")->contribution, 1.25);
+  EXPECT_EQ(cudaperf::support::writeJson(r.outcome.document->toJson()), cudaperf::support::writeJson(line["reward_document"]));
+  line["reward_document"] = nullptr;
+  EXPECT_FALSE(recordFromCandidateLine(line).outcome.document.has_value());
+  line["reward_document"] = doc.toJson();
+  line["reward_document"]["terms"][0]["contribution"] = "x";
+  try {
+    recordFromCandidateLine(line);
+    ADD_FAILURE() << "a damaged reward_document was read";
+  } catch (const cudaperf::support::SupportError &e) {
+    EXPECT_NE(std::string(e.what()).find("reward_document: terms[0].contribution: expected a number"), std::string::npos)
+        << e.what();
+  }
+}
+
+} // namespace

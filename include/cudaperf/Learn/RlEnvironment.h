@@ -9,6 +9,7 @@
 #include "cudaperf/Reward/Pipeline.h"
 #include "cudaperf/Reward/RewardConfig.h"
 #include "cudaperf/Reward/Trajectory.h"
+#include "cudaperf/Schema/RewardDocument.h"
 #include "cudaperf/Support/Json.h"
 
 #include <condition_variable>
@@ -87,7 +88,7 @@ struct CandidateOutcome {
   std::string evaluatorError;       // the evaluator failed on it (twice): its runtime_fault reward then
   double seconds = 0;               // analysis + evaluation time (0 when cached)
   reward::TurnInput turn;           // what the trajectory rules see
-  support::Json document;           // the reward document (cudaperf-reward/1) with its feedback
+  std::optional<schema::RewardDocument> document; // the reward document (cudaperf-reward/1) with its feedback
 };
 
 class RlEnvironment {
