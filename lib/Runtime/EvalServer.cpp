@@ -1,5 +1,6 @@
 #include "cudaperf/Runtime/EvalServer.h"
 #include "cudaperf/Runtime/ServeProtocol.h"
+#include "cudaperf/Schema/Protocol.h"
 #include "cudaperf/Support/Subprocess.h"
 
 #include <atomic>
@@ -38,12 +39,14 @@ public:
           ++counts_[kv.key()];
         }
   }
-  Json json() const {
+  void fill(schema::serve::Stats &stats) const {
     std::lock_guard<std::mutex> lock(mu_);
     Json means = Json::object();
     for (const auto &[k, v] : sums_)
       means[k] = v / double(counts_.at(k));
-    return Json{{"results", results_}, {"outcomes", outcomes_}, {"mean_stage_seconds", means}};
+    stats.results = results_;
+    stats.outcomes = Json(outcomes_);
+    stats.meanStageSeconds = std::move(means);
   }
 
 private:
@@ -99,35 +102,37 @@ struct Server {
   std::atomic<int> sessions{0};
   bool drain = true;
 
-  Json stats() {
+  schema::serve::Message stats() {
     SchedulerStats s = evaluator.stats();
-    Json j = Json{{"type", "stats"}};
-    j.update(totals.json());
-    j["submitted"] = s.submitted;
-    j["finished"] = s.finished;
-    j["cancelled"] = s.cancelled;
-    j["waiting"] = s.waiting;
-    j["building"] = s.building;
-    j["running"] = s.running;
-    j["runs_per_device"] = s.runsPerDevice;
+    schema::serve::Stats j;
+    totals.fill(j);
+    j.submitted = s.submitted;
+    j.finished = s.finished;
+    j.cancelled = s.cancelled;
+    j.waiting = s.waiting;
+    j.building = s.building;
+    j.running = s.running;
+    j.runsPerDevice = s.runsPerDevice;
     // Finished workers' exits, which go on beside the next candidates (--wait-worker-exit: none).
     support::BackgroundReaper::Stats exits = support::backgroundReaper().stats();
-    j["worker_exit"] = Json{{"reaped", exits.reaped},
-                            {"mean_seconds", exits.reaped ? exits.totalSeconds / double(exits.reaped) : 0.0},
-                            {"max_seconds", exits.maxSeconds}};
-    return j;
+    schema::serve::WorkerExits &e = j.workerExit.emplace();
+    e.reaped = exits.reaped;
+    e.meanSeconds = exits.reaped ? exits.totalSeconds / double(exits.reaped) : 0.0;
+    e.maxSeconds = exits.maxSeconds;
+    return schema::serve::Message::make(std::move(j));
   }
 
   Json ready() {
     Json devices = Json::array();
     for (const Json &d : evaluator.devices())
       devices.push_back(d);
-    return Json{{"type", "ready"},
-                {"protocol", kServeProtocol},
-                {"arch", evaluator.arch()},
-                {"devices", devices},
-                {"queue_limit", evaluator.options().queueLimit},
-                {"build_threads", evaluator.options().jobs}};
+    schema::serve::Ready ready;
+    ready.protocol = kServeProtocol;
+    ready.arch = evaluator.arch();
+    ready.devices = devices;
+    ready.queueLimit = int64_t(evaluator.options().queueLimit);
+    ready.buildThreads = evaluator.options().jobs;
+    return schema::serve::messageToJson(schema::serve::Message::make(std::move(ready)));
   }
 
   // One request line; false once the client asked for shutdown.
@@ -140,12 +145,12 @@ struct Server {
     const ServeRequest &r = *p.request;
     switch (r.op) {
     case ServeRequest::Op::Ping:
-      session->send(Json{{"type", "pong"}, {"id", r.id}});
+      session->send(schema::serve::messageToJson(schema::serve::Message::make(schema::serve::Pong{}, r.id)));
       return true;
     case ServeRequest::Op::Stats: {
-      Json s = stats();
-      s["id"] = r.id;
-      session->send(s);
+      schema::serve::Message s = stats();
+      s.id = r.id;
+      session->send(schema::serve::messageToJson(s));
       return true;
     }
     case ServeRequest::Op::Cancel:
@@ -249,9 +254,9 @@ struct Server {
     // wait for them so the bye's worker_exit figures count every run. The slots' destructors wait
     // for them anyway before the program ends; on the H200 the last exit outlived the bye (GPU test).
     support::backgroundReaper().drain();
-    Json bye = stats();
-    bye["type"] = "bye"; // keeps its place, first
-    session->send(bye);
+    schema::serve::Message bye = stats();
+    bye.type = "bye";
+    session->send(schema::serve::messageToJson(bye));
   }
 };
 

@@ -1,5 +1,6 @@
 #include "cudaperf/Runtime/ServeProtocol.h"
 #include "cudaperf/Runtime/Task.h"
+#include "cudaperf/Schema/Protocol.h"
 
 #include "cudaperf/Support/Json.h"
 #include "cudaperf/Support/SourceGate.h"
@@ -168,18 +169,15 @@ ServeParse parseServeRequest(const std::string &line, const ServePolicy &policy)
 }
 
 Json serveResult(const Json &id, Json result) {
-  Json m = Json::object();
-  m["type"] = "result";
-  m["id"] = id;
-  m["outcome"] = result.contains("outcome") ? result["outcome"] : Json();
-  m["result"] = std::move(result);
-  return m;
+  return schema::serve::messageToJson(schema::serve::resultMessage(id, std::move(result)));
 }
 
 Json serveError(const Json &id, const std::string &code, const std::string &message) {
-  return Json{{"type", "error"}, {"id", id}, {"code", code}, {"message", message}};
+  return schema::serve::messageToJson(schema::serve::Message::make(schema::serve::Error{code, message}, id));
 }
 
-Json serveCancelled(const Json &id) { return Json{{"type", "cancelled"}, {"id", id}}; }
+Json serveCancelled(const Json &id) {
+  return schema::serve::messageToJson(schema::serve::Message::make(schema::serve::Cancelled{}, id));
+}
 
 } // namespace cudaperf::runtime

@@ -15,6 +15,18 @@ namespace {
 
 using detail::ObjectWriter;
 
+// The body named `op` among `ops` (a variant whose alternatives follow `ops`, then one for an
+// unknown name).
+template <class Variant, size_t N, size_t I = 0> Variant bodyForOp(std::string_view op, const char *const (&ops)[N]) {
+  if constexpr (I < N) {
+    if (op == ops[I])
+      return Variant(std::in_place_index<I>);
+    return bodyForOp<Variant, N, I + 1>(op, ops);
+  } else {
+    return Variant(std::in_place_index<N>);
+  }
+}
+
 // ---- The worker's event file ------------------------------------------------------------------
 
 // The wire names, in the variant's order (events::Unknown has none).
@@ -59,6 +71,12 @@ public:
   }
   std::optional<Json> object(const char *key) {
     return take<Json>(key, "an object", [](const Json &v) { return v.is_object(); });
+  }
+  std::optional<Json> array(const char *key) {
+    return take<Json>(key, "an array", [](const Json &v) { return v.is_array(); });
+  }
+  std::optional<Json> any(const char *key) {
+    return take<Json>(key, "", [](const Json &) { return true; });
   }
   std::optional<std::vector<std::string>> strings(const char *key) {
     std::optional<Json> v = take<Json>(key, "an array of strings", [](const Json &v) { return v.is_array(); });
@@ -398,16 +416,6 @@ constexpr const char *kAnswerOps[] = {"ready", "prepared", "released", "verified
 static_assert(std::size(kRequestOps) + 1 == std::variant_size_v<RequestBody>);
 static_assert(std::size(kAnswerOps) + 1 == std::variant_size_v<AnswerBody>);
 
-template <class Variant, size_t N, size_t I = 0> Variant bodyForOp(std::string_view op, const char *const (&ops)[N]) {
-  if constexpr (I < N) {
-    if (op == ops[I])
-      return Variant(std::in_place_index<I>);
-    return bodyForOp<Variant, N, I + 1>(op, ops);
-  } else {
-    return Variant(std::in_place_index<N>);
-  }
-}
-
 TorchReference readTorch(const JsonField &f) {
   TorchReference t;
   for (const auto &kv : f.json().items())
@@ -560,5 +568,138 @@ Answer answerFromJson(const Json &line, const std::string &document) {
 }
 
 } // namespace holder
+
+// ---- `cudaperf-eval --serve` ------------------------------------------------------------------
+
+namespace serve {
+
+namespace {
+
+constexpr const char *kMessageTypes[] = {"ready", "stats", "pong", "result", "error", "cancelled"};
+static_assert(std::size(kMessageTypes) + 1 == std::variant_size_v<MessageBody>);
+
+WorkerExits readWorkerExits(const JsonField &f) {
+  WorkerExits w;
+  for (const auto &kv : f.json().items())
+    w.keyOrder.push_back(kv.key());
+  LineReader r(f, true);
+  w.reaped = r.unsignedInteger("reaped");
+  w.meanSeconds = r.number("mean_seconds");
+  w.maxSeconds = r.number("max_seconds");
+  r.keepRest(w.extra);
+  return w;
+}
+
+Json writeWorkerExits(const WorkerExits &w) {
+  ObjectWriter o;
+  o.put("reaped", w.reaped);
+  o.put("mean_seconds", w.meanSeconds);
+  o.put("max_seconds", w.maxSeconds);
+  return o.finish(w.extra, w.keyOrder);
+}
+
+} // namespace
+
+const char *messageType(const MessageBody &body) {
+  return body.index() < std::size(kMessageTypes) ? kMessageTypes[body.index()] : "";
+}
+
+Message resultMessage(const Json &id, Json result) {
+  Result r;
+  const Json *outcome = support::member(result, "outcome");
+  r.outcome = outcome ? *outcome : Json();
+  r.result = std::move(result);
+  return Message::make(std::move(r), id);
+}
+
+Json messageToJson(const Message &m) {
+  ObjectWriter w;
+  w.put("type", Json(m.type));
+  if (const Ready *b = m.as<Ready>()) {
+    w.put("protocol", b->protocol);
+    w.put("arch", b->arch);
+    w.put("devices", b->devices);
+    w.put("queue_limit", b->queueLimit);
+    w.put("build_threads", b->buildThreads);
+  }
+  // A stats answer has its id last (after the figures); every other message right after the type.
+  if (!m.as<Stats>())
+    w.put("id", m.id);
+  if (const Stats *b = m.as<Stats>()) {
+    w.put("results", b->results);
+    w.put("outcomes", b->outcomes);
+    w.put("mean_stage_seconds", b->meanStageSeconds);
+    w.put("submitted", b->submitted);
+    w.put("finished", b->finished);
+    w.put("cancelled", b->cancelled);
+    w.put("waiting", b->waiting);
+    w.put("building", b->building);
+    w.put("running", b->running);
+    w.put("runs_per_device", b->runsPerDevice);
+    if (b->workerExit)
+      w.put("worker_exit", writeWorkerExits(*b->workerExit));
+    w.put("id", m.id);
+  } else if (const Result *b = m.as<Result>()) {
+    w.put("outcome", b->outcome);
+    w.put("result", b->result);
+  } else if (const Error *b = m.as<Error>()) {
+    w.put("code", b->code);
+    w.put("message", b->message);
+  }
+  return w.finish(m.extra, m.keyOrder);
+}
+
+Message messageFromJson(const Json &line, const std::string &document) {
+  JsonField base(line, document);
+  if (!line.is_object())
+    base.expected("an object");
+  Message m;
+  m.type = base.require("type").string();
+  m.body = m.type == "bye" ? MessageBody(std::in_place_type<Stats>)
+                           : bodyForOp<MessageBody>(m.type, kMessageTypes);
+  for (const auto &kv : line.items())
+    m.keyOrder.push_back(kv.key());
+  LineReader r(JsonField(line, m.as<UnknownMessage>() ? document : document + " (" + m.type + ")"), true);
+  r.string("type");
+  m.id = r.any("id");
+  if (Ready *b = std::get_if<Ready>(&m.body)) {
+    b->protocol = r.string("protocol");
+    b->arch = r.string("arch");
+    b->devices = r.array("devices");
+    b->queueLimit = r.integer("queue_limit");
+    b->buildThreads = r.integer("build_threads");
+  } else if (Stats *b = std::get_if<Stats>(&m.body)) {
+    b->results = r.unsignedInteger("results");
+    b->outcomes = r.object("outcomes");
+    b->meanStageSeconds = r.object("mean_stage_seconds");
+    b->submitted = r.unsignedInteger("submitted");
+    b->finished = r.unsignedInteger("finished");
+    b->cancelled = r.unsignedInteger("cancelled");
+    b->waiting = r.unsignedInteger("waiting");
+    b->building = r.unsignedInteger("building");
+    b->running = r.unsignedInteger("running");
+    if (std::optional<Json> runs = r.array("runs_per_device")) {
+      std::vector<uint64_t> out;
+      for (const JsonField &e : base.require("runs_per_device").elements())
+        out.push_back(uint64_t(e.integer(0)));
+      b->runsPerDevice = std::move(out);
+    }
+    if (std::optional<JsonField> exits = r.object("worker_exit", true))
+      b->workerExit = readWorkerExits(*exits);
+  } else if (Result *b = std::get_if<Result>(&m.body)) {
+    b->outcome = r.any("outcome").value_or(Json());
+    if (std::optional<JsonField> result = r.object("result", true))
+      b->result = result->json();
+    else
+      JsonField(line, document + " (result)").require("result"); // fails: missing
+  } else if (Error *b = std::get_if<Error>(&m.body)) {
+    b->code = r.string("code");
+    b->message = r.string("message");
+  }
+  r.keepRest(m.extra);
+  return m;
+}
+
+} // namespace serve
 
 } // namespace cudaperf::schema

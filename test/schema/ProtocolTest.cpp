@@ -307,3 +307,59 @@ TEST(HolderProtocol, AMalformedMessageIsRefusedNamingTheField) {
             "answer (prepared): bytes: expected a whole number of at least 0, got \"many\"");
   EXPECT_EQ(holderError(R"({"op":"ready","pid":1.5})", false), "answer (ready): pid: expected a whole number, got 1.5");
 }
+
+// The lines of `cudaperf-eval --serve` (lib/Runtime/EvalServer.cpp, ServeProtocol.cpp), in their key
+// order: a stats answer has its id last.
+TEST(ServeMessages, EachMessagesWireBytes) {
+  auto line = [](const serve::Message &m) { return writeJson(serve::messageToJson(m)); };
+  serve::Ready ready{std::string("cudaperf-eval-serve/1"), std::string("sm_90"), Json::array(), 256, 2};
+  EXPECT_EQ(line(serve::Message::make(ready)),
+            R"({"type":"ready","protocol":"cudaperf-eval-serve/1","arch":"sm_90","devices":[],"queue_limit":256,)"
+            R"("build_threads":2})");
+  EXPECT_EQ(line(serve::Message::make(serve::Pong{}, Json(7))), R"({"type":"pong","id":7})");
+  EXPECT_EQ(line(serve::resultMessage(Json("a"), Json{{"schema", "cudaperf-eval-result/1"}, {"outcome", "ok"}})),
+            R"({"type":"result","id":"a","outcome":"ok","result":{"schema":"cudaperf-eval-result/1","outcome":"ok"}})");
+  EXPECT_EQ(line(serve::resultMessage(Json("a"), Json::object())), R"({"type":"result","id":"a","outcome":null,"result":{}})");
+  EXPECT_EQ(line(serve::Message::make(serve::Error{std::string("queue_full"), std::string("the queue is full")}, Json())),
+            R"({"type":"error","id":null,"code":"queue_full","message":"the queue is full"})");
+  EXPECT_EQ(line(serve::Message::make(serve::Cancelled{}, Json("a"))), R"({"type":"cancelled","id":"a"})");
+
+  serve::Stats stats;
+  stats.results = 1;
+  stats.outcomes = Json{{"ok", 1}};
+  stats.meanStageSeconds = Json{{"build", 0.5}};
+  stats.submitted = stats.finished = 1;
+  stats.cancelled = stats.waiting = stats.building = stats.running = 0;
+  stats.runsPerDevice = std::vector<uint64_t>{1};
+  stats.workerExit = serve::WorkerExits{uint64_t(1), 0.25, 0.25, Json::object(), {}};
+  serve::Message answer = serve::Message::make(stats, Json("s"));
+  const char *figures = R"("results":1,"outcomes":{"ok":1},"mean_stage_seconds":{"build":0.5},"submitted":1,"finished":1,)"
+                        R"("cancelled":0,"waiting":0,"building":0,"running":0,"runs_per_device":[1],)"
+                        R"("worker_exit":{"reaped":1,"mean_seconds":0.25,"max_seconds":0.25})";
+  EXPECT_EQ(line(answer), std::string(R"({"type":"stats",)") + figures + R"(,"id":"s"})");
+  serve::Message bye = serve::Message::make(stats);
+  bye.type = "bye";
+  EXPECT_EQ(line(bye), std::string(R"({"type":"bye",)") + figures + "}");
+
+  for (const std::string &text : {line(answer), line(bye), line(serve::Message::make(ready))}) {
+    Json v = parseJson(text);
+    EXPECT_EQ(writeJson(serve::messageToJson(serve::messageFromJson(v, "serve"))), text);
+  }
+  EXPECT_NE(serve::messageFromJson(parseJson(line(bye)), "serve").as<serve::Stats>(), nullptr);
+}
+
+TEST(ServeMessages, AMalformedMessageIsRefusedNamingTheField) {
+  auto error = [](const char *text) {
+    try {
+      serve::messageFromJson(parseJson(text), "serve");
+    } catch (const support::SupportError &e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error(R"({"type":"error","id":1,"code":404})"), "serve (error): code: expected a string, got 404");
+  EXPECT_EQ(error(R"({"type":"result","id":1,"outcome":"ok"})"), "serve (result): result: missing");
+  EXPECT_EQ(error(R"({"type":"stats","worker_exit":{"reaped":-2}})"),
+            "serve (stats): worker_exit.reaped: expected a whole number of at least 0, got -2");
+  EXPECT_EQ(error(R"({"id":1})"), "serve: type: missing");
+}

@@ -301,4 +301,73 @@ Answer answerFromJson(const Json &line, const std::string &document);
 
 } // namespace holder
 
+// ---- `cudaperf-eval --serve` (docs/eval-serve.md): the server's messages ------------------------
+// Each line out is `{"type": TYPE, ...}`. The requests are parsed by runtime::parseServeRequest,
+// whose error messages are part of the protocol (a client's line is hostile input).
+namespace serve {
+
+// The first line: the protocol, the GPU architecture, the devices (each the worker's `device`
+// properties) and the server's limits.
+struct Ready {
+  std::optional<std::string> protocol, arch;
+  std::optional<Json> devices; // an array
+  std::optional<int64_t> queueLimit, buildThreads;
+};
+struct WorkerExits {
+  std::optional<uint64_t> reaped;
+  std::optional<double> meanSeconds, maxSeconds;
+  Json extra = Json::object();
+  std::vector<std::string> keyOrder;
+};
+// The answer to `stats`, and the last line (`bye`, the same figures).
+struct Stats {
+  std::optional<uint64_t> results;
+  std::optional<Json> outcomes, meanStageSeconds; // objects: outcome -> count, stage -> mean seconds
+  std::optional<uint64_t> submitted, finished, cancelled, waiting, building, running;
+  std::optional<std::vector<uint64_t>> runsPerDevice;
+  std::optional<WorkerExits> workerExit;
+};
+struct Pong {};
+// One candidate's result document (`cudaperf-eval-result/1`) and its outcome beside it.
+struct Result {
+  Json outcome; // the result's outcome, null when it has none
+  Json result;
+};
+struct Error {
+  std::optional<std::string> code, message;
+};
+struct Cancelled {};
+struct UnknownMessage {};
+
+using MessageBody = std::variant<Ready, Stats, Pong, Result, Error, Cancelled, UnknownMessage>;
+
+struct Message {
+  MessageBody body;
+  std::string type; // make() sets it; a Stats body is "stats" or "bye"
+  std::optional<Json> id; // the request's id as the client sent it; null where a line had none usable
+  Json extra = Json::object();
+  std::vector<std::string> keyOrder;
+
+  template <class Body> static Message make(Body body, std::optional<Json> id = std::nullopt);
+  template <class Body> const Body *as() const { return std::get_if<Body>(&body); }
+};
+
+const char *messageType(const MessageBody &body); // "stats" for Stats, "" for UnknownMessage
+
+template <class Body> Message Message::make(Body body, std::optional<Json> id) {
+  Message m;
+  m.body = std::move(body);
+  m.type = messageType(m.body);
+  m.id = std::move(id);
+  return m;
+}
+
+// A result message for a result document: its outcome copied beside it.
+Message resultMessage(const Json &id, Json result);
+
+Json messageToJson(const Message &message);
+Message messageFromJson(const Json &line, const std::string &document);
+
+} // namespace serve
+
 } // namespace cudaperf::schema
