@@ -363,3 +363,21 @@ TEST(ServeMessages, AMalformedMessageIsRefusedNamingTheField) {
             "serve (stats): worker_exit.reaped: expected a whole number of at least 0, got -2");
   EXPECT_EQ(error(R"({"id":1})"), "serve: type: missing");
 }
+
+// A client's request line (the full cases are test/runtime/ServeProtocolTest.cpp): read into its
+// struct, or an error message naming the key, never an exception.
+TEST(ServeRequests, ReadOrRefusedNamingTheKey) {
+  serve::Parse ok = serve::parseRequest(R"({"id": 3, "task_dir": "/t", "source": "s", "configs": "a,,b", "counters": true})");
+  ASSERT_TRUE(ok.request.has_value());
+  EXPECT_EQ(ok.request->op, serve::Request::Op::Evaluate);
+  EXPECT_EQ(ok.request->idKey, "n:3");
+  EXPECT_EQ(*ok.request->configs, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(ok.request->counters, true);
+
+  serve::Parse bad = serve::parseRequest(R"({"id": "c", "task_dir": "/t", "source": "s", "counters": "yes"})");
+  EXPECT_FALSE(bad.request.has_value());
+  EXPECT_EQ(bad.errorCode, "bad_request");
+  EXPECT_EQ(bad.errorMessage, "\"counters\" must be true or false");
+  EXPECT_EQ(bad.id, "c");
+  EXPECT_EQ(serve::parseRequest("[[[").errorCode, "bad_json");
+}

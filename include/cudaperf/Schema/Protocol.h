@@ -301,10 +301,52 @@ Answer answerFromJson(const Json &line, const std::string &document);
 
 } // namespace holder
 
-// ---- `cudaperf-eval --serve` (docs/eval-serve.md): the server's messages ------------------------
-// Each line out is `{"type": TYPE, ...}`. The requests are parsed by runtime::parseServeRequest,
-// whose error messages are part of the protocol (a client's line is hostile input).
+// ---- `cudaperf-eval --serve` (docs/eval-serve.md) ------------------------------------------------
+// JSON Lines: one request per line in, one message per line out. A client's line is hostile input:
+// parseRequest never throws, and a malformed line becomes an error message (its text is part of
+// the protocol) for the client, naming the key; the server goes on.
 namespace serve {
+
+inline constexpr const char *kProtocolName = "cudaperf-eval-serve/1";
+// Limits of one request line (bytes are bounded by the reader: kMaxLineBytes).
+inline constexpr int kMaxDepth = 32;
+inline constexpr size_t kMaxValues = 100000;
+inline constexpr size_t kMaxLineBytes = size_t(64) << 20;
+
+struct Request {
+  enum class Op { Evaluate, Cancel, Stats, Shutdown, Ping };
+  Op op = Op::Evaluate;
+  Json id;           // echoed back: a string or an integer (null for stats/shutdown/ping)
+  std::string idKey; // the id as the scheduler's key ("s:..." or "n:...")
+  // evaluate
+  std::string taskDir;
+  std::string candidatePath; // exactly one of candidatePath and source
+  std::string source;
+  std::string name; // how a source-text candidate is named in its result (default: the id)
+  std::optional<std::vector<std::string>> configs;
+  std::optional<bool> counters;
+  // shutdown
+  bool drain = true;
+};
+
+struct Parse {
+  std::optional<Request> request;
+  std::string errorCode; // "bad_json" or "bad_request" when !request
+  std::string errorMessage;
+  Json id; // the line's id when it had a usable one (for the error message)
+};
+
+// What a client may ask of this server (docs/eval-serve.md, "Trust"): without a candidate root a
+// "candidate" path is refused (a client sends the text as "source"); with one, the path must resolve
+// (after symbolic links) to a file inside it. With a task root, "task_dir" likewise.
+struct Policy {
+  std::string candidateRoot;
+  std::string taskRoot;
+};
+
+Parse parseRequest(const std::string &line, const Policy &policy = Policy());
+
+// ---- the server's messages: each line out is `{"type": TYPE, ...}` ----
 
 // The first line: the protocol, the GPU architecture, the devices (each the worker's `device`
 // properties) and the server's limits.
