@@ -223,9 +223,10 @@ support::ProcessResult DeviceSlot::runWorker(const std::vector<std::string> &arg
   if (options_.spareWorkers > 0) {
     // The oldest spare gets the job; new spares start now, beside this run: as many as there is
     // work for (at least one, so the next request does not wait for a context either).
-    Json job = Json{{"argv", std::vector<std::string>(argv.begin() + 1, argv.end())},
-                    {"handed_at", std::chrono::duration<double>(Clock::now().time_since_epoch()).count()}};
-    worker = spares_.take(support::writeJson(job) + "\n");
+    schema::PoolJob job;
+    job.argv.assign(argv.begin() + 1, argv.end());
+    job.handedAt = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+    worker = spares_.take(support::writeJson(schema::poolJobToJson(job)) + "\n");
     spares_.fill(std::clamp<size_t>(waiting, 1, size_t(options_.spareWorkers)));
     for (uint32_t pid : spares_.pids())
       ourPids.push_back(pid);

@@ -406,6 +406,32 @@ Json workerEventPayload(const WorkerEvent &event) {
   return out;
 }
 
+// ---- A pool worker's job ---------------------------------------------------------------------
+
+Json poolJobToJson(const PoolJob &job) {
+  ObjectWriter w;
+  w.put("argv", Json(job.argv));
+  w.put("handed_at", job.handedAt);
+  return w.finish(job.extra, job.keyOrder);
+}
+
+PoolJob poolJobFromJson(const Json &line, const std::string &document) {
+  JsonField base(line, document);
+  if (!line.is_object())
+    base.expected("an object");
+  PoolJob job;
+  for (const auto &kv : line.items())
+    job.keyOrder.push_back(kv.key());
+  LineReader r(base, true);
+  std::optional<std::vector<std::string>> argv = r.strings("argv");
+  if (!argv)
+    base.require("argv"); // fails: missing
+  job.argv = std::move(*argv);
+  job.handedAt = r.number("handed_at");
+  r.keepRest(job.extra);
+  return job;
+}
+
 // ---- The data holder --------------------------------------------------------------------------
 
 namespace holder {

@@ -381,3 +381,24 @@ TEST(ServeRequests, ReadOrRefusedNamingTheKey) {
   EXPECT_EQ(bad.id, "c");
   EXPECT_EQ(serve::parseRequest("[[[").errorCode, "bad_json");
 }
+
+// The evaluator's job for a pool worker (lib/Runtime/DeviceSlot.cpp -> the worker's stdin).
+TEST(PoolJob, WireBytesAndErrors) {
+  PoolJob job;
+  job.argv = {"--events", "/w/worker-1.events"};
+  job.handedAt = 12.5;
+  std::string text = writeJson(poolJobToJson(job));
+  EXPECT_EQ(text, R"({"argv":["--events","/w/worker-1.events"],"handed_at":12.5})");
+  EXPECT_EQ(writeJson(poolJobToJson(poolJobFromJson(parseJson(text), "job"))), text);
+  auto error = [](const char *t) {
+    try {
+      poolJobFromJson(parseJson(t), "job");
+    } catch (const support::SupportError &e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error(R"({"handed_at":1.0})"), "job: argv: missing");
+  EXPECT_EQ(error(R"({"argv":["a",1]})"), "job: argv[1]: expected a string, got 1");
+  EXPECT_EQ(error(R"({"argv":[],"handed_at":"now"})"), R"(job: handed_at: expected a number, got "now")");
+}

@@ -192,6 +192,19 @@ std::vector<WorkerEvent> readWorkerEvents(std::string_view text);
 // result copies of a check, an audit, a memory summary, a sandbox, counters.
 Json workerEventPayload(const WorkerEvent &event);
 
+// ---- A pool worker's job (`cudaperf-eval-worker --pool`): one line on its stdin -----------------
+// The worker's arguments, and `handed_at`: the evaluator's CLOCK_MONOTONIC in seconds when it wrote
+// the line (the job's wait for the worker's CUDA context). Strict: a malformed job is refused naming
+// the field.
+struct PoolJob {
+  std::vector<std::string> argv;
+  std::optional<double> handedAt;
+  Json extra = Json::object();
+  std::vector<std::string> keyOrder;
+};
+Json poolJobToJson(const PoolJob &job);
+PoolJob poolJobFromJson(const Json &line, const std::string &document);
+
 // ---- The data holder (`cudaperf-eval-worker --holder`, docs/eval-result.md "Data on the device") ----
 // One JSON request per line on its stdin, one answer per line. Both ends are trusted (the holder
 // runs only the task's reference), so there is one, strict, reader: an error names the field

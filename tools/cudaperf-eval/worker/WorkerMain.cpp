@@ -16,6 +16,7 @@
 #include "Worker.h"
 
 #include "cudaperf/Runtime/Task.h"
+#include "cudaperf/Schema/Protocol.h"
 #include "cudaperf/Support/ArgParser.h"
 
 #include <algorithm>
@@ -173,14 +174,13 @@ int main(int argc, char **argv) {
     if (!std::getline(std::cin, line))
       return 0; // the evaluator went away before giving a job
     try {
-      Json job = support::parseJson(line, "job");
-      std::vector<std::string> jobArgs = job.at("argv").get<std::vector<std::string>>();
-      parseInto(args, jobArgs);
+      schema::PoolJob job = schema::poolJobFromJson(support::parseJson(line, "job"), "job");
+      parseInto(args, job.argv);
       opt.pool = true;
       opt.contextSeconds = ready - began;
       // The evaluator's clock is the same monotonic clock (one machine).
-      if (const Json *handed = support::member(job, "handed_at"); handed && handed->is_number())
-        opt.contextWaitSeconds = std::max(0.0, ready - handed->get<double>());
+      if (job.handedAt)
+        opt.contextWaitSeconds = std::max(0.0, ready - *job.handedAt);
     } catch (const std::exception &e) {
       if (!opt.eventsPath.empty() && openEvents(opt.eventsPath))
         setupError(std::string("bad job: ") + e.what());
