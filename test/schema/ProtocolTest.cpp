@@ -189,6 +189,12 @@ TEST(WorkerEvents, TheEvaluatorsReaderToleratesWhatItDoesNotTrust) {
   EXPECT_EQ(read[2].as<events::Verdict>()->outcome, "ok");
   EXPECT_TRUE(read[3].is<events::Done>());
   EXPECT_EQ(read[3].t, 9.0);
+  // A set out of range is INT64_MIN (x86's conversion, which the evaluator has always shown), not
+  // undefined behaviour.
+  std::vector<WorkerEvent> huge = readWorkerEvents("{\"event\":\"phase\",\"set\":1e300}\n{\"event\":\"phase\",\"set\":-2.5}");
+  ASSERT_EQ(huge.size(), 2u);
+  EXPECT_EQ(huge[0].as<events::Phase>()->set, INT64_MIN);
+  EXPECT_EQ(huge[1].as<events::Phase>()->set, -2);
 }
 
 namespace {
