@@ -17,7 +17,8 @@
 # reward's static terms); data/models/sft when sft.sh does not run first.
 # Environment: RL_SFT_DIR (default /tmp/cudaperf-sft/sft/checkpoint, else data/models/sft), RL_SECONDS
 # (training seconds, default 200), RL_TOTAL_SECONDS (whole-script deadline, default RL_SECONDS + 170),
-# RL_SEED (0), RL_SET (extra "--set K=V ..." for cudaperf-train rl), RL_ABLATIONS (0), RL_ABLATION_SECONDS
+# RL_SEED (0), RL_ARM (the main run's arm: unified-ranker (default), unified, outcome, single-turn),
+# RL_ABLATION_ARMS (with RL_ABLATIONS; default "outcome single-turn"), RL_SET (extra "--set K=V ..." for cudaperf-train rl), RL_ABLATIONS (0), RL_ABLATION_SECONDS
 # (default RL_SECONDS / 2 each), RL_RESUME_TAR (an rl-state.tar.gz of an earlier call: resume from it),
 # RL_GDB (1: run cudaperf-train under gdb where the host has it), RL_ANALYZER (a cudaperf-analyze to run; default: the package
 # RL_ANALYZER_PACK (.carry/analyzer, scripts/pack-analyzer.sh) unpacked by scripts/gpu/unpack-analyzer.sh when
@@ -57,12 +58,35 @@ pack() {
   fi
   [ ${#files[@]} -gt 0 ] && tar -czf "$out/rl-report.tar.gz" -C "$out" "${files[@]}" && (cd "$out" && rm -f "${files[@]}")
   local abl=()
-  for d in outcome single-turn; do [ -d "$work/ablation-$d" ] && abl+=("ablation-$d"); done
+  for d in unified outcome single-turn; do [ -d "$work/ablation-$d" ] && abl+=("ablation-$d"); done
   if [ ${#abl[@]} -gt 0 ]; then
     for d in "${abl[@]}"; do rm -rf "$work/$d/work" "$work/$d/checkpoint" "$work/$d/state" "$work/$d/adapter"; gzip -f "$work/$d/candidates.jsonl" 2>/dev/null; done
     tar -czf "$out/ablations.tar.gz" -C "$work" "${abl[@]}"
   fi
 }
+
+# The experiment's arms (docs/training.md, "The experiment"): what each sets on top of data/rl/h200.json.
+arm_set() { # ARM -> "K=V" (empty for the main arm)
+  case $1 in
+    unified-ranker) echo "" ;;                            # the config as is: unified reward + the ranking model
+    unified) echo "ranking_checkpoint=none" ;;           # the unified reward without the learned term
+    outcome) echo "reward_mode=outcome" ;;               # outcome-only reward
+    single-turn) echo "turns=1" ;;                       # no second turn with feedback
+    *) return 1 ;;
+  esac
+}
+# RL_ARM: which arm the main run is (default unified-ranker); RL_ABLATION_ARMS: the arms run beside or
+# after it with RL_ABLATIONS (default "outcome single-turn").
+arm=${RL_ARM:-unified-ranker}
+arm_kv=$(arm_set "$arm") || { note "RESULT: FAILED (RL_ARM=$arm: not one of unified-ranker unified outcome single-turn)"; exit 2; }
+main_set=()
+[ -n "$arm_kv" ] && main_set=(--set "$arm_kv")
+note "arm: $arm${arm_kv:+ ($arm_kv)}, seed $seed"
+ablations=()
+for a in ${RL_ABLATION_ARMS:-outcome single-turn}; do
+  kv=$(arm_set "$a") && [ -n "$kv" ] || { note "RESULT: FAILED (RL_ABLATION_ARMS: $a is not an ablation arm)"; exit 2; }
+  ablations+=("$a:$kv")
+done
 
 note "== machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$summary"
@@ -135,7 +159,6 @@ report_rl() { # NAME (folder under $work) RC LINES
   [ "$2" -eq 0 ] || { failed=1; tail -5 "$work/$1/train.log" | tee -a "$summary"; }
 }
 
-ablations=(outcome:reward_mode=outcome single-turn:turns=1)
 if [ "${RL_ABLATIONS:-0}" = parallel ]; then
   # The run and both ablations at once, each with its own evaluator (RL_EVAL_JOBS workers, default 5: three
   # evaluators on the host's 16 cores) and the same seed and training seconds: equal wall-clock budgets on a
@@ -145,7 +168,7 @@ if [ "${RL_ABLATIONS:-0}" = parallel ]; then
   note "== RL and ablations in parallel (${rl_seconds} s of training each, ${RL_EVAL_JOBS} evaluator workers each)"
   pids=()
   mkdir -p "$work/run"
-  run_rl "$work/run" "$rl_seconds" --set reward_jobs="$RL_EVAL_JOBS" > "$work/run/train.log" 2>&1 &
+  run_rl "$work/run" "$rl_seconds" --set reward_jobs="$RL_EVAL_JOBS" "${main_set[@]}" > "$work/run/train.log" 2>&1 &
   pids+=("run:$!")
   for spec in "${ablations[@]}"; do
     name=${spec%%:*}; set_kv=${spec#*:}
@@ -169,7 +192,7 @@ if [ -n "${RL_RESUME_TAR:-}" ] && [ -f "$RL_RESUME_TAR" ]; then
   tar -xzf "$RL_RESUME_TAR" -C "$work/run" && resume=(--resume) && note "resuming from $RL_RESUME_TAR"
 fi
 SECONDS=0
-run_rl "$work/run" "$rl_seconds" "${resume[@]}" > "$work/run/train.log" 2>&1
+run_rl "$work/run" "$rl_seconds" "${main_set[@]}" "${resume[@]}" > "$work/run/train.log" 2>&1
 rc=$?
 note "cudaperf-train rl rc=$rc in ${SECONDS} s"
 report_rl run "$rc" 12
