@@ -5,8 +5,8 @@
 # Usage: scripts/fuzz.sh [--bin DIR] [--corpus DIR] [--only TARGET] SECONDS
 #   --bin     where the fuzz-* programs are (default: build/test/fuzz/bin)
 #   --corpus  where each target's growing corpus is kept (default: a temporary folder, removed after)
-#   --only    one target: Json, Task, SizeExpr, ServeProtocol, Safetensors, TokenizerJson or
-#             AnalysisDocument
+#   --only    one target: Json, Task, SizeExpr, ServeProtocol, Safetensors, TokenizerJson,
+#             AnalysisDocument or WorkerEvents
 # A finding stops that target; its input is kept as DIR/crash-* (or leak-*, timeout-*, oom-*) under
 # the corpus folder's findings/ and the script exits 1 after the remaining targets ran.
 set -uo pipefail
@@ -69,11 +69,14 @@ seeds() {
       # the analyzer's documents stored with the reward's golden cases, and one with estimated savings
       cp "$root"/test/fuzz/seeds/analysis/* "$dir"/
       for f in "$root"/test/reward/golden/*/analysis.json; do cp "$f" "$dir/$(echo "$f" | md5sum | cut -c1-12).json"; done ;;
+    WorkerEvents)
+      # a worker's event file, and forged lines (wrong types, an out-of-range set, a torn line)
+      cp "$root"/test/fuzz/seeds/worker-events/* "$dir"/ ;;
   esac
 }
 
 status=0
-for target in Json Task SizeExpr ServeProtocol Safetensors TokenizerJson AnalysisDocument; do
+for target in Json Task SizeExpr ServeProtocol Safetensors TokenizerJson AnalysisDocument WorkerEvents; do
   [ -n "$only" ] && [ "$only" != "$target" ] && continue
   program="$bin/fuzz-$target"
   if [ ! -x "$program" ]; then
