@@ -5,6 +5,7 @@
 #include "cudaperf/Runtime/DeviceData.h"
 #include "cudaperf/Runtime/GpuMonitor.h"
 #include "cudaperf/Schema/EvalResult.h"
+#include "cudaperf/Schema/Outcome.h"
 #include "cudaperf/Schema/Protocol.h"
 #include "cudaperf/Support/Sha256.h"
 
@@ -267,7 +268,7 @@ void DeviceSlot::keepBaselineTiming(const std::string &key, const std::string &e
       ++timings;
     }
     if (const schema::events::Verdict *v = e.as<schema::events::Verdict>())
-      ok = v->outcome == "ok";
+      ok = v->outcome && schema::parseOutcome(*v->outcome) == schema::Outcome::Ok;
   }
   if (!ok || timings == 0)
     return;
