@@ -3,17 +3,12 @@
 // repository (data/**, test/**: plain, .gz, .xz, .zst, .tar.gz; nested ones too, such as the RL
 // trainer's `reward_document`) read and written back to the same text.
 #include "cudaperf/Schema/RewardDocument.h"
-#include "cudaperf/Support/Subprocess.h"
+#include "StoredDocuments.h"
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <filesystem>
 #include <iostream>
-#include <map>
-#include <unistd.h>
 
-namespace fs = std::filesystem;
 using namespace cudaperf::schema;
 using cudaperf::support::Json;
 using cudaperf::support::parseJson;
@@ -162,122 +157,11 @@ TEST(RewardDocument, ErrorsNameTheFieldPath) {
 
 // --- Every stored reward document --------------------------------------------------------------
 
-constexpr const char *kSchemaText = "cudaperf-reward/1";
-
-bool endsWith(const std::string &s, const std::string &suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string runTool(const std::vector<std::string> &argv) {
-  cudaperf::support::ProcessOptions options;
-  options.separateStderr = true;
-  options.maxCapturedBytes = size_t(512) << 20;
-  options.timeoutSeconds = 120;
-  auto r = cudaperf::support::runProcess(argv, options);
-  if (!r.succeeded())
-    ADD_FAILURE() << argv[0] << " " << argv.back() << ": " << r.describe() << " " << r.errorOutput;
-  return r.output;
-}
-
-struct Tally {
-  size_t files = 0, documents = 0;
-  std::map<std::string, size_t> perFile;
-  std::vector<std::string> failures;
-};
-
-void checkTree(const Json &v, const std::string &where, Tally &tally) {
-  if (v.is_object()) {
-    if (const Json *s = cudaperf::support::member(v, "schema"); s && s->is_string() && *s == kSchemaText) {
-      ++tally.documents;
-      try {
-        std::string before = writeJson(v);
-        std::string after = writeJson(RewardDocument::fromJson(v, where).toJson());
-        if (before != after && tally.failures.size() < 20) {
-          size_t i = std::mismatch(before.begin(), before.end(), after.begin(), after.end()).first - before.begin();
-          size_t from = i > 60 ? i - 60 : 0;
-          tally.failures.push_back(where + ": differs at byte " + std::to_string(i) + "\n  read:    ..." +
-                                   before.substr(from, 160) + "\n  written: ..." + after.substr(from, 160));
-        }
-      } catch (const std::exception &e) {
-        tally.failures.push_back(where + ": " + e.what());
-      }
-      return;
-    }
-    for (const auto &kv : v.items())
-      checkTree(kv.value(), where, tally);
-  } else if (v.is_array()) {
-    for (const Json &x : v)
-      checkTree(x, where, tally);
-  }
-}
-
-// A JSON document, or JSON Lines.
-void checkText(const std::string &text, const std::string &where, Tally &tally) {
-  if (text.find(kSchemaText) == std::string::npos)
-    return;
-  ++tally.files;
-  size_t before = tally.documents;
-  try {
-    checkTree(parseJson(text, where), where, tally);
-  } catch (const SupportError &) {
-    size_t start = 0, line = 0;
-    while (start < text.size()) {
-      size_t end = std::min(text.find('\n', start), text.size());
-      ++line;
-      std::string_view l(text.data() + start, end - start);
-      if (l.find(kSchemaText) != std::string_view::npos) {
-        std::string at = where + ":" + std::to_string(line);
-        try {
-          checkTree(parseJson(l, at), at, tally);
-        } catch (const SupportError &e) {
-          tally.failures.push_back(at + ": not JSON: " + e.what());
-        }
-      }
-      start = end + 1;
-    }
-  }
-  tally.perFile[where] = tally.documents - before;
-}
-
-void checkDirectory(const fs::path &root, const std::string &shown, Tally &tally);
-
-void checkFile(const fs::path &p, const std::string &shown, Tally &tally) {
-  std::string name = p.filename().string();
-  auto compressed = [&](const char *ext) {
-    return endsWith(name, std::string(".json") + ext) || endsWith(name, std::string(".jsonl") + ext);
-  };
-  if (endsWith(name, ".tar.gz") || endsWith(name, ".tgz")) {
-    fs::path dir = fs::temp_directory_path() / ("schema-reward-roundtrip-" + std::to_string(getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    runTool({"tar", "-xzf", p.string(), "-C", dir.string()});
-    checkDirectory(dir, shown + "!", tally);
-    fs::remove_all(dir);
-  } else if (compressed(".gz")) {
-    checkText(runTool({"gzip", "-dc", "--", p.string()}), shown, tally);
-  } else if (compressed(".xz")) {
-    checkText(runTool({"xz", "-dc", "--", p.string()}), shown, tally);
-  } else if (compressed(".zst")) {
-    checkText(runTool({"zstd", "-dc", "--", p.string()}), shown, tally);
-  } else if (endsWith(name, ".json") || endsWith(name, ".jsonl")) {
-    checkText(cudaperf::support::readRegularFile(p.string()), shown, tally);
-  }
-}
-
-void checkDirectory(const fs::path &root, const std::string &shown, Tally &tally) {
-  std::vector<fs::path> files;
-  for (const auto &e : fs::recursive_directory_iterator(root))
-    if (e.is_regular_file())
-      files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  for (const fs::path &p : files)
-    checkFile(p, shown + "/" + fs::relative(p, root).string(), tally);
-}
-
 TEST(RewardDocumentRoundTrip, EveryStoredDocumentReadsAndWritesBackIdentically) {
-  Tally tally;
-  for (const char *dir : {"data", "test"})
-    checkDirectory(fs::path(CUDAPERF_SOURCE_DIR) / dir, dir, tally);
+  cudaperf::schema_test::StoredDocumentTally tally =
+      cudaperf::schema_test::StoredDocumentWalk(kRewardSchema, [](const Json &v, const std::string &where) {
+        return RewardDocument::fromJson(v, where).toJson();
+      }).run();
   for (const std::string &f : tally.failures)
     ADD_FAILURE() << f;
   // The RL runs' candidates.jsonl.gz hold 1840 (each candidate's reward_document): a walk that
@@ -291,21 +175,9 @@ TEST(RewardDocumentRoundTrip, EveryStoredDocumentReadsAndWritesBackIdentically) 
     std::cout << "  " << file << ": " << n << "\n";
 }
 
-// Issue 37's rule: the reward document is built in one place. A C++ source outside lib/Schema that
-// spells the schema's string literal is writing (or checking) the document by hand.
 TEST(RewardDocumentOwnership, NoHandBuiltRewardDocumentOutsideLibSchema) {
-  std::vector<std::string> offenders;
-  for (const char *dir : {"lib", "tools", "include"})
-    for (const auto &e : fs::recursive_directory_iterator(fs::path(CUDAPERF_SOURCE_DIR) / dir)) {
-      std::string p = e.path().string();
-      if (!e.is_regular_file() || !(endsWith(p, ".cpp") || endsWith(p, ".h")))
-        continue;
-      std::string rel = fs::relative(e.path(), CUDAPERF_SOURCE_DIR).string();
-      if (rel.rfind("lib/Schema/", 0) == 0 || rel.rfind("include/cudaperf/Schema/", 0) == 0)
-        continue;
-      if (cudaperf::support::readRegularFile(p).find("\"cudaperf-reward/1\"") != std::string::npos)
-        offenders.push_back(rel);
-    }
+  std::vector<std::string> offenders =
+      cudaperf::schema_test::sourcesSpellingOutsideSchema("\"cudaperf-reward/1\"", {".cpp", ".h"});
   EXPECT_TRUE(offenders.empty()) << "use schema::RewardDocument (include/cudaperf/Schema/RewardDocument.h) in: "
                                  << ::testing::PrintToString(offenders);
 }
