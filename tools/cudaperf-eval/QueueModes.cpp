@@ -3,6 +3,7 @@
 #include "QueueModes.h"
 
 #include "cudaperf/Runtime/EvalServer.h"
+#include "cudaperf/Schema/Protocol.h"
 #include "cudaperf/Support/Json.h"
 
 #include <algorithm>
@@ -110,8 +111,11 @@ public:
       std::string line = buffer_.substr(0, nl);
       buffer_.erase(0, nl + 1);
       Json m = support::parseJson(line, "serve message");
-      std::string type = m.value("type", "");
-      if (type == "result" || type == "error" || type == "cancelled")
+      // A job ends with its result, an error or its cancellation; ready, stats and pong lines
+      // answer no job.
+      namespace serve = schema::serve;
+      serve::Message message = serve::messageFromJson(m, "serve message");
+      if (message.as<serve::Result>() || message.as<serve::Error>() || message.as<serve::Cancelled>())
         out.push_back(std::move(m));
     }
     return out;
