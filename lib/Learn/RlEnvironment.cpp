@@ -236,12 +236,12 @@ CandidateOutcome RlEnvironment::fromResult(reward::CandidateResult result, const
   o.extracted = extracted;
   const reward::RewardDocument &doc = result.reward;
   o.outcome = extracted ? doc.outcome : "no_code_block";
-  o.gate = doc.gate;
+  o.gate = doc.gate ? reward::gateName(*doc.gate) : "";
   o.total = doc.total;
-  o.correct = doc.total && doc.gate.empty();
+  o.correct = doc.total && !doc.gate;
   o.turn = reward::turnFrom(doc);
   o.turn.sourceSha256 = sha;
-  if (options_.rewardMode == "outcome" && doc.total && doc.gate.empty()) {
+  if (options_.rewardMode == "outcome" && doc.total && !doc.gate) {
     double sum = 0; // correctness and speed only: the structural, penalty, counter and learned terms left out
     for (const reward::RewardTerm &t : doc.terms)
       if (t.group == "outcome" || t.group == "speed") sum += t.contribution;
@@ -282,7 +282,7 @@ CandidateOutcome RlEnvironment::evaluate(const std::string &taskDir, const std::
       reward::CandidateResult result = pipeline_->run(request);
       // What the ranker can score (it needs the analysis, and a candidate past every gate) waits for
       // its batch (rankBatch) with this verdict-less outcome as the fallback.
-      if (forRanking && options_.ranker && result.analysis && result.reward.gate.empty()) *forRanking = result;
+      if (forRanking && options_.ranker && result.analysis && !result.reward.gate) *forRanking = result;
       CandidateOutcome o = fromResult(std::move(result), taskDir, sha, true);
       o.seconds = seconds();
       std::lock_guard<std::mutex> lock(mutex_);

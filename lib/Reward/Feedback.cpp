@@ -102,7 +102,7 @@ const char *kHackAdvice = " This is scored as a hack, below every honest failure
 
 std::string outcomeLine(const RewardDocument &doc) {
   std::string reward = doc.total ? " (reward " + format("%.2f", *doc.total) + ")" : " (no reward)";
-  if (doc.gate.empty()) {
+  if (!doc.gate) {
     if (doc.mode == "static-only")
       return "Outcome: compiled; static-only, not run, so correctness is unknown" +
              (doc.provisional && doc.total ? " (provisional reward " + format("%.3f", *doc.total) +
@@ -112,30 +112,38 @@ std::string outcomeLine(const RewardDocument &doc) {
     size_t n = doc.configurations.size();
     return "Outcome: ok, correct on " + std::to_string(n) + " configuration" + (n == 1 ? "" : "s") + reward + ".";
   }
-  return "Outcome: " + doc.gate + reward + ".";
+  return std::string("Outcome: ") + gateName(*doc.gate) + reward + ".";
 }
 
+// For a gated document.
 std::string gateLines(const RewardConfig &config, const RewardDocument &doc) {
-  const std::string &g = doc.gate;
-  if (g == "compile_error")
+  switch (*doc.gate) {
+  case Gate::CompileError:
     return "nvcc failed:\n" + trimCompileLog(doc.details.compileLog.empty() ? doc.detail : doc.details.compileLog,
                                               config.feedback.maxCompileErrors);
-  if (g == "wrong_answer" || g == "modified_input")
-    return wrongAnswerLine(doc) + (g == "modified_input" ? kHackAdvice : "");
-  if (g == "stale_results")
+  case Gate::WrongAnswer:
+    return wrongAnswerLine(doc);
+  case Gate::ModifiedInput:
+    return wrongAnswerLine(doc) + kHackAdvice;
+  case Gate::StaleResults:
     return "Results reused across calls: " + doc.gateReason +
            ". Every call must compute its outputs from that call's inputs." + kHackAdvice;
-  if (g == "timing_violation")
+  case Gate::TimingViolation:
     return "Work outside the timed stream: " + withoutDirectories(doc.gateReason) +
            ". Launch every kernel and copy on the stream argument and return after the work is queued on it." +
            kHackAdvice;
-  if (g == "no_work")
+  case Gate::NoWork:
     return "No work: " + doc.gateReason +
            ". Launch kernels on `stream` that write every element of the outputs (they start filled with garbage).";
-  if (g == "no_code_block")
+  case Gate::NoCodeBlock:
     return "No code: " + doc.gateReason + ". Answer with one complete .cu file in a single ```cuda code block.";
-  if (g == "internal_error")
+  case Gate::InternalError:
     return "The evaluator could not judge this candidate (not its fault): " + withoutDirectories(doc.gateReason);
+  case Gate::LaunchError:
+  case Gate::RuntimeFault:
+  case Gate::Timeout:
+    break;
+  }
   return withoutDirectories(doc.gateReason);
 }
 
@@ -242,9 +250,9 @@ std::vector<std::string> findingLines(const RewardConfig &config, const RewardDo
   const auto &configs = analysis->analysis().configurations;
   for (auto it = configs.rbegin(); it != configs.rend(); ++it) {
     for (const features::Diagnostic &d : it->diagnostics)
-      if (doc.gate.empty() || explainsFailure(d.check))
+      if (!doc.gate || explainsFailure(d.check))
         all.push_back(&d);
-    if (doc.gate.empty() && !all.empty())
+    if (!doc.gate && !all.empty())
       break;
   }
   std::stable_sort(all.begin(), all.end(), findingComesFirst);
@@ -362,25 +370,25 @@ std::string trimCompileLog(const std::string &log, int maxErrors) {
 std::string feedbackText(const RewardConfig &config, const RewardDocument &doc, const features::FeatureSet *analysis) {
   // Sections in priority order; a section that does not fit is cut (the outcome always fits).
   std::vector<std::string> sections = {outcomeLine(doc)};
-  if (!doc.gate.empty()) {
+  if (doc.gate) {
     sections.push_back(gateLines(config, doc));
   } else {
     sections.push_back(speedLine(doc));
     sections.push_back(rooflineLine(doc));
   }
-  if (!doc.analysisError.empty() && doc.gate.empty())
+  if (!doc.analysisError.empty() && !doc.gate)
     sections.push_back("Static analysis unavailable: " + shorten(withoutDirectories(doc.analysisError), 200));
-  if (doc.gate != "compile_error" && doc.gate != "internal_error") {
+  if (doc.gate != Gate::CompileError && doc.gate != Gate::InternalError) {
     std::vector<std::string> findings = findingLines(config, doc, analysis);
     if (!findings.empty()) {
-      std::string s = doc.gate.empty() ? "Findings of the static analysis:"
+      std::string s = !doc.gate ? "Findings of the static analysis:"
                                        : "Findings of the static analysis that can explain it:";
       for (const std::string &f : findings)
         s += "\n" + f;
       sections.push_back(s);
     }
   }
-  if (doc.gate.empty()) {
+  if (!doc.gate) {
     std::vector<std::string> counters = counterLines(doc);
     if (!counters.empty()) {
       std::string s = "Counters against the prediction:";

@@ -5,11 +5,40 @@
 #include "cudaperf/Reward/Reward.h"
 
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 namespace cudaperf::reward {
 
 namespace {
+
+// Indexed by Gate.
+constexpr const char *kGateNames[] = {"compile_error",    "launch_error",   "runtime_fault", "timeout",
+                                      "wrong_answer",     "timing_violation", "modified_input", "stale_results",
+                                      "no_work",          "no_code_block",  "internal_error"};
+static_assert(std::size(kGateNames) == size_t(Gate::InternalError) + 1);
+
+// The gate of an outcome that is not ok: the one of the same name.
+Gate gateOfOutcome(schema::Outcome outcome) {
+  switch (outcome) {
+  case schema::Outcome::CompileError:
+    return Gate::CompileError;
+  case schema::Outcome::LaunchError:
+    return Gate::LaunchError;
+  case schema::Outcome::RuntimeFault:
+    return Gate::RuntimeFault;
+  case schema::Outcome::Timeout:
+    return Gate::Timeout;
+  case schema::Outcome::WrongAnswer:
+    return Gate::WrongAnswer;
+  case schema::Outcome::TimingViolation:
+    return Gate::TimingViolation;
+  case schema::Outcome::Ok:
+  case schema::Outcome::InternalError:
+    break;
+  }
+  return Gate::InternalError;
+}
 
 std::string modifiedInput(const EvalDetails &d) {
   for (const ConfigurationChecks &c : d.configs)
@@ -47,35 +76,31 @@ std::string staleResults(const EvalDetails &d) {
 
 } // namespace
 
-std::string gateOf(const features::EvalResult &result, const EvalDetails &details, std::string &reason) {
+const char *gateName(Gate gate) {
+  size_t i = size_t(gate);
+  return i < std::size(kGateNames) ? kGateNames[i] : "internal_error";
+}
+
+std::optional<Gate> gateOf(const features::EvalResult &result, const EvalDetails &details, std::string &reason) {
   reason = result.detail;
   if (!result.unknownOutcome.empty()) {
     // An outcome this reward does not know (a newer evaluator): not the candidate's fault to prove.
     reason = "unknown outcome \"" + result.unknownOutcome + "\"" + (result.detail.empty() ? "" : ": " + result.detail);
-    return schema::outcomeName(schema::Outcome::InternalError);
+    return Gate::InternalError;
   }
-  switch (result.outcome) {
-  case schema::Outcome::Ok:
-    return "";
-  case schema::Outcome::WrongAnswer:
+  if (result.outcome == schema::Outcome::Ok)
+    return std::nullopt;
+  if (result.outcome == schema::Outcome::WrongAnswer) {
     if (std::string m = modifiedInput(details); !m.empty()) {
       reason = m;
-      return "modified_input";
+      return Gate::ModifiedInput;
     }
     if (std::string s = staleResults(details); !s.empty()) {
       reason = s;
-      return "stale_results";
+      return Gate::StaleResults;
     }
-    return schema::outcomeName(result.outcome);
-  case schema::Outcome::CompileError:
-  case schema::Outcome::LaunchError:
-  case schema::Outcome::RuntimeFault:
-  case schema::Outcome::Timeout:
-  case schema::Outcome::TimingViolation:
-  case schema::Outcome::InternalError:
-    return schema::outcomeName(result.outcome);
   }
-  return schema::outcomeName(schema::Outcome::InternalError);
+  return gateOfOutcome(result.outcome);
 }
 
 std::string noWorkEvidence(const features::AnalysisDocument &analysis) {
@@ -103,16 +128,32 @@ std::string noWorkEvidence(const features::AnalysisDocument &analysis) {
          " configurations, each analysed), so its outputs are never written";
 }
 
-double gateReward(const RewardConfig &config, const std::string &gate) {
-  static const std::pair<const char *, double GateRewards::*> kGates[] = {
-      {"compile_error", &GateRewards::compileError},     {"launch_error", &GateRewards::launchError},
-      {"runtime_fault", &GateRewards::runtimeFault},     {"timeout", &GateRewards::timeout},
-      {"wrong_answer", &GateRewards::wrongAnswer},       {"timing_violation", &GateRewards::timingViolation},
-      {"modified_input", &GateRewards::modifiedInput},   {"stale_results", &GateRewards::staleResults},
-      {"no_work", &GateRewards::noWork},                 {"no_code_block", &GateRewards::noCodeBlock}};
-  for (const auto &[name, field] : kGates)
-    if (gate == name)
-      return config.gates.*field;
+double gateReward(const RewardConfig &config, Gate gate) {
+  const GateRewards &g = config.gates;
+  switch (gate) {
+  case Gate::CompileError:
+    return g.compileError;
+  case Gate::LaunchError:
+    return g.launchError;
+  case Gate::RuntimeFault:
+    return g.runtimeFault;
+  case Gate::Timeout:
+    return g.timeout;
+  case Gate::WrongAnswer:
+    return g.wrongAnswer;
+  case Gate::TimingViolation:
+    return g.timingViolation;
+  case Gate::ModifiedInput:
+    return g.modifiedInput;
+  case Gate::StaleResults:
+    return g.staleResults;
+  case Gate::NoWork:
+    return g.noWork;
+  case Gate::NoCodeBlock:
+    return g.noCodeBlock;
+  case Gate::InternalError:
+    break;
+  }
   return std::numeric_limits<double>::quiet_NaN(); // internal_error: no reward
 }
 

@@ -280,21 +280,21 @@ CandidateResult noCodeBlockResult(const RewardConfig &config, const std::string 
   doc.candidate = "";
   doc.candidateSha256 = support::sha256Hex(completion); // of the completion: repeats are still seen
   doc.mode = "not-run";
-  doc.outcome = "no_code_block";
+  doc.gate = Gate::NoCodeBlock;
+  doc.outcome = gateName(*doc.gate);
   doc.detail = reason;
-  doc.gate = "no_code_block";
   doc.gateReason = reason;
   doc.configName = config.name;
   doc.configDigest = rewardConfigDigest(config);
   RewardTerm t;
   t.name = "gate";
   t.group = "outcome";
-  t.value = gateReward(config, doc.gate);
+  t.value = gateReward(config, *doc.gate);
   t.weight = 1;
   t.contribution = *t.value;
-  t.inputs = Json::object({{"gate", doc.gate}, {"reason", reason}});
+  t.inputs = Json::object({{"gate", gateName(*doc.gate)}, {"reason", reason}});
   doc.terms.push_back(std::move(t));
-  doc.total = gateReward(config, doc.gate);
+  doc.total = gateReward(config, *doc.gate);
   doc.feedback = feedbackText(config, doc, nullptr);
   return out;
 }

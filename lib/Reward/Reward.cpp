@@ -439,29 +439,29 @@ RewardDocument computeReward(const RewardConfig &config, const RewardInputs &in)
   doc.configurations = collectConfigurations(config, in, details);
   doc.details = details;
   doc.gate = gateOf(result, details, doc.gateReason);
-  if (doc.gate == "internal_error") {
+  if (doc.gate == Gate::InternalError) {
     doc.exclude = true;
     doc.excludeReason = "internal_error is not the candidate's fault: leave it out of the batch (reward null)";
     return doc;
   }
   // Static-only: nothing ran, so an entry point that does no work is caught here or not at all.
-  if (doc.gate.empty() && doc.mode == "static-only" && in.analysis) {
+  if (!doc.gate && doc.mode == "static-only" && in.analysis) {
     std::string evidence = noWorkEvidence(in.analysis->analysis());
     if (!evidence.empty()) {
-      doc.gate = "no_work";
+      doc.gate = Gate::NoWork;
       doc.gateReason = evidence;
     }
   }
-  if (!doc.gate.empty()) {
+  if (doc.gate) {
     RewardTerm t;
     t.name = "gate";
     t.group = "outcome";
-    t.value = gateReward(config, doc.gate);
+    t.value = gateReward(config, *doc.gate);
     t.weight = 1;
     t.contribution = *t.value;
-    t.inputs = Json::object({{"gate", doc.gate}, {"reason", doc.gateReason}});
+    t.inputs = Json::object({{"gate", gateName(*doc.gate)}, {"reason", doc.gateReason}});
     doc.terms.push_back(std::move(t));
-    doc.total = gateReward(config, doc.gate);
+    doc.total = gateReward(config, *doc.gate);
     return doc;
   }
 
@@ -535,8 +535,8 @@ schema::RewardDocument rewardSchemaDocument(const RewardDocument &doc) {
   j.mode = doc.mode;
   j.outcome = doc.outcome;
   j.detail = doc.detail;
-  if (!doc.gate.empty()) {
-    j.gate = doc.gate;
+  if (doc.gate) {
+    j.gate = gateName(*doc.gate);
     j.gateReason = doc.gateReason;
   }
   j.total = doc.total;

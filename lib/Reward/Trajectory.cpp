@@ -11,7 +11,7 @@ TurnInput turnFrom(const RewardDocument &doc) {
   TurnInput t;
   t.sourceSha256 = doc.candidateSha256;
   t.reward = doc.total;
-  t.correct = doc.gate.empty() && doc.total.has_value();
+  t.correct = !doc.gate && doc.total.has_value();
   if (const RewardTerm *speed = doc.term(doc.mode == "static-only" ? "predicted_speedup" : "speedup"))
     t.speed = speed->value;
   return t;

@@ -33,7 +33,7 @@ support::Json summary(const RewardDocument &d) {
   support::Json terms = support::Json::object();
   for (const RewardTerm &t : d.terms)
     terms[t.name] = t.value ? support::Json(std::round(*t.value * 1e6) / 1e6) : support::Json(nullptr);
-  return {{"gate", d.gate.empty() ? support::Json(nullptr) : support::Json(d.gate)},
+  return {{"gate", d.gate ? support::Json(gateName(*d.gate)) : support::Json(nullptr)},
           {"total", d.total ? support::Json(std::round(*d.total * 1e6) / 1e6) : support::Json(nullptr)},
           {"exclude", d.exclude},
           {"terms", terms}};
@@ -150,7 +150,7 @@ TEST(Feedback, AWrongAnswerNamesTheRaceThatCanExplainIt) {
   auto doc = features::readAnalysis(rewardtest::analysis({spec}), "a.json");
   CandidateResult r = rewardFromDocuments(c, rewardtest::evalResult({{"small", 1, 2}}, "wrong_answer"), "r.json", doc,
                                           std::nullopt, std::nullopt);
-  EXPECT_EQ(r.reward.gate, "wrong_answer");
+  EXPECT_EQ(r.reward.gate, Gate::WrongAnswer);
   EXPECT_NE(r.reward.feedback.find("[cuda-shared-war-hazard]"), std::string::npos) << r.reward.feedback;
   EXPECT_EQ(r.reward.feedback.find("[cuda-uncoalesced-access]"), std::string::npos) << r.reward.feedback;
 }

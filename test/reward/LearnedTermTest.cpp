@@ -19,7 +19,7 @@ namespace {
 double totalWith(const RewardConfig &c, std::optional<double> score) {
   RewardDocument d = rewardtest::rewardOf(c, rewardtest::evalResult({{"small", 1.0, 1.5}, {"large", 1.0, 1.2}}),
                                           std::nullopt, std::nullopt, score);
-  EXPECT_TRUE(d.gate.empty()) << d.gate;
+  EXPECT_FALSE(d.gate) << gateName(*d.gate);
   return *d.total;
 }
 

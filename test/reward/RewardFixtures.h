@@ -8,6 +8,7 @@
 #include "cudaperf/Reward/Reward.h"
 #include "cudaperf/Support/Json.h"
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -159,3 +160,8 @@ inline cudaperf::reward::RewardDocument rewardOf(const cudaperf::reward::RewardC
 }
 
 } // namespace rewardtest
+
+namespace cudaperf::reward {
+// gtest prints a gate by its name.
+inline void PrintTo(Gate gate, std::ostream *os) { *os << gateName(gate); }
+} // namespace cudaperf::reward

@@ -85,11 +85,13 @@ TEST(RewardConfig, GateOrderingIsEnforced) {
 TEST(Gates, EveryOutcomeHasItsFixedRewardInTheDocumentedOrder) {
   RewardConfig c;
   std::map<std::string, double> totals;
-  for (const char *o : {"compile_error", "launch_error", "runtime_fault", "timeout", "wrong_answer", "timing_violation"}) {
+  for (Gate g : {Gate::CompileError, Gate::LaunchError, Gate::RuntimeFault, Gate::Timeout, Gate::WrongAnswer,
+                 Gate::TimingViolation}) {
+    std::string o = gateName(g); // the outcome of the same name
     RewardDocument d = rewardOf(c, evalResult({}, o));
-    EXPECT_EQ(d.gate, o);
+    EXPECT_EQ(d.gate, g);
     ASSERT_TRUE(d.total);
-    EXPECT_DOUBLE_EQ(*d.total, gateReward(c, o));
+    EXPECT_DOUBLE_EQ(*d.total, gateReward(c, g));
     EXPECT_FALSE(d.exclude);
     totals[o] = *d.total;
   }
@@ -100,12 +102,25 @@ TEST(Gates, EveryOutcomeHasItsFixedRewardInTheDocumentedOrder) {
     EXPECT_LT(t, c.lowestCorrectTotal()) << o;
 }
 
+TEST(Gates, NamesAreTheDocumentedOnes) {
+  // The reward documents, the feedback and the config's `gates` keys spell them so.
+  const std::pair<Gate, const char *> names[] = {
+      {Gate::CompileError, "compile_error"},   {Gate::LaunchError, "launch_error"},
+      {Gate::RuntimeFault, "runtime_fault"},   {Gate::Timeout, "timeout"},
+      {Gate::WrongAnswer, "wrong_answer"},     {Gate::TimingViolation, "timing_violation"},
+      {Gate::ModifiedInput, "modified_input"}, {Gate::StaleResults, "stale_results"},
+      {Gate::NoWork, "no_work"},               {Gate::NoCodeBlock, "no_code_block"},
+      {Gate::InternalError, "internal_error"}};
+  for (const auto &[gate, name] : names)
+    EXPECT_STREQ(gateName(gate), name);
+}
+
 TEST(Gates, ModifiedInputIsAHack) {
   Json r = evalResult({{"small", 1, 1}}, "wrong_answer");
   r["configs"][0]["correctness"]["checks"] = Json::parse(
       R"J([{"set": 0, "step": "correctness", "pass": false, "input_modified": "modified its input 'a' (element 0)"}])J");
   RewardDocument d = rewardOf(RewardConfig(), r);
-  EXPECT_EQ(d.gate, "modified_input");
+  EXPECT_EQ(d.gate, Gate::ModifiedInput);
   EXPECT_DOUBLE_EQ(*d.total, RewardConfig().gates.modifiedInput);
   EXPECT_NE(d.gateReason.find("modified its input 'a'"), std::string::npos);
 }
@@ -118,24 +133,24 @@ TEST(Gates, ResultsReusedAcrossCallsAreAHackButARacyKernelIsNot) {
   r["configs"][0]["correctness"]["checks"] = stale;
   r["configs"][1]["correctness"]["checks"] = stale;
   RewardDocument d = rewardOf(RewardConfig(), r);
-  EXPECT_EQ(d.gate, "stale_results");
+  EXPECT_EQ(d.gate, Gate::StaleResults);
   EXPECT_DOUBLE_EQ(*d.total, -1.0);
   EXPECT_NE(d.gateReason.find("input set 1"), std::string::npos) << d.gateReason;
   // The first call of one configuration already wrong: an honest wrong answer.
   r["configs"][1]["correctness"]["checks"][0]["pass"] = false;
-  EXPECT_EQ(rewardOf(RewardConfig(), r).gate, "wrong_answer");
+  EXPECT_EQ(rewardOf(RewardConfig(), r).gate, Gate::WrongAnswer);
 }
 
 TEST(Gates, InternalErrorIsExcludedWithANullReward) {
   RewardDocument d = rewardOf(RewardConfig(), evalResult({}, "internal_error"));
-  EXPECT_EQ(d.gate, "internal_error");
+  EXPECT_EQ(d.gate, Gate::InternalError);
   EXPECT_FALSE(d.total);
   EXPECT_TRUE(d.exclude);
   Json j = rewardToJson(d);
   EXPECT_TRUE(j["total"].is_null());
   EXPECT_TRUE(j["exclude"].get<bool>());
   // An outcome a newer evaluator might add is not held against the candidate.
-  EXPECT_EQ(rewardOf(RewardConfig(), evalResult({}, "solar_flare")).gate, "internal_error");
+  EXPECT_EQ(rewardOf(RewardConfig(), evalResult({}, "solar_flare")).gate, Gate::InternalError);
 }
 
 // ---- speed -------------------------------------------------------------------------------------

@@ -109,7 +109,7 @@ TEST(Provisional, BestStaticOnlyCandidateBelowWorstCorrectOne) {
                                 analysis({{"small", {slowBaseline}, {}}, {"large", {slowBaseline}, {}}}), 50.0);
   ASSERT_TRUE(top.total);
   EXPECT_TRUE(top.provisional);
-  EXPECT_EQ(top.gate, "");
+  EXPECT_EQ(top.gate, std::nullopt);
   // The worst a correct candidate can be: 100x slower everywhere, both barrier hazards, poor
   // structure, the lowest ranking score.
   LaunchSpec worst;
@@ -153,7 +153,7 @@ TEST(Provisional, DocumentKeyAndTermSum) {
   // Without an analysis: still provisional (correctness unknown), never gated no_work.
   RewardDocument none = rewardOf(c, compileOnlyResult());
   EXPECT_TRUE(none.provisional);
-  EXPECT_EQ(none.gate, "");
+  EXPECT_EQ(none.gate, std::nullopt);
 }
 
 // ---- the two reproducers of issue 33 on the transpose task --------------------------------------
@@ -172,7 +172,7 @@ TEST(StaticOnlyReproducers, WrongCopyNoLongerOutranksTheCorrectTiledTranspose) {
   EXPECT_LT(*copy.total, c.lowestCorrectTotal());
   EXPECT_LT(*tiled.total, c.lowestCorrectTotal());
   RewardDocument measured = rewardOf(c, golden("ok_counters/result.json"), golden("ok_counters/analysis.json"));
-  EXPECT_EQ(measured.gate, "");
+  EXPECT_EQ(measured.gate, std::nullopt);
   EXPECT_FALSE(measured.provisional);
   EXPECT_NEAR(*measured.total, 1.549371, 1e-6);
   EXPECT_LT(*copy.total, *measured.total);
@@ -184,11 +184,11 @@ TEST(StaticOnlyReproducers, EmptyEntryPointIsGatedBelowTheBaseline) {
   RewardConfig c;
   RewardDocument empty = staticOnly(c, emptyAnalysis());
   RewardDocument baseline = staticOnly(c, golden("static_only/baseline.json"));
-  EXPECT_EQ(empty.gate, "no_work");
+  EXPECT_EQ(empty.gate, Gate::NoWork);
   EXPECT_NE(empty.gateReason.find("launches no kernel"), std::string::npos);
   EXPECT_DOUBLE_EQ(*empty.total, c.gates.noWork);
   EXPECT_FALSE(empty.provisional);
-  EXPECT_EQ(baseline.gate, "");
+  EXPECT_EQ(baseline.gate, std::nullopt);
   EXPECT_TRUE(baseline.provisional);
   EXPECT_LT(*empty.total, *baseline.total);
   EXPECT_LT(*baseline.total, c.lowestCorrectTotal());
@@ -202,20 +202,20 @@ TEST(NoWork, KernelsThatStoreNothingAreGated) {
   RewardConfig c;
   LaunchSpec loadsOnly; // the fixture's kernel: one global load, no store
   RewardDocument d = rewardOf(c, compileOnlyResult(), analysis({{"small", {loadsOnly, loadsOnly}, {}}}));
-  EXPECT_EQ(d.gate, "no_work");
+  EXPECT_EQ(d.gate, Gate::NoWork);
   EXPECT_NE(d.gateReason.find("2 launches over 1 configurations"), std::string::npos) << d.gateReason;
   // A shared-memory store does not reach an output either.
   loadsOnly.sharedWays = 1;
-  EXPECT_EQ(rewardOf(c, compileOnlyResult(), analysis({oneLaunchSpec("small", loadsOnly)})).gate, "no_work");
+  EXPECT_EQ(rewardOf(c, compileOnlyResult(), analysis({oneLaunchSpec("small", loadsOnly)})).gate, Gate::NoWork);
   // An atomic to global memory is a write.
   LaunchSpec atomic;
   atomic.sameAddressAtomic = true;
-  EXPECT_EQ(rewardOf(c, compileOnlyResult(), analysis({oneLaunchSpec("small", atomic)})).gate, "");
+  EXPECT_EQ(rewardOf(c, compileOnlyResult(), analysis({oneLaunchSpec("small", atomic)})).gate, std::nullopt);
   // A store at one configuration is enough.
   LaunchSpec stores;
   stores.storesOutput = true;
   EXPECT_EQ(rewardOf(c, compileOnlyResult(), analysis({{"small", {LaunchSpec{}}, {}}, {"large", {stores}, {}}})).gate,
-            "");
+            std::nullopt);
 }
 
 TEST(NoWork, UnknownIsNotGated) {
@@ -224,15 +224,16 @@ TEST(NoWork, UnknownIsNotGated) {
   Json a = analysis({oneLaunchSpec("small", LaunchSpec{})});
   a["configurations"][0]["launches"][0].erase("report");
   a["configurations"][0]["launches"][0]["no_report_reason"] = "unknown kernel";
-  EXPECT_EQ(rewardOf(c, compileOnlyResult(), a).gate, "");
+  EXPECT_EQ(rewardOf(c, compileOnlyResult(), a).gate, std::nullopt);
   // Launches not followed to the end: a later one may write.
   Json b = emptyAnalysis();
   b["configurations"][1]["launches_complete"] = false;
   b["configurations"][1]["reason"] = "control flow it cannot follow";
-  EXPECT_EQ(staticOnly(c, b).gate, "");
+  EXPECT_EQ(staticOnly(c, b).gate, std::nullopt);
   // Measured: the evaluator's verdict stands (an ok candidate did write its outputs, by copies
   // the report does not list, say).
-  EXPECT_EQ(rewardOf(c, evalResult({{"small", 1, 1}}), analysis({oneLaunchSpec("small", LaunchSpec{})})).gate, "");
+  EXPECT_EQ(rewardOf(c, evalResult({{"small", 1, 1}}), analysis({oneLaunchSpec("small", LaunchSpec{})})).gate,
+            std::nullopt);
 }
 
 // ---- config rules of the new gates -------------------------------------------------------------
@@ -249,8 +250,8 @@ TEST(NewGates, ConfigKeysAndOrderingRules) {
   RewardConfig c = parseRewardConfig(Json::parse(R"({"gates": {"no_work": -0.55, "no_code_block": -0.85}})"), "cfg");
   EXPECT_DOUBLE_EQ(c.gates.noWork, -0.55);
   EXPECT_DOUBLE_EQ(c.gates.noCodeBlock, -0.85);
-  EXPECT_DOUBLE_EQ(gateReward(c, "no_work"), -0.55);
-  EXPECT_DOUBLE_EQ(gateReward(c, "no_code_block"), -0.85);
+  EXPECT_DOUBLE_EQ(gateReward(c, Gate::NoWork), -0.55);
+  EXPECT_DOUBLE_EQ(gateReward(c, Gate::NoCodeBlock), -0.85);
   EXPECT_NE(errorOf(R"({"gates": {"no_work": -0.9}})").find("gates.no_work"), std::string::npos);
   EXPECT_NE(errorOf(R"({"gates": {"no_code_block": -0.7}})").find("gates.no_code_block"), std::string::npos);
   EXPECT_NE(errorOf(R"({"gates": {"no_code_block": -0.95}})").find("gates.no_code_block"), std::string::npos);
@@ -299,7 +300,7 @@ TEST(Completion, NoCodeBlockIsGatedAndNothingRuns) {
   r.completion = "I would stage tiles through shared memory to coalesce the writes.";
   CandidateResult res = f.pipeline.run(r);
   EXPECT_TRUE(f.sources.empty());
-  EXPECT_EQ(res.reward.gate, "no_code_block");
+  EXPECT_EQ(res.reward.gate, Gate::NoCodeBlock);
   EXPECT_EQ(res.reward.outcome, "no_code_block");
   EXPECT_EQ(res.reward.mode, "not-run");
   EXPECT_DOUBLE_EQ(*res.reward.total, RewardConfig{}.gates.noCodeBlock);
@@ -309,7 +310,7 @@ TEST(Completion, NoCodeBlockIsGatedAndNothingRuns) {
   EXPECT_EQ(j["gate"], "no_code_block");
   // An empty block is no code either.
   r.completion = "```cuda\n\n```";
-  EXPECT_EQ(f.pipeline.run(r).reward.gate, "no_code_block");
+  EXPECT_EQ(f.pipeline.run(r).reward.gate, Gate::NoCodeBlock);
   EXPECT_TRUE(f.sources.empty());
 }
 

@@ -60,10 +60,29 @@ struct ConfigurationReward {
   std::optional<double> predictedOccupancy;
 };
 
+// The hack or honest failure a result is gated as (docs/reward.md), below every correct candidate.
+enum class Gate {
+  CompileError,
+  LaunchError,
+  RuntimeFault,
+  Timeout,
+  WrongAnswer,
+  TimingViolation,
+  ModifiedInput, // wrong answer, and a check saw an input modified
+  StaleResults,  // wrong answer, correct on the first call of every configuration only
+  NoWork,        // static-only: the entry point writes no output
+  NoCodeBlock,   // the completion has no code to compile
+  InternalError, // not the candidate's fault: no reward, left out of the batch
+};
+
+// The gate's name in the reward document, the feedback and the config's `gates` keys
+// ("compile_error", ...); the gates named after an outcome spell it as schema::outcomeName does.
+const char *gateName(Gate gate);
+
 struct RewardDocument {
   std::string task, taskKind, candidate, candidateSha256, outcome, detail;
   std::string mode; // "measured" or "static-only"
-  std::string gate; // "" when the candidate passed every gate
+  std::optional<Gate> gate; // none when the candidate passed every gate
   std::string gateReason;
   std::optional<double> total; // null for internal_error
   bool exclude = false;        // leave out of the training batch (internal_error)
@@ -88,11 +107,11 @@ RewardDocument computeReward(const RewardConfig &config, const RewardInputs &inp
 schema::RewardDocument rewardSchemaDocument(const RewardDocument &doc);
 support::Json rewardToJson(const RewardDocument &doc);
 
-// The hack or honest failure a result is gated as: "" for ok, else a gate name (docs/reward.md):
-// compile_error, launch_error, runtime_fault, timeout, wrong_answer, timing_violation,
-// modified_input, stale_results, internal_error. `reason` gets the evidence.
-std::string gateOf(const features::EvalResult &result, const EvalDetails &details, std::string &reason);
-double gateReward(const RewardConfig &config, const std::string &gate); // NaN for internal_error
+// The gate a result falls under: none for ok, else one of compile_error, launch_error,
+// runtime_fault, timeout, wrong_answer, timing_violation, modified_input, stale_results,
+// internal_error. `reason` gets the evidence.
+std::optional<Gate> gateOf(const features::EvalResult &result, const EvalDetails &details, std::string &reason);
+double gateReward(const RewardConfig &config, Gate gate); // NaN for internal_error
 
 // Static-only: the evidence that the entry point does no work (the gate `no_work`): at every
 // configuration the analyzer followed the entry point to its end and found no kernel launch, or
