@@ -13,7 +13,6 @@ namespace cudaperf::features {
 
 using support::JsonField;
 using detail::optionalDim3;
-using detail::readDim3;
 using detail::stringOr;
 
 std::string metric::sassInstructions(const char *precisionLetter, const char *op) {

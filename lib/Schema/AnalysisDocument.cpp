@@ -194,7 +194,9 @@ constexpr int64_t kMaxPosition = INT32_MAX; // a line or column
 
 // ---- small values ----
 
-Dim3 readDim3(const JsonField &f, ReadContext &) {
+} // namespace
+
+Dim3 readDim3(const JsonField &f) {
   std::vector<JsonField> e = f.elements();
   if (e.empty() || e.size() > 3)
     f.fail("expected [x, y, z] with 1 to 3 numbers, got " + std::to_string(e.size()));
@@ -207,6 +209,10 @@ Dim3 readDim3(const JsonField &f, ReadContext &) {
     d.z = e[2].integer(0);
   return d;
 }
+
+namespace {
+
+Dim3 readNestedDim3(const JsonField &f, ReadContext &) { return readDim3(f); }
 
 Json writeDim3(const Dim3 &d) {
   Json a = Json::array({d.x});
@@ -935,10 +941,10 @@ Json writeSharedArray(const SharedArray &s) {
 KernelLaunch readKernelLaunch(const JsonField &f, ReadContext &ctx) {
   KernelLaunch l;
   Reader r(f, l, ctx);
-  l.grid = r.nullableNested<Dim3>("grid", readDim3);
+  l.grid = r.nullableNested<Dim3>("grid", readNestedDim3);
   JsonField block = r.require("block");
   if (!block.isNull())
-    l.block = readDim3(block, ctx);
+    l.block = readDim3(block);
   l.dynamicSmemBytes = r.integer("dynamic_smem_bytes", 0);
   l.origin = r.string("origin");
   l.params = r.members<double>("params", [](const JsonField &v) { return v.number(); });
@@ -964,8 +970,8 @@ LaunchSite readLaunchSite(const JsonField &f, ReadContext &ctx) {
   s.file = r.string("file");
   s.line = r.integer("line", 0, kMaxPosition);
   s.column = r.integer("column", 0, kMaxPosition);
-  s.grid = r.nullableNested<Dim3>("grid", readDim3);
-  s.block = r.nullableNested<Dim3>("block", readDim3);
+  s.grid = r.nullableNested<Dim3>("grid", readNestedDim3);
+  s.block = r.nullableNested<Dim3>("block", readNestedDim3);
   s.dynamicSmemBytes = r.nullableInteger("dynamic_smem_bytes", 0);
   s.constant = r.boolean("constant");
   s.scalarArgs = r.list<std::optional<double>>("scalar_args", numberOrNull);
@@ -1262,8 +1268,8 @@ TaskLaunch readLaunch(const JsonField &f, ReadContext &ctx, int64_t position) {
   l.site = r.nested<SourceSite>("site", readSite);
   l.resolved = r.require("resolved").boolean();
   l.unresolved = r.list<UnresolvedPart>("unresolved", withContext(readUnresolved, ctx));
-  l.grid = r.nullableNested<Dim3>("grid", readDim3);
-  l.block = r.nullableNested<Dim3>("block", readDim3);
+  l.grid = r.nullableNested<Dim3>("grid", readNestedDim3);
+  l.block = r.nullableNested<Dim3>("block", readNestedDim3);
   l.dynamicSmemBytes = r.nullableInteger("dynamic_smem_bytes", 0);
   l.scalarArgs = r.members<std::optional<double>>("scalar_args", numberOrNull);
   l.pointerArgs = r.members<PointerArg>("pointer_args", withContext(readPointerArg, ctx));

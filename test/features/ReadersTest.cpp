@@ -169,6 +169,8 @@ TEST(EvalResultReader, ReadsTheResult) {
   ASSERT_TRUE(small.launches);
   EXPECT_EQ(small.launches->size(), 3u);
   EXPECT_EQ((*small.launches)[1].dynamicSmemBytes, 512);
+  EXPECT_EQ(*(*small.launches)[0].grid, (Dim3{8, 1, 1}));
+  EXPECT_EQ(*(*small.launches)[1].block, (Dim3{128, 1, 1}));
   ASSERT_TRUE(small.counters);
   ASSERT_EQ(small.counters->kernels.size(), 3u);
   EXPECT_EQ(small.counters->kernels[2].launch, 2);
@@ -198,6 +200,20 @@ TEST(EvalResultReader, ErrorsNameTheField) {
   EXPECT_EQ(resultError([](Json &d) { d["configs"] = Json::object(); }),
             "result.json: configs: expected an array, got an object");
   EXPECT_EQ(resultError([](Json &d) { d["outcome"] = nullptr; }), "result.json: outcome: expected a string, got null");
+  // A launch's dimensions are read as the analysis document's are (schema::readDim3).
+  EXPECT_EQ(resultError([](Json &d) { d["configs"][0]["launches"][1]["grid"] = Json::array({1, 2, 3, 4}); }),
+            "result.json: configs[0].launches[1].grid: expected [x, y, z] with 1 to 3 numbers, got 4");
+  EXPECT_EQ(resultError([](Json &d) { d["configs"][0]["launches"][1]["block"] = Json::array({32, "y"}); }),
+            "result.json: configs[0].launches[1].block[1]: expected a whole number, got \"y\"");
+}
+
+TEST(EvalResultReader, LaunchDimensionsOfOneOrTwoNumbers) {
+  Json doc = fixtures::evalResult();
+  doc["configs"][0]["launches"][0]["grid"] = Json::array({4});
+  doc["configs"][0]["launches"][0]["block"] = Json::array({32, 8});
+  EvalResult r = readEvalResult(doc, "result.json");
+  EXPECT_EQ(*(*r.configs[0].launches)[0].grid, (Dim3{4, 1, 1}));
+  EXPECT_EQ(*(*r.configs[0].launches)[0].block, (Dim3{32, 8, 1}));
 }
 
 TEST(EvalResultReader, JsonLinesFilesNameTheLine) {

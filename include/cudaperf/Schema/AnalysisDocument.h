@@ -29,6 +29,10 @@
 #include <utility>
 #include <vector>
 
+namespace cudaperf::support {
+class JsonField;
+} // namespace cudaperf::support
+
 namespace cudaperf::schema {
 
 // The keys of one object that this build does not know, and the order its keys were read in.
@@ -49,6 +53,11 @@ struct Dim3 {
   bool operator==(const Dim3 &o) const { return x == o.x && y == o.y && z == o.z; }
   bool operator!=(const Dim3 &o) const { return !(*this == o); }
 };
+
+// Reads [x], [x, y] or [x, y, z], each a whole number >= 0, `rank` the count; throws
+// support::SupportError naming the field. The one reader of a dimension (lib/Features reads an eval
+// result's launch dimensions with it too).
+Dim3 readDim3(const support::JsonField &f);
 
 struct Position : KeptKeys {
   std::optional<int64_t> line, column;
