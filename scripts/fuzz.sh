@@ -6,7 +6,7 @@
 #   --bin     where the fuzz-* programs are (default: build/test/fuzz/bin)
 #   --corpus  where each target's growing corpus is kept (default: a temporary folder, removed after)
 #   --only    one target: Json, Task, SizeExpr, ServeProtocol, Safetensors, TokenizerJson,
-#             AnalysisDocument or WorkerEvents
+#             AnalysisDocument, WorkerEvents or RunnerAnswers
 # A finding stops that target; its input is kept as DIR/crash-* (or leak-*, timeout-*, oom-*) under
 # the corpus folder's findings/ and the script exits 1 after the remaining targets ran.
 set -uo pipefail
@@ -72,11 +72,14 @@ seeds() {
     WorkerEvents)
       # a worker's event file, and forged lines (wrong types, an out-of-range set, a torn line)
       cp "$root"/test/fuzz/seeds/worker-events/* "$dir"/ ;;
+    RunnerAnswers)
+      # a runner's answer to each op, its ready message, a request, and forged answers
+      cp "$root"/test/fuzz/seeds/runner-answers/* "$dir"/ ;;
   esac
 }
 
 status=0
-for target in Json Task SizeExpr ServeProtocol Safetensors TokenizerJson AnalysisDocument WorkerEvents; do
+for target in Json Task SizeExpr ServeProtocol Safetensors TokenizerJson AnalysisDocument WorkerEvents RunnerAnswers; do
   [ -n "$only" ] && [ "$only" != "$target" ] && continue
   program="$bin/fuzz-$target"
   if [ ! -x "$program" ]; then

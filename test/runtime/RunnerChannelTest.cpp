@@ -4,6 +4,8 @@
 // device is usable; on the GPU host the same message carries the CUDA context's set-up).
 #include "../../tools/cudaperf-eval/worker/Channel.h"
 
+#include "cudaperf/Schema/RunnerProtocol.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -13,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+using namespace cudaperf;
 using cudaperf::support::Json;
 using cudaperf::worker::Channel;
 
@@ -105,17 +108,20 @@ TEST(RunnerChannel, RunnerConfinesItselfBeforeCuda) {
   Json ready;
   std::string error;
   ASSERT_TRUE(c.receive(ready, 60, error)) << error;
-  EXPECT_EQ(ready.value("event", ""), "ready");
-  ASSERT_TRUE(ready.contains("sandbox"));
-  const Json &s = ready["sandbox"];
+  // The message reads as the worker reads it (schema::runner::Ready, strict).
+  schema::runner::Ready typed = schema::runner::readyFromJson(ready, "runner ready");
+  ASSERT_TRUE(typed.sandbox) << ready.dump();
+  const Json &s = typed.sandbox->extra;
   EXPECT_TRUE(s.value("seccomp", false)) << ready.dump();
   EXPECT_TRUE(s.value("landlock_files", false)) << ready.dump();
   EXPECT_TRUE(s.value("no_new_privs", false));
   EXPECT_TRUE(s.value("capabilities_dropped", false));
+  EXPECT_TRUE(typed.sandbox->complete.has_value());
+  EXPECT_TRUE(typed.contextSeconds.has_value());
   // No GPU here: the runner says so and ends; with a GPU this is where the candidate is loaded.
-  if (ready.contains("error"))
-    EXPECT_NE(ready["error"].get<std::string>().find("CUDA"), std::string::npos) << ready.dump();
-  c.send(Json{{"op", "quit"}});
+  if (typed.error)
+    EXPECT_NE(typed.error->find("CUDA"), std::string::npos) << ready.dump();
+  c.send(schema::runner::requestToJson(schema::runner::Request::make(schema::runner::Quit{})));
   int status = 0;
   waitpid(pid, &status, 0);
   EXPECT_TRUE(WIFEXITED(status)) << "runner ended by signal " << WTERMSIG(status);

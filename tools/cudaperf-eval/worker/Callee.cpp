@@ -3,6 +3,7 @@
 #include "DeviceInfo.h"
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <cstdio>
@@ -19,6 +20,7 @@ using support::Json;
 using runtime::MemoryKind;
 using runtime::MemorySummary;
 using runtime::Outcome;
+namespace runner = schema::runner;
 
 namespace {
 
@@ -30,70 +32,61 @@ const MemoryKind kKinds[] = {MemoryKind::Device,     MemoryKind::Pitched,       
                              MemoryKind::Managed,    MemoryKind::Async,          MemoryKind::Physical,
                              MemoryKind::PinnedHost, MemoryKind::RegisteredHost};
 
-uint64_t u64(const Json &o, const char *key) {
-  const Json *v = support::member(o, key);
-  return v && v->is_number_unsigned() ? v->get<uint64_t>() : 0;
-}
-
-cudaError_t errorFrom(const Json &o, const char *key) {
-  const Json *v = support::member(o, key);
-  if (!v || !v->is_number_integer())
+cudaError_t cudaErrorFrom(const std::optional<int64_t> &e) {
+  if (!e)
     return cudaSuccess;
-  int e = v->get<int>();
   // A hostile runner's number is only ever an error of its own: anything out of range is one too.
-  return e >= 0 && e < 10000 ? cudaError_t(e) : cudaErrorUnknown;
+  return *e >= 0 && *e < 10000 ? cudaError_t(*e) : cudaErrorUnknown;
 }
 
-double number(const Json &o, const char *key) {
-  const Json *v = support::member(o, key);
-  return v && v->is_number() ? v->get<double>() : 0.0;
-}
+// A runner's figure; absent or not finite reads as 0 (what a non-number always read as).
+double figure(const std::optional<double> &v) { return v && std::isfinite(*v) ? *v : 0.0; }
 
 } // namespace
 
-Json memorySummaryJson(const MemorySummary &m) {
-  Json o = Json::object();
-  o["device_bytes"] = m.deviceBytes;
-  o["host_bytes"] = m.hostBytes;
-  Json kinds = Json::object();
+runner::MemoryFigures memoryFigures(const MemorySummary &m) {
+  runner::MemoryFigures f;
+  f.deviceBytes = m.deviceBytes;
+  f.hostBytes = m.hostBytes;
+  f.bytesByKind.emplace();
   for (const auto &[kind, bytes] : m.bytesByKind)
-    kinds[runtime::memoryKindName(kind)] = bytes;
-  o["bytes_by_kind"] = kinds;
-  o["live_allocations"] = m.liveAllocations;
-  o["allocations"] = m.allocations;
-  o["frees"] = m.frees;
-  o["failed_allocations"] = m.failedAllocations;
-  o["failed_bytes"] = m.failedBytes;
-  o["invalid_frees"] = m.invalidFrees;
-  o["untracked_frees"] = m.untrackedFrees;
-  o["refused_frees"] = m.refusedFrees;
-  o["pool_reserved_bytes"] = m.poolReservedBytes;
-  o["pools"] = m.pools;
-  return o;
+    f.bytesByKind->emplace_back(runtime::memoryKindName(kind), bytes);
+  f.liveAllocations = m.liveAllocations;
+  f.allocations = m.allocations;
+  f.frees = m.frees;
+  f.failedAllocations = m.failedAllocations;
+  f.failedBytes = m.failedBytes;
+  f.invalidFrees = m.invalidFrees;
+  f.untrackedFrees = m.untrackedFrees;
+  f.refusedFrees = m.refusedFrees;
+  f.poolReservedBytes = m.poolReservedBytes;
+  f.pools = m.pools;
+  return f;
 }
 
-MemorySummary memorySummaryFromJson(const Json &o) {
+MemorySummary memorySummary(const runner::MemoryFigures &f) {
   MemorySummary m;
-  if (!o.is_object())
-    return m;
-  m.deviceBytes = u64(o, "device_bytes");
-  m.hostBytes = u64(o, "host_bytes");
-  if (const Json *kinds = support::member(o, "bytes_by_kind"); kinds && kinds->is_object())
-    for (MemoryKind k : kKinds)
-      if (uint64_t b = u64(*kinds, runtime::memoryKindName(k)))
-        m.bytesByKind[k] = b;
-  m.liveAllocations = u64(o, "live_allocations");
-  m.allocations = u64(o, "allocations");
-  m.frees = u64(o, "frees");
-  m.failedAllocations = u64(o, "failed_allocations");
-  m.failedBytes = u64(o, "failed_bytes");
-  m.invalidFrees = u64(o, "invalid_frees");
-  m.untrackedFrees = u64(o, "untracked_frees");
-  m.refusedFrees = u64(o, "refused_frees");
-  m.poolReservedBytes = u64(o, "pool_reserved_bytes");
-  m.pools = u64(o, "pools");
+  m.deviceBytes = f.deviceBytes.value_or(0);
+  m.hostBytes = f.hostBytes.value_or(0);
+  if (f.bytesByKind)
+    for (const auto &[name, bytes] : *f.bytesByKind)
+      for (MemoryKind k : kKinds)
+        if (bytes && name == runtime::memoryKindName(k))
+          m.bytesByKind[k] = bytes;
+  m.liveAllocations = f.liveAllocations.value_or(0);
+  m.allocations = f.allocations.value_or(0);
+  m.frees = f.frees.value_or(0);
+  m.failedAllocations = f.failedAllocations.value_or(0);
+  m.failedBytes = f.failedBytes.value_or(0);
+  m.invalidFrees = f.invalidFrees.value_or(0);
+  m.untrackedFrees = f.untrackedFrees.value_or(0);
+  m.refusedFrees = f.refusedFrees.value_or(0);
+  m.poolReservedBytes = f.poolReservedBytes.value_or(0);
+  m.pools = f.pools.value_or(0);
   return m;
 }
+
+Json memorySummaryJson(const MemorySummary &m) { return runner::memoryFiguresToJson(memoryFigures(m)); }
 
 // --- in this process (the baseline) ---------------------------------------------------------
 
@@ -263,7 +256,7 @@ void RunnerCallee::markLost(const std::string &channelError) {
   pid_ = -1;
 }
 
-CallResult RunnerCallee::request(const Json &message, Json *answer) {
+CallResult RunnerCallee::request(const runner::Request &message, runner::Answer *answer) {
   CallResult r;
   if (lostSet_) {
     r.lost = lost_;
@@ -273,23 +266,41 @@ CallResult RunnerCallee::request(const Json &message, Json *answer) {
   auto t0 = Clock::now();
   Json reply;
   std::string error;
-  bool ok = channel_.send(message) && channel_.receive(reply, -1, error);
+  bool ok = channel_.send(runner::requestToJson(message)) && channel_.receive(reply, -1, error);
   r.wallMs = msSince(t0);
+  runner::Answer a;
+  if (ok) {
+    try {
+      a = runner::answerFromJson(reply, message.kind(), "runner answer");
+    } catch (const std::exception &e) {
+      // A known field of another type: the runner did not write it (candidate code did).
+      ok = false;
+      error = e.what();
+    }
+  }
   if (!ok) {
     markLost(error.empty() ? "it closed the channel" : error);
     r.lost = lost_;
     r.lostDetail = lostDetail_;
     return r;
   }
-  r.launchError = errorFrom(reply, "launch_error");
-  r.error = errorFrom(reply, "error");
-  r.eventMs = number(reply, "ms");
-  r.hostMs = number(reply, "host_ms");
-  r.outOfMemory = u64(reply, "out_of_memory");
-  if (const Json *m = support::member(reply, "memory"))
-    r.memory = lastMemory_ = memorySummaryFromJson(*m);
+  r.error = cudaErrorFrom(a.error);
+  if (const auto *b = a.as<runner::Check::Result>()) {
+    r.launchError = cudaErrorFrom(b->launchError);
+    r.outOfMemory = b->outOfMemory.value_or(0);
+    if (b->memory)
+      r.memory = lastMemory_ = memorySummary(*b->memory);
+  } else if (const auto *b = a.as<runner::Timed::Result>()) {
+    r.eventMs = figure(b->ms);
+    r.hostMs = figure(b->hostMs);
+  } else if (const auto *b = a.as<runner::Batch::Result>()) {
+    r.launchError = cudaErrorFrom(b->launchError);
+  } else if (const auto *b = a.as<runner::Memory::Result>()) {
+    if (b->memory)
+      r.memory = lastMemory_ = memorySummary(*b->memory);
+  }
   if (answer)
-    *answer = std::move(reply);
+    *answer = std::move(a);
   return r;
 }
 
@@ -302,10 +313,17 @@ std::string RunnerCallee::ready(bool &retryable) {
     markLost(error);
     return "the candidate's runner did not start: " + lostDetail_;
   }
-  sandboxJson_ = reply.value("sandbox", Json::object());
-  if (std::string e = reply.value("error", ""); !e.empty()) {
-    retryable = reply.value("retryable", false);
-    return e;
+  runner::Ready ready;
+  try {
+    ready = runner::readyFromJson(reply, "runner ready");
+  } catch (const std::exception &e) {
+    markLost(e.what());
+    return "the candidate's runner did not start: " + lostDetail_;
+  }
+  sandboxReport_ = ready.sandbox.value_or(runner::SandboxReport());
+  if (ready.error && !ready.error->empty()) {
+    retryable = ready.retryable.value_or(false);
+    return *ready.error;
   }
   return "";
 }
@@ -327,24 +345,23 @@ std::string RunnerCallee::load(const std::string &soPath) {
     close(out);
   if (!ok)
     return "cannot copy the built object for the runner";
-  Json answer;
-  CallResult r = request(Json{{"op", "load"}, {"path", dest}}, &answer);
+  runner::Answer answer;
+  CallResult r = request(runner::Request::make(runner::Load{dest}), &answer);
   if (r.lost != Outcome::Ok)
     return r.lostDetail;
-  return answer.value("load_error", "");
+  return answer.as<runner::Load::Result>()->loadError.value_or("");
 }
 
 int RunnerCallee::bind(const DeviceArgs &dev, std::string &error) {
   cudaError_t e;
-  Json args = dev.channelArgs(e);
+  std::vector<runner::BindArg> args = dev.channelArgs(e);
   if (e) {
     error = "exporting the arguments: " + cudaErrorText(e);
     return -1;
   }
   static int next = 0;
   int slot = next++;
-  Json answer;
-  CallResult r = request(Json{{"op", "bind"}, {"slot", slot}, {"args", args}}, &answer);
+  CallResult r = request(runner::Request::make(runner::Bind{slot, std::move(args)}));
   if (r.lost != Outcome::Ok) {
     error = r.lostDetail;
     return -1;
@@ -356,66 +373,63 @@ int RunnerCallee::bind(const DeviceArgs &dev, std::string &error) {
   return slot;
 }
 
-void RunnerCallee::unbind(int slot) { request(Json{{"op", "unbind"}, {"slot", slot}}); }
+void RunnerCallee::unbind(int slot) { request(runner::Request::make(runner::Unbind{slot})); }
 
-CallResult RunnerCallee::check(int slot) { return request(Json{{"op", "check"}, {"slot", slot}}); }
+CallResult RunnerCallee::check(int slot) { return request(runner::Request::make(runner::Check{slot})); }
 CallResult RunnerCallee::timed(int slot) {
-  return request(Json{{"op", "timed"}, {"slot", slot}, {"settle", settleTimedCalls()}});
+  return request(runner::Request::make(runner::Timed{slot, settleTimedCalls()}));
 }
 
 CallResult RunnerCallee::audit(int slot, AuditReport &report) {
-  Json answer;
-  CallResult r = request(Json{{"op", "audit"}, {"slot", slot}}, &answer);
+  runner::Answer answer;
+  CallResult r = request(runner::Request::make(runner::Audit{slot}), &answer);
   if (!r.ok())
     return r;
+  const runner::Audit::Result &b = *answer.as<runner::Audit::Result>();
   AuditResult &a = report.audit;
-  a.streamSpanMs = number(answer, "stream_span_ms");
-  a.hostReturnMs = number(answer, "host_return_ms");
-  a.drainMs = number(answer, "drain_ms");
-  a.pendingStreams = int(number(answer, "pending_streams"));
-  a.threadsLeft = int(number(answer, "threads_left"));
-  a.attempts = int(number(answer, "attempts"));
-  a.activity.kernels = int(number(answer, "kernels"));
-  a.activity.kernelsOnDefaultStream = int(number(answer, "kernels_default_stream"));
-  a.activity.kernelsOnOtherStreams = int(number(answer, "kernels_other_streams"));
-  a.activity.hostCopies = int(number(answer, "host_copies"));
-  a.violation = answer.value("violation", "");
-  report.launchesTruncated = answer.value("launches_truncated", false);
-  if (const Json *ls = support::member(answer, "launches"); ls && ls->is_array())
-    for (const Json &l : *ls) {
-      if (report.launches.size() >= kMaxRecordedLaunches || !l.is_object())
+  a.streamSpanMs = figure(b.streamSpanMs);
+  a.hostReturnMs = figure(b.hostReturnMs);
+  a.drainMs = figure(b.drainMs);
+  // Counts are read within int's range (schema::runner::Audit).
+  a.pendingStreams = int(b.pendingStreams.value_or(0));
+  a.threadsLeft = int(b.threadsLeft.value_or(0));
+  a.attempts = int(b.attempts.value_or(0));
+  a.activity.kernels = int(b.kernels.value_or(0));
+  a.activity.kernelsOnDefaultStream = int(b.kernelsDefaultStream.value_or(0));
+  a.activity.kernelsOnOtherStreams = int(b.kernelsOtherStreams.value_or(0));
+  a.activity.hostCopies = int(b.hostCopies.value_or(0));
+  a.violation = b.violation.value_or("");
+  report.launchesTruncated = b.launchesTruncated.value_or(false);
+  if (b.launches)
+    for (const runner::Launch &l : *b.launches) {
+      if (report.launches.size() >= kMaxRecordedLaunches)
         break;
       LaunchRecord rec;
-      rec.kernel = l.value("kernel", "<unknown>").substr(0, 4096);
+      rec.kernel = l.kernel.substr(0, 4096);
       for (int d = 0; d < 3; ++d) {
-        rec.grid[d] = l.contains("grid") && l["grid"].is_array() && l["grid"].size() == 3 && l["grid"][d].is_number_unsigned()
-                          ? l["grid"][d].get<unsigned>()
-                          : 0;
-        rec.block[d] = l.contains("block") && l["block"].is_array() && l["block"].size() == 3 &&
-                               l["block"][d].is_number_unsigned()
-                           ? l["block"][d].get<unsigned>()
-                           : 0;
+        rec.grid[d] = l.grid[d];
+        rec.block[d] = l.block[d];
       }
-      rec.dynamicSmemBytes = size_t(u64(l, "dynamic_smem_bytes"));
-      std::string stream = l.value("stream", "other");
-      rec.stream = stream == "timed" ? "timed" : stream == "default" ? "default" : "other";
+      rec.dynamicSmemBytes = size_t(l.dynamicSmemBytes);
+      // The reader took only these three names; the record points at literals.
+      rec.stream = l.stream == "timed" ? "timed" : l.stream == "default" ? "default" : "other";
       report.launches.push_back(std::move(rec));
     }
   return r;
 }
 
 CallResult RunnerCallee::batch(const std::vector<int> &slots) {
-  return request(Json{{"op", "batch"}, {"slots", slots}});
+  return request(runner::Request::make(runner::Batch{std::vector<int64_t>(slots.begin(), slots.end())}));
 }
 
 MemorySummary RunnerCallee::memory() {
-  request(Json{{"op", "memory"}});
+  request(runner::Request::make(runner::Memory{}));
   return lastMemory_;
 }
 
 void RunnerCallee::stop() {
   if (pid_ > 0) {
-    channel_.send(Json{{"op", "quit"}});
+    channel_.send(runner::requestToJson(runner::Request::make(runner::Quit{})));
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
     pid_ = -1;

@@ -4,7 +4,9 @@
 // its CUDA context and the argument buffers the worker exports to it through CUDA IPC, taking
 // calls on command over a socket. Everything the runner says is a claim: the worker prepares
 // every call's inputs and outputs itself, checks them itself, and measures each call's time on
-// its own clock beside the runner's event figure.
+// its own clock beside the runner's event figure. The messages are schema::runner's
+// (cudaperf/Schema/RunnerProtocol.h); an answer that does not read is a runner that broke the
+// protocol, and is lost.
 #pragma once
 
 #include "Channel.h"
@@ -15,9 +17,11 @@
 #include "cudaperf/Runtime/AllocationLedger.h"
 #include "cudaperf/Runtime/Outcome.h"
 #include "cudaperf/Runtime/Sandbox.h"
+#include "cudaperf/Schema/RunnerProtocol.h"
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -101,8 +105,13 @@ public:
   // The candidate's shared object, copied into the runner's scratch directory and loaded there:
   // "" or why not (a compile_error: a load failure is the candidate's).
   std::string load(const std::string &soPath);
-  const runtime::SandboxStatus &sandbox() const { return sandbox_; }
-  const support::Json &sandboxJson() const { return sandboxJson_; }
+  // The runner's confinement as its `ready` message reported it (none until a ready message was
+  // read; empty when it had none), and as written on the wire (null without one; the sandbox
+  // event copies it).
+  const std::optional<schema::runner::SandboxReport> &sandboxReport() const { return sandboxReport_; }
+  support::Json sandboxJson() const {
+    return sandboxReport_ ? schema::runner::sandboxReportToJson(*sandboxReport_) : support::Json();
+  }
   int pid() const { return pid_; }
   // The runner is gone (its sandbox killed it, say): the outcome that says so.
   bool lost() const { return lostSet_; }
@@ -122,15 +131,15 @@ private:
   Channel channel_;
   int pid_ = -1;
   std::string scratch_;
-  runtime::SandboxStatus sandbox_;
-  support::Json sandboxJson_;
+  std::optional<schema::runner::SandboxReport> sandboxReport_;
   runtime::MemorySummary lastMemory_;
   bool lostSet_ = false;
   runtime::Outcome lost_ = runtime::Outcome::Ok;
   std::string lostDetail_;
 
-  // One request and its answer; on a broken channel the result says why the runner is gone.
-  CallResult request(const support::Json &message, support::Json *answer = nullptr);
+  // One request and its answer, read for the request's op; on a broken channel or an answer that
+  // does not read, the result says why the runner is gone.
+  CallResult request(const schema::runner::Request &message, schema::runner::Answer *answer = nullptr);
   void markLost(const std::string &channelError);
 };
 
@@ -138,7 +147,10 @@ private:
 [[noreturn]] void runRunner(int fd, const std::string &scratch, double cpuSeconds, bool sandbox,
                             const std::vector<std::string> &extraReadPaths);
 
+// A memory summary on the wire (the runner's answers, the worker's memory event) and back; a kind
+// name this build does not know, and a kind of 0 bytes, are dropped.
+schema::runner::MemoryFigures memoryFigures(const runtime::MemorySummary &m);
+runtime::MemorySummary memorySummary(const schema::runner::MemoryFigures &figures);
 support::Json memorySummaryJson(const runtime::MemorySummary &m);
-runtime::MemorySummary memorySummaryFromJson(const support::Json &o);
 
 } // namespace cudaperf::worker

@@ -2,6 +2,8 @@
 // "Trust split"): one JSON object per datagram on a SOCK_SEQPACKET socket pair, so message
 // boundaries are the kernel's and a hostile peer cannot make the reader buffer without bound.
 // Either side treats whatever arrives as untrusted: size-limited, parsed with exceptions caught.
+// What the messages mean is schema::runner's (cudaperf/Schema/RunnerProtocol.h): the channel
+// carries JSON objects, the worker and the runner read and write them only through those types.
 #pragma once
 
 #include "cudaperf/Support/Json.h"

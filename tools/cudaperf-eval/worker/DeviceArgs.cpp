@@ -97,21 +97,24 @@ cudaError_t DeviceArgs::fill(uint64_t seed, cudaStream_t stream) {
   return cudaSuccess;
 }
 
-support::Json DeviceArgs::channelArgs(cudaError_t &err) const {
+std::vector<schema::runner::BindArg> DeviceArgs::channelArgs(cudaError_t &err) const {
+  using schema::runner::BindArg;
   err = cudaSuccess;
   runtime::PackedArgs p = packed();
-  support::Json args = support::Json::array();
+  std::vector<BindArg> args;
   for (size_t i = 0; i < task_.args.size(); ++i) {
-    support::Json a = support::Json::object();
+    BindArg a;
     if (task_.args[i].isPointer()) {
       cudaIpcMemHandle_t h;
       if ((err = cudaIpcGetMemHandle(&h, base_[i])))
         return args;
-      a["handle"] = ipcHandleHex(h);
-      a["offset"] = kGuardBytes;
-      a["bytes"] = bytes_[i];
+      a.kind = BindArg::Kind::Buffer;
+      a.hex = ipcHandleHex(h);
+      a.offset = kGuardBytes;
+      a.bytes = uint64_t(bytes_[i]);
     } else {
-      a["scalar"] = runtime::hexEncode(p.scalarStorage[i].data(), p.scalarStorage[i].size());
+      a.kind = BindArg::Kind::Scalar;
+      a.hex = runtime::hexEncode(p.scalarStorage[i].data(), p.scalarStorage[i].size());
     }
     args.push_back(std::move(a));
   }

@@ -12,7 +12,7 @@
 #include "cudaperf/Runtime/Inputs.h"
 #include "cudaperf/Runtime/IpcAllocation.h"
 #include "cudaperf/Runtime/Task.h"
-#include "cudaperf/Support/Json.h"
+#include "cudaperf/Schema/RunnerProtocol.h"
 
 #include <cuda_runtime_api.h>
 #include <string>
@@ -46,9 +46,9 @@ public:
   // "" or the first input argument whose bytes differ from `trusted`'s.
   std::string checkInputsMatch(const DeviceArgs &trusted, devicekernels::DeviceScratch &scratch,
                                cudaError_t &err) const;
-  // The arguments as the runner binds them: per argument {"handle": CUDA IPC handle of the
-  // allocation (hex), "offset": bytes to the data, "bytes": n} or {"scalar": its bytes (hex)}.
-  support::Json channelArgs(cudaError_t &err) const;
+  // The arguments as the runner binds them (schema::runner::Bind): per argument the CUDA IPC
+  // handle of its allocation, the offset to the data and its bytes, or a scalar's bytes.
+  std::vector<schema::runner::BindArg> channelArgs(cudaError_t &err) const;
   // "" or which argument's guard was overwritten, and where.
   std::string checkGuards(devicekernels::DeviceScratch &scratch, cudaError_t &err) const;
   // "" or the first input argument whose bytes changed, with the element index.

@@ -23,6 +23,7 @@
 namespace cudaperf::worker {
 
 using support::Json;
+namespace runner = schema::runner;
 
 namespace {
 
@@ -83,52 +84,55 @@ private:
   EntryFn fn_ = nullptr;
   std::map<int, Bound> slots_;
 
-  void reply(Json o) {
+  void reply(const Json &o) {
     if (!channel_.send(o))
       quit(3);
   }
-  Json handle(const Json &req);
-  Json bind(const Json &req);
-  Json call(const Json &req, const std::string &op);
-  void *const *args(const Json &req, Json &error);
+  runner::Answer handle(const runner::Request &req);
+  runner::Answer load(const runner::Load &req);
+  runner::Answer bind(const runner::Bind &req);
+  runner::Answer call(const runner::Request &req);
+  void *const *args(int64_t slot);
 };
 
-void *const *Runner::args(const Json &req, Json &error) {
-  int slot = req.value("slot", -1);
-  auto it = slots_.find(slot);
-  if (it == slots_.end()) {
-    error["error"] = int(cudaErrorInvalidValue);
-    return nullptr;
-  }
-  return it->second.pointers.data();
+void *const *Runner::args(int64_t slot) {
+  auto it = slots_.find(int(slot));
+  return it == slots_.end() ? nullptr : it->second.pointers.data();
 }
 
-Json Runner::bind(const Json &req) {
-  Json out = Json::object();
+runner::Answer Runner::load(const runner::Load &req) {
+  runner::Load::Result out;
+  void *h = dlopen(req.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    out.loadError = std::string("loading the built object failed: ") + dlerror();
+    return runner::Answer::make(out);
+  }
+  fn_ = reinterpret_cast<EntryFn>(dlsym(h, runtime::kEntryShimSymbol));
+  if (!fn_)
+    out.loadError = std::string("built object has no ") + runtime::kEntryShimSymbol;
+  return runner::Answer::make(out);
+}
+
+runner::Answer Runner::bind(const runner::Bind &req) {
   Bound b;
-  const Json &args = req.at("args");
-  for (const Json &a : args) {
-    if (a.contains("handle")) {
+  for (const runner::BindArg &a : req.args) {
+    if (a.kind == runner::BindArg::Kind::Buffer) {
       cudaIpcMemHandle_t h;
-      if (!ipcHandleFromHex(a.at("handle").get<std::string>(), h)) {
-        out["error"] = int(cudaErrorInvalidValue);
-        return out;
-      }
+      if (!ipcHandleFromHex(a.hex, h))
+        return runner::Answer::make(runner::Bind::Result{}, int(cudaErrorInvalidValue));
       void *p = nullptr;
       WorkerAllocations own;
       if (cudaError_t e = cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess)) {
         for (void *m : b.mapped)
           cudaIpcCloseMemHandle(m);
-        out["error"] = int(e);
-        return out;
+        return runner::Answer::make(runner::Bind::Result{}, int(e));
       }
       b.mapped.push_back(p);
       b.scalars.emplace_back();
-      b.pointers.push_back(static_cast<unsigned char *>(p) + a.at("offset").get<uint64_t>());
+      b.pointers.push_back(static_cast<unsigned char *>(p) + a.offset);
     } else {
-      std::string hex = a.at("scalar").get<std::string>();
-      std::vector<unsigned char> bytes(hex.size() / 2);
-      runtime::hexDecode(hex, bytes.data(), bytes.size());
+      std::vector<unsigned char> bytes(a.hex.size() / 2);
+      runtime::hexDecode(a.hex, bytes.data(), bytes.size());
       bytes.resize(std::max<size_t>(bytes.size(), 8));
       b.scalars.push_back(std::move(bytes));
       b.pointers.push_back(nullptr);
@@ -138,119 +142,131 @@ Json Runner::bind(const Json &req) {
   for (size_t i = 0; i < b.pointers.size(); ++i)
     if (!b.pointers[i])
       b.pointers[i] = b.scalars[i].data();
-  slots_[req.at("slot").get<int>()] = std::move(b);
-  return out;
+  slots_[int(req.slot)] = std::move(b);
+  return runner::Answer::make(runner::Bind::Result{});
 }
 
-Json Runner::call(const Json &req, const std::string &op) {
-  Json out = Json::object();
-  if (op == "batch") {
+runner::Answer Runner::call(const runner::Request &req) {
+  if (const runner::Batch *batch = req.as<runner::Batch>()) {
     std::vector<void *const *> calls;
-    for (const Json &slot : req.at("slots")) {
-      auto it = slots_.find(slot.get<int>());
-      if (it == slots_.end() || !fn_) {
-        out["error"] = int(cudaErrorInvalidValue);
-        return out;
-      }
-      calls.push_back(it->second.pointers.data());
+    for (int64_t slot : batch->slots) {
+      void *const *a = args(slot);
+      if (!a || !fn_)
+        return runner::Answer::make(runner::Batch::Result{}, int(cudaErrorInvalidValue));
+      calls.push_back(a);
     }
     for (void *const *a : calls)
       callEntry(fn_, a, stream_);
     cudaError_t launch = cudaGetLastError();
-    out["launch_error"] = int(launch);
-    out["error"] = int(launch ? cudaSuccess : cudaDeviceSynchronize());
+    runner::Batch::Result out;
+    out.launchError = int(launch);
+    return runner::Answer::make(out, int(launch ? cudaSuccess : cudaDeviceSynchronize()));
+  }
+  int64_t slot = req.as<runner::Check>()   ? req.as<runner::Check>()->slot
+                 : req.as<runner::Timed>() ? req.as<runner::Timed>()->slot
+                                           : req.as<runner::Audit>()->slot;
+  void *const *a = args(slot);
+  if (!a || !fn_) {
+    // An unknown slot or no candidate: the error alone, in the op's answer.
+    runner::Answer out;
+    out.error = int(!a ? cudaErrorInvalidValue : cudaErrorInvalidDeviceFunction);
+    if (req.as<runner::Check>())
+      out.body = runner::Check::Result{};
+    else if (req.as<runner::Timed>())
+      out.body = runner::Timed::Result{};
+    else
+      out.body = runner::Audit::Result{};
     return out;
   }
-  void *const *a = args(req, out);
-  if (!a)
-    return out;
-  if (!fn_) {
-    out["error"] = int(cudaErrorInvalidDeviceFunction);
-    return out;
-  }
-  if (op == "timed") {
+  if (const runner::Timed *timed = req.as<runner::Timed>()) {
     double ms = 0, host = 0;
-    out["error"] = int(timedCall(fn_, a, stream_, flusher_, ms, &host, req.value("settle", false)));
-    out["ms"] = ms;
-    out["host_ms"] = host;
-  } else if (op == "check") {
+    cudaError_t e = timedCall(fn_, a, stream_, flusher_, ms, &host, timed->settle);
+    runner::Timed::Result out;
+    out.ms = ms;
+    out.hostMs = host;
+    return runner::Answer::make(out, int(e));
+  }
+  if (req.as<runner::Check>()) {
     takeCandidateOutOfMemory();
     callEntry(fn_, a, stream_);
     cudaError_t launch = cudaGetLastError();
     cudaError_t sync = launch ? cudaSuccess : cudaDeviceSynchronize();
     if (!launch && !sync)
       launch = cudaGetLastError();
-    out["launch_error"] = int(launch);
-    out["error"] = int(sync);
-    out["out_of_memory"] = takeCandidateOutOfMemory();
-    out["memory"] = memorySummaryJson(candidateMemory());
-  } else if (op == "audit") {
-    AuditResult audit;
-    cudaError_t e = auditCall(fn_, a, stream_, audit);
-    out["error"] = int(e);
-    out["stream_span_ms"] = audit.streamSpanMs;
-    out["host_return_ms"] = audit.hostReturnMs;
-    out["drain_ms"] = audit.drainMs;
-    out["kernels"] = audit.activity.kernels;
-    out["kernels_default_stream"] = audit.activity.kernelsOnDefaultStream;
-    out["kernels_other_streams"] = audit.activity.kernelsOnOtherStreams;
-    out["pending_streams"] = audit.pendingStreams;
-    out["host_copies"] = audit.activity.hostCopies;
-    out["threads_left"] = audit.threadsLeft;
-    out["attempts"] = audit.attempts;
-    out["violation"] = audit.violation;
-    Json launches = Json::array();
-    for (const LaunchRecord &l : recordedLaunches())
-      launches.push_back({{"kernel", l.kernel},
-                          {"grid", {l.grid[0], l.grid[1], l.grid[2]}},
-                          {"block", {l.block[0], l.block[1], l.block[2]}},
-                          {"dynamic_smem_bytes", l.dynamicSmemBytes},
-                          {"stream", l.stream}});
-    out["launches"] = std::move(launches);
-    out["launches_truncated"] = recordedLaunchesTruncated();
+    runner::Check::Result out;
+    out.launchError = int(launch);
+    out.outOfMemory = takeCandidateOutOfMemory();
+    out.memory = memoryFigures(candidateMemory());
+    return runner::Answer::make(out, int(sync));
   }
-  return out;
+  AuditResult audit;
+  cudaError_t e = auditCall(fn_, a, stream_, audit);
+  runner::Audit::Result out;
+  out.streamSpanMs = audit.streamSpanMs;
+  out.hostReturnMs = audit.hostReturnMs;
+  out.drainMs = audit.drainMs;
+  out.kernels = audit.activity.kernels;
+  out.kernelsDefaultStream = audit.activity.kernelsOnDefaultStream;
+  out.kernelsOtherStreams = audit.activity.kernelsOnOtherStreams;
+  out.pendingStreams = audit.pendingStreams;
+  out.hostCopies = audit.activity.hostCopies;
+  out.threadsLeft = audit.threadsLeft;
+  out.attempts = audit.attempts;
+  out.violation = audit.violation;
+  std::vector<runner::Launch> launches;
+  for (const LaunchRecord &l : recordedLaunches()) {
+    runner::Launch w;
+    w.kernel = l.kernel;
+    for (int d = 0; d < 3; ++d) {
+      w.grid[d] = l.grid[d];
+      w.block[d] = l.block[d];
+    }
+    w.dynamicSmemBytes = l.dynamicSmemBytes;
+    w.stream = l.stream;
+    launches.push_back(std::move(w));
+  }
+  out.launches = std::move(launches);
+  out.launchesTruncated = recordedLaunchesTruncated();
+  return runner::Answer::make(out, int(e));
 }
 
-Json Runner::handle(const Json &req) {
-  std::string op = req.value("op", "");
-  if (op == "load") {
-    Json out = Json::object();
-    void *h = dlopen(req.at("path").get<std::string>().c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-      out["load_error"] = std::string("loading the built object failed: ") + dlerror();
-      return out;
-    }
-    fn_ = reinterpret_cast<EntryFn>(dlsym(h, runtime::kEntryShimSymbol));
-    if (!fn_)
-      out["load_error"] = std::string("built object has no ") + runtime::kEntryShimSymbol;
-    return out;
-  }
-  if (op == "bind")
-    return bind(req);
-  if (op == "unbind") {
-    auto it = slots_.find(req.value("slot", -1));
+runner::Answer Runner::handle(const runner::Request &req) {
+  switch (req.kind()) {
+  case runner::Op::Load:
+    return load(*req.as<runner::Load>());
+  case runner::Op::Bind:
+    return bind(*req.as<runner::Bind>());
+  case runner::Op::Unbind: {
+    auto it = slots_.find(int(req.as<runner::Unbind>()->slot));
     if (it != slots_.end()) {
       WorkerAllocations own;
       for (void *m : it->second.mapped)
         cudaIpcCloseMemHandle(m);
       slots_.erase(it);
     }
-    return Json::object();
+    return runner::Answer::make(runner::Unbind::Result{});
   }
-  if (op == "memory")
-    return Json{{"memory", memorySummaryJson(candidateMemory())}};
-  if (op == "quit")
+  case runner::Op::Memory: {
+    runner::Memory::Result out;
+    out.memory = memoryFigures(candidateMemory());
+    return runner::Answer::make(out);
+  }
+  case runner::Op::Quit:
     quit(0);
-  if (op == "check" || op == "timed" || op == "audit" || op == "batch")
-    return call(req, op);
-  return Json{{"error", int(cudaErrorNotSupported)}};
+  case runner::Op::Check:
+  case runner::Op::Timed:
+  case runner::Op::Audit:
+  case runner::Op::Batch:
+    return call(req);
+  case runner::Op::Unknown:
+    break;
+  }
+  return runner::Answer::make(runner::UnknownOp::Result{}, int(cudaErrorNotSupported));
 }
 
 void Runner::serve(const std::string &scratch, double cpuSeconds, bool sandbox, const std::vector<std::string> &extra) {
   auto began = std::chrono::steady_clock::now();
-  Json ready = Json::object();
-  ready["event"] = "ready";
+  runner::Ready ready;
   runtime::SandboxStatus status;
   runtime::SandboxPolicy finalPolicy;
   if (sandbox) {
@@ -316,32 +332,36 @@ void Runner::serve(const std::string &scratch, double cpuSeconds, bool sandbox, 
       status.missing.push_back("the second file-rules layer");
     runtime::forbidNewExecutableMappings(status);
   }
-  if (sandbox)
-    ready["sandbox"] = status.toJson();
-  else
-    ready["sandbox"] = Json{{"complete", false}, {"missing", {"all confinement (--isolation runner-unconfined)"}}};
-  ready["context_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  if (sandbox) {
+    ready.sandbox = runner::sandboxReportFromJson(status.toJson(), "the runner's sandbox status");
+  } else {
+    ready.sandbox.emplace();
+    ready.sandbox->complete = false;
+    ready.sandbox->missing = std::vector<std::string>{"all confinement (--isolation runner-unconfined)"};
+  }
+  ready.contextSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   if (sandbox && !status.error.empty() && error.empty())
     error = "the runner's sandbox could not be applied: " + status.error;
   if (!error.empty()) {
-    ready["error"] = error;
-    ready["retryable"] = retryable;
+    ready.error = error;
+    ready.retryable = retryable;
   }
-  reply(std::move(ready));
+  reply(runner::readyToJson(ready));
   if (!error.empty())
     quit(3);
   while (true) {
-    Json req;
+    Json message;
     std::string why;
-    if (!channel_.receive(req, -1, why))
+    if (!channel_.receive(message, -1, why))
       quit(0); // the worker is gone or done
-    Json out;
+    runner::Answer out;
     try {
-      out = handle(req);
+      out = handle(runner::requestFromJson(message, "runner request"));
     } catch (const std::exception &e) {
-      out = Json{{"error", int(cudaErrorInvalidValue)}, {"detail", std::string("bad request: ") + e.what()}};
+      out = runner::Answer::make(runner::UnknownOp::Result{}, int(cudaErrorInvalidValue));
+      out.detail = std::string("bad request: ") + e.what();
     }
-    reply(std::move(out));
+    reply(runner::answerToJson(out));
   }
 }
 

@@ -858,10 +858,11 @@ RunnerCallee *Worker::candidateRunner(const std::string &soPath, Verdict &v) {
   emit(schema::WorkerEvent::make(std::move(s)));
   if (!err.empty())
     setupError(err, retryable);
-  if (opt_->isolation == Isolation::Runner && !runner_->sandboxJson().value("complete", false) &&
+  const std::optional<schema::runner::SandboxReport> &sandbox = runner_->sandboxReport();
+  if (opt_->isolation == Isolation::Runner && !(sandbox && sandbox->complete.value_or(false)) &&
       !opt_->allowWeakSandbox)
     setupError("the candidate's sandbox is incomplete on this machine (" +
-               support::writeJson(runner_->sandboxJson().value("missing", Json::array())) +
+               support::writeJson(sandbox && sandbox->missing ? Json(*sandbox->missing) : Json::array()) +
                "); cudaperf-eval --allow-weak-sandbox runs candidates with what there is, and says so in every result");
   phase("candidate", "", "load");
   if (std::string e = runner_->load(soPath); !e.empty()) {
