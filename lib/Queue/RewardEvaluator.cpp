@@ -4,6 +4,7 @@
 
 #include "cudaperf/Queue/Worker.h"
 #include "cudaperf/Reward/RewardError.h"
+#include "cudaperf/Schema/Protocol.h"
 #include "cudaperf/Support/Sha256.h"
 
 #include <future>
@@ -126,11 +127,17 @@ public:
 
 private:
   Json run(const std::string &taskDir, const std::string &source) {
-    Json request = {{"id", 1}, {"task_dir", taskDir}, {"source", source}, {"name", "candidate.cu"}};
+    namespace serve = schema::serve;
+    serve::Request evaluate;
+    evaluate.id = 1;
+    evaluate.taskDir = taskDir;
+    evaluate.source = source;
+    evaluate.name = "candidate.cu";
     if (!configs_.empty())
-      request["configs"] = configs_;
+      evaluate.configs = configs_;
     if (counters_)
-      request["counters"] = true;
+      evaluate.counters = true;
+    Json request = serve::requestToJson(evaluate);
     SubmitOptions so;
     so.timeoutSeconds = options_.timeoutSeconds;
     so.unreachableSeconds = options_.unreachableSeconds;
@@ -141,12 +148,19 @@ private:
     int rc = submitAndWait(url_, options_.config, {request}, so, [&](const Json &m) { message = m; }, stats);
     if (rc != 0 || !message)
       throw RewardError(url_.text() + ": " + (stats.error.empty() ? std::string("no result") : stats.error));
-    std::string type = message->value("type", std::string());
-    const Json *result = support::member(*message, "result");
-    if (type != "result" || !result || !result->is_object())
-      throw RewardError(url_.text() + ": the worker answered " + (type.empty() ? std::string("no type") : type) +
-                        ": " + message->value("code", std::string()) + " " +
-                        message->value("message", std::string()).substr(0, 400));
+    serve::Message answer;
+    try {
+      answer = serve::messageFromJson(*message, "the worker's answer");
+    } catch (const support::SupportError &e) {
+      throw RewardError(url_.text() + ": " + e.what());
+    }
+    const serve::Result *answered = answer.as<serve::Result>();
+    if (!answered) {
+      const serve::Error *error = answer.as<serve::Error>();
+      std::string code = error ? error->code.value_or("") : "", text = error ? error->message.value_or("") : "";
+      throw RewardError(url_.text() + ": the worker answered " + answer.type + ": " + code + " " + text.substr(0, 400));
+    }
+    const Json *result = &answered->result;
     if (const Json *c = support::member(*result, "compile_only"); c && c->is_boolean() && c->get<bool>() != options_.compileOnly)
       throw RewardError(url_.text() + ": a worker answered with a " +
                         std::string(c->get<bool>() ? "compile-only" : "measured") + " result, but this run is " +

@@ -1,5 +1,6 @@
 // The worker loop, the submitter and the status report of the Redis queue.
 #include "cudaperf/Queue/Worker.h"
+#include "cudaperf/Schema/Protocol.h"
 #include "cudaperf/Support/Sha256.h"
 #include "cudaperf/Support/Subprocess.h"
 
@@ -21,6 +22,8 @@
 #include <unistd.h>
 
 namespace cudaperf::queue {
+
+namespace serve = schema::serve;
 
 namespace {
 
@@ -61,8 +64,9 @@ void reconnect(WorkQueue &q, const char *who, const volatile bool *stop) {
   }
 }
 
-support::Json errorMessage(const std::string &code, const std::string &message) {
-  return {{"type", "error"}, {"id", nullptr}, {"code", code}, {"message", message}};
+// A serve error message for no request yet (id null): the submitter puts in the ids it answers.
+serve::Message errorMessage(const std::string &code, const std::string &message) {
+  return serve::Message::make(serve::Error{code, message}, support::Json());
 }
 
 bool inside(const std::string &path, const std::string &root) {
@@ -217,9 +221,9 @@ int runQueueWorker(const RedisUrl &url, const QueueConfig &config, JobEvaluator 
   };
   auto refuse = [&](const Job &job, const std::string &code, const std::string &why) {
     ++counters.failed;
-    support::Json m = errorMessage(code, why);
-    m["host"] = consumer;
-    unsent.emplace_back(job, support::writeJson(m));
+    serve::Message m = errorMessage(code, why);
+    m.extra["host"] = consumer;
+    unsent.emplace_back(job, support::writeJson(serve::messageToJson(m)));
   };
   auto startJob = [&](Job job) {
     if (active.count(job.entryId))
@@ -436,20 +440,20 @@ int submitAndWait(const RedisUrl &url, const QueueConfig &config, const std::vec
       ++stats.ignored;
       return;
     }
-    support::Json m;
+    // A stored line that is not a serve message (the typed reader names what is wrong) still
+    // answers its requests, as an error: the submitter never waits for it, nor stops on it.
+    serve::Message m;
     try {
       support::JsonLimits limits;
       limits.maxBytes = size_t(256) << 20;
-      m = support::parseJson(text, "result", limits);
-      if (!m.is_object() || !m.contains("type"))
-        throw QueueError("not a message");
+      m = serve::messageFromJson(support::parseJson(text, "result", limits), "result");
     } catch (const std::exception &e) {
       m = errorMessage("bad_result", std::string("the stored result is not a message: ") + e.what());
     }
     ++stats.results;
     for (const support::Json &id : idsOfKey[key]) {
-      m["id"] = id;
-      onMessage(m);
+      m.id = id;
+      onMessage(serve::messageToJson(m));
     }
   };
   auto takeAll = [&](const std::vector<std::string> &keys) {

@@ -776,6 +776,44 @@ Parse parseRequest(const std::string &line, const Policy &policy) {
   return p;
 }
 
+Json requestToJson(const Request &r) {
+  Json out = Json::object();
+  switch (r.op) {
+  case Request::Op::Evaluate:
+    break;
+  case Request::Op::Cancel:
+    out["op"] = "cancel";
+    break;
+  case Request::Op::Stats:
+    out["op"] = "stats";
+    break;
+  case Request::Op::Shutdown:
+    out["op"] = "shutdown";
+    break;
+  case Request::Op::Ping:
+    out["op"] = "ping";
+    break;
+  }
+  if (!r.id.is_null())
+    out["id"] = r.id;
+  if (r.op == Request::Op::Evaluate) {
+    out["task_dir"] = r.taskDir;
+    if (!r.candidatePath.empty())
+      out["candidate"] = r.candidatePath;
+    else
+      out["source"] = r.source;
+    if (!r.name.empty())
+      out["name"] = r.name;
+    if (r.configs)
+      out["configs"] = *r.configs;
+    if (r.counters)
+      out["counters"] = *r.counters;
+  }
+  if (r.op == Request::Op::Shutdown && !r.drain)
+    out["drain"] = false;
+  return out;
+}
+
 namespace {
 
 constexpr const char *kMessageTypes[] = {"ready", "stats", "pong", "result", "error", "cancelled"};

@@ -6,6 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
 using namespace cudaperf;
 using namespace cudaperf::schema;
 using support::Json;
@@ -386,6 +390,109 @@ TEST(ServeRequests, ReadOrRefusedNamingTheKey) {
   EXPECT_EQ(bad.errorMessage, "\"counters\" must be true or false");
   EXPECT_EQ(bad.id, "c");
   EXPECT_EQ(serve::parseRequest("[[[").errorCode, "bad_json");
+}
+
+// Every request kind a client writes (serve::requestToJson): the bytes the clients built by hand
+// before (QueueModes.cpp's batch lines and shutdown, BenchQueue.cpp, lib/Queue/RewardEvaluator.cpp,
+// lib/Reward/ServiceEvaluator.cpp's cancel), and parseRequest reads each back into the same request.
+TEST(ServeRequests, EveryKindWrittenAsTheClientsDidAndReadBack) {
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / ("cudaperf-serve-requests-" + std::to_string(::getpid()));
+  fs::create_directories(root);
+  root = fs::canonical(root);
+  std::string candidate = (root / "c.cu").string();
+  std::ofstream(candidate) << "__global__ void k() {}\n";
+  serve::Policy policy;
+  policy.candidateRoot = root.string();
+
+  auto request = [](serve::Request::Op op, Json id) {
+    serve::Request r;
+    r.op = op;
+    r.id = std::move(id);
+    return r;
+  };
+  struct Case {
+    serve::Request request;
+    std::string before; // the hand-built form's bytes
+  };
+  std::vector<Case> cases;
+
+  // cudaperf-eval --submit's batch line "TASK_DIR CANDIDATE" and cudaperf-bench --queue's request.
+  serve::Request byPath = request(serve::Request::Op::Evaluate, Json(3));
+  byPath.taskDir = "/t/vector_add";
+  byPath.candidatePath = candidate;
+  cases.push_back({byPath, writeJson(Json{{"id", 3}, {"task_dir", "/t/vector_add"}, {"candidate", candidate}})});
+  serve::Request byIndex = byPath;
+  byIndex.id = size_t(0);
+  cases.push_back(
+      {byIndex, writeJson(Json{{"id", size_t(0)}, {"task_dir", "/t/vector_add"}, {"candidate", candidate}})});
+  // ... with --configs and --counters added after the line was read.
+  serve::Request withOptions = byPath;
+  withOptions.configs = std::vector<std::string>{"small", "large"};
+  withOptions.counters = true;
+  {
+    Json before = {{"id", 3}, {"task_dir", "/t/vector_add"}, {"candidate", candidate}};
+    before["configs"] = std::vector<std::string>{"small", "large"};
+    before["counters"] = true;
+    cases.push_back({withOptions, writeJson(before)});
+  }
+  // lib/Queue/RewardEvaluator.cpp: the candidate's text, named candidate.cu.
+  serve::Request bySource = request(serve::Request::Op::Evaluate, Json(1));
+  bySource.taskDir = "/t/relu";
+  bySource.source = "__global__ void k(float *x) { x[0] = \"\\n\"[0]; }\n";
+  bySource.name = "candidate.cu";
+  {
+    Json before = {{"id", 1}, {"task_dir", "/t/relu"}, {"source", bySource.source}, {"name", "candidate.cu"}};
+    cases.push_back({bySource, writeJson(before)});
+    serve::Request withConfigs = bySource;
+    withConfigs.configs = std::vector<std::string>{"small"};
+    withConfigs.counters = true;
+    before["configs"] = std::vector<std::string>{"small"};
+    before["counters"] = true;
+    cases.push_back({withConfigs, writeJson(before)});
+  }
+  serve::Request emptySource = request(serve::Request::Op::Evaluate, Json("e"));
+  emptySource.taskDir = "/t";
+  cases.push_back({emptySource, R"({"id":"e","task_dir":"/t","source":""})"});
+  // lib/Reward/ServiceEvaluator.cpp's cancel.
+  cases.push_back({request(serve::Request::Op::Cancel, Json("c1")), writeJson(Json{{"op", "cancel"}, {"id", "c1"}})});
+  cases.push_back({request(serve::Request::Op::Cancel, Json(7)), R"({"op":"cancel","id":7})"});
+  cases.push_back({request(serve::Request::Op::Stats, Json()), R"({"op":"stats"})"});
+  cases.push_back({request(serve::Request::Op::Stats, Json("s")), R"({"op":"stats","id":"s"})"});
+  cases.push_back({request(serve::Request::Op::Ping, Json(1)), R"({"op":"ping","id":1})"});
+  // QueueModes.cpp's ServeEvaluator at its end: {"op": "shutdown", "drain": false} (the same
+  // members, now without the spaces).
+  serve::Request shutdown = request(serve::Request::Op::Shutdown, Json());
+  shutdown.drain = false;
+  cases.push_back({shutdown, writeJson(parseJson(R"({"op": "shutdown", "drain": false})"))});
+  cases.push_back({request(serve::Request::Op::Shutdown, Json()), R"({"op":"shutdown"})"});
+
+  for (const Case &c : cases) {
+    std::string text = writeJson(serve::requestToJson(c.request));
+    EXPECT_EQ(text, c.before);
+    serve::Parse read = serve::parseRequest(text, policy);
+    ASSERT_TRUE(read.request.has_value()) << text << ": " << read.errorMessage;
+    const serve::Request &r = *read.request;
+    EXPECT_EQ(r.op, c.request.op) << text;
+    EXPECT_EQ(r.id, c.request.id) << text;
+    EXPECT_EQ(r.idKey, c.request.id.is_null() ? "" : (c.request.id.is_string() ? "s:" : "n:") +
+                                                         (c.request.id.is_string() ? c.request.id.get<std::string>()
+                                                                                   : c.request.id.dump()))
+        << text;
+    EXPECT_EQ(r.taskDir, c.request.taskDir) << text;
+    EXPECT_EQ(r.candidatePath, c.request.candidatePath) << text;
+    EXPECT_EQ(r.source, c.request.source) << text;
+    EXPECT_EQ(r.name, c.request.name) << text;
+    EXPECT_EQ(r.configs, c.request.configs) << text;
+    EXPECT_EQ(r.counters, c.request.counters) << text;
+    EXPECT_EQ(r.drain, c.request.drain) << text;
+    EXPECT_EQ(writeJson(serve::requestToJson(r)), text);
+  }
+  // The shutdown the clients wrote by hand is read as the typed one.
+  serve::Parse literal = serve::parseRequest(R"({"op": "shutdown", "drain": false})");
+  ASSERT_TRUE(literal.request.has_value());
+  EXPECT_EQ(writeJson(serve::requestToJson(*literal.request)), R"({"op":"shutdown","drain":false})");
+  fs::remove_all(root);
 }
 
 // The evaluator's job for a pool worker (lib/Runtime/DeviceSlot.cpp -> the worker's stdin).

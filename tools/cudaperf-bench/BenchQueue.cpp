@@ -1,6 +1,7 @@
 #include "BenchQueue.h"
 
 #include "cudaperf/Bench/BenchError.h"
+#include "cudaperf/Schema/Protocol.h"
 #include "cudaperf/Support/Json.h"
 
 #include <cstdio>
@@ -39,7 +40,11 @@ std::vector<std::string> runThroughQueue(const std::string &evalPath, const Queu
     const SuiteTask *t = suite.find(f.task);
     if (!t || !t->present)
       continue;
-    out << support::writeJson(support::Json{{"id", byId.size()}, {"task_dir", t->dir}, {"candidate", f.path}}) << "\n";
+    schema::serve::Request evaluate;
+    evaluate.id = byId.size();
+    evaluate.taskDir = t->dir;
+    evaluate.candidatePath = f.path;
+    out << support::writeJson(schema::serve::requestToJson(evaluate)) << "\n";
     byId.emplace_back(t->dir, f.path);
   }
   out.close();
@@ -66,22 +71,33 @@ std::vector<std::string> runThroughQueue(const std::string &evalPath, const Queu
   for (std::string line; std::getline(in, line);) {
     if (line.find_first_not_of(" \t\r") == std::string::npos)
       continue;
-    support::Json m;
+    namespace serve = schema::serve;
+    support::Json doc;
     try {
-      m = support::parseJson(line, messages);
+      doc = support::parseJson(line, messages);
     } catch (const std::exception &e) {
       fail(e.what());
     }
-    const support::Json *id = support::member(m, "id");
-    const support::Json *result = support::member(m, "result");
-    if (!id || !id->is_number_unsigned() || id->get<size_t>() >= byId.size())
-      continue;
-    if (m.value("type", "") != "result" || !result || !result->is_object()) {
+    serve::Message m;
+    try {
+      m = serve::messageFromJson(doc, messages);
+    } catch (const std::exception &e) { // a line that is no serve message answers nothing: counted as an error
       if (errors++ == 0)
-        firstError = m.value("code", "") + ": " + m.value("message", "").substr(0, 300);
+        firstError = std::string("bad_message: ") + e.what();
       continue;
     }
-    support::Json r = *result;
+    const support::Json *id = m.id ? &*m.id : nullptr;
+    if (!id || !id->is_number_unsigned() || id->get<size_t>() >= byId.size())
+      continue;
+    const serve::Result *answered = m.as<serve::Result>();
+    if (!answered) {
+      const serve::Error *error = m.as<serve::Error>();
+      std::string code = error ? error->code.value_or("") : "", text = error ? error->message.value_or("") : "";
+      if (errors++ == 0)
+        firstError = code + ": " + text.substr(0, 300);
+      continue;
+    }
+    support::Json r = answered->result;
     r["task_dir"] = byId[id->get<size_t>()].first;
     r["candidate"] = byId[id->get<size_t>()].second;
     results << support::writeJson(r) << "\n";

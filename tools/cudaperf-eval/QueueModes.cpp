@@ -89,7 +89,10 @@ public:
   }
   ~ServeEvaluator() override {
     try {
-      writeAll(toServer_[1], "{\"op\": \"shutdown\", \"drain\": false}\n");
+      schema::serve::Request shutdown;
+      shutdown.op = schema::serve::Request::Op::Shutdown;
+      shutdown.drain = false;
+      writeAll(toServer_[1], support::writeJson(schema::serve::requestToJson(shutdown)) + "\n");
     } catch (...) {
     }
     close(toServer_[1]);
@@ -209,7 +212,11 @@ int runSubmitMode(const QueueCommand &q, const std::string &batchFile, const run
         if (!(ss >> taskDir >> candidate))
           throw support::SupportError(batchFile + ":" + std::to_string(lineNo) +
                                       ": expected \"TASK_DIR CANDIDATE.cu\" or a JSON request");
-        r = {{"id", lineNo}, {"task_dir", taskDir}, {"candidate", candidate}};
+        schema::serve::Request evaluate;
+        evaluate.id = lineNo;
+        evaluate.taskDir = taskDir;
+        evaluate.candidatePath = candidate;
+        r = schema::serve::requestToJson(evaluate);
       }
       if (!opt.configs.empty() && !r.contains("configs"))
         r["configs"] = opt.configs;

@@ -359,6 +359,14 @@ struct Policy {
 
 Parse parseRequest(const std::string &line, const Policy &policy = Policy());
 
+// A client's line for `request`, in the order the clients have always written it: an evaluate
+// request has no "op" (the server's default) and is {id, task_dir, candidate | source, name,
+// configs, counters}; every other op is {op, id, drain}. A member is left out where the server's
+// default says the same: a null id, an empty name, configs or counters not set, drain true. The
+// candidate is "candidate" when candidatePath is set, else "source" (which may be empty text).
+// parseRequest reads the line back into the same request (idKey included).
+Json requestToJson(const Request &request);
+
 // ---- the server's messages: each line out is `{"type": TYPE, ...}` ----
 
 // The first line: the protocol, the GPU architecture, the devices (each the worker's `device`
