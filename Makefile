@@ -110,6 +110,7 @@ train:
 MODEL ?= data/models/sft
 RL_EVAL_ARGS ?=
 eval-policy: configure
+	@[ "$(MODEL)" != data/models/sft ] || [ -f data/models/sft/config.json ] || bash scripts/unpack-model.sh
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target cudaperf-train cudaperf-eval cudaperf-dataset
 	@[ -f $(BUILD_DIR)/dataset/manifest.jsonl ] || $(BUILD_DIR)/bin/cudaperf-dataset generate --out $(BUILD_DIR)/dataset
 	$(BUILD_DIR)/bin/cudaperf-train eval-policy --config data/rl/h200.json --model $(MODEL) \

@@ -109,6 +109,10 @@ sft=${RL_SFT_DIR:-}
 if [ -z "$sft" ]; then
   if [ -f /tmp/cudaperf-sft/sft/checkpoint/config.json ]; then sft=/tmp/cudaperf-sft/sft/checkpoint; else sft=$root/data/models/sft; fi
 fi
+# The committed checkpoint (data/models/README.md) travels compressed: unpacked and verified here.
+if [ "$sft" = "$root/data/models/sft" ] && [ ! -f "$sft/config.json" ] && [ -f "$root/data/models/sft.tar.zst" ]; then
+  bash scripts/unpack-model.sh >> "$work/logs/unpack-model.log" 2>&1 || note "unpacking data/models/sft.tar.zst failed (unpack-model.log)"
+fi
 [ -f "$sft/config.json" ] && [ -f "$sft/tokenizer.json" ] || { note "RESULT: FAILED (no SFT checkpoint in $sft)"; pack; exit 1; }
 note "SFT checkpoint: $sft"
 dataset=/tmp/cudaperf-sft/dataset
