@@ -1,6 +1,7 @@
 #include "cudaperf/Reward/ServiceEvaluator.h"
 
 #include "cudaperf/Reward/RewardError.h"
+#include "cudaperf/Schema/Protocol.h"
 #include "cudaperf/Support/Subprocess.h"
 #include "cudaperf/Support/Toolkit.h"
 
@@ -12,6 +13,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <poll.h>
 #include <sys/wait.h>
 #include <thread>
@@ -22,6 +24,7 @@ namespace cudaperf::reward {
 namespace {
 
 using support::Json;
+namespace serve = schema::serve;
 
 class ServiceEvaluator : public Evaluator {
 public:
@@ -53,12 +56,12 @@ public:
       id = nextId_++;
       result = pending_[id].get_future();
       // The text, not the path: the service takes no file names from its clients (docs/eval-serve.md).
-      std::string line = support::writeJson(Json{{"id", id},
-                                                 {"task_dir", taskDir},
-                                                 {"source", support::readRegularFile(candidatePath, size_t(64) << 20)},
-                                                 {"name", "candidate.cu"}}) +
-                         "\n";
-      if (!writeAll(line)) {
+      serve::Request request;
+      request.id = id;
+      request.taskDir = taskDir;
+      request.source = support::readRegularFile(candidatePath, size_t(64) << 20);
+      request.name = "candidate.cu";
+      if (!writeAll(support::writeJson(serve::requestToJson(request)) + "\n")) {
         pending_.erase(id);
         stop();
         throw RewardError("cudaperf-eval --serve: the service stopped reading requests");
@@ -67,7 +70,10 @@ public:
     if (result.wait_for(std::chrono::duration<double>(options_.timeoutSeconds)) != std::future_status::ready) {
       std::lock_guard<std::mutex> lock(mutex_);
       pending_.erase(id);
-      writeAll(support::writeJson(Json{{"op", "cancel"}, {"id", id}}) + "\n");
+      serve::Request cancel;
+      cancel.op = serve::Request::Op::Cancel;
+      cancel.id = id;
+      writeAll(support::writeJson(serve::requestToJson(cancel)) + "\n");
       throw RewardError("cudaperf-eval --serve: no result for " + candidatePath + " within " +
                         std::to_string(int(options_.timeoutSeconds)) + " s");
     }
@@ -105,11 +111,20 @@ private:
     std::string ready;
     auto deadline = std::chrono::steady_clock::now() +
                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(options_.startTimeoutSeconds));
-    if (!readLine(ready, deadline) || ready.find("\"ready\"") == std::string::npos) {
+    if (!readLine(ready, deadline) || !isReadyLine(ready)) {
       stop();
       throw RewardError("cudaperf-eval --serve did not start: " + (ready.empty() ? std::string("no ready line") : ready.substr(0, 300)));
     }
     reader_ = std::thread([this] { readLoop(); });
+  }
+
+  static bool isReadyLine(const std::string &line) {
+    try {
+      return serve::messageFromJson(support::parseJson(line, "cudaperf-eval --serve"), "cudaperf-eval --serve's first line")
+                 .as<serve::Ready>() != nullptr;
+    } catch (const std::exception &) {
+      return false;
+    }
   }
 
   // Under mutex_: the child killed and reaped, every waiting candidate failed.
@@ -191,25 +206,37 @@ private:
   void readLoop() {
     std::string line;
     while (readLine(line, std::chrono::steady_clock::time_point::max())) {
-      Json message;
+      Json json;
       try {
-        message = support::parseJson(line, "cudaperf-eval --serve");
+        json = support::parseJson(line, "cudaperf-eval --serve");
       } catch (const std::exception &) {
         continue; // not a message (a stray print); the protocol's lines are JSON
       }
-      const Json *id = support::member(message, "id");
+      // A line the typed reader refuses ends the request it names, with the reader's message (the
+      // field it names); one that names no request of ours is passed over, as a stray line is.
+      std::optional<serve::Message> message;
+      std::string refused;
+      try {
+        message = serve::messageFromJson(json, "cudaperf-eval --serve's answer");
+      } catch (const std::exception &e) {
+        refused = e.what();
+      }
+      const Json *id = message ? (message->id ? &*message->id : nullptr) : support::member(json, "id");
       if (!id || !id->is_number_integer()) continue;
-      std::string type = message.value("type", std::string());
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = pending_.find(id->get<int64_t>());
       if (it == pending_.end()) continue;
-      if (type == "result" && support::member(message, "result")) {
-        it->second.set_value(message["result"]);
-      } else if (type == "error" || type == "cancelled") {
-        it->second.set_exception(std::make_exception_ptr(RewardError(
-            "cudaperf-eval --serve: " + type + ": " + message.value("message", message.value("code", std::string())))));
+      if (!message) {
+        it->second.set_exception(std::make_exception_ptr(RewardError("cudaperf-eval --serve: " + refused)));
+      } else if (const serve::Result *result = message->as<serve::Result>()) {
+        it->second.set_value(result->result);
+      } else if (message->as<serve::Error>() || message->as<serve::Cancelled>()) {
+        const serve::Error *error = message->as<serve::Error>();
+        std::string text = error ? error->message.value_or(error->code.value_or("")) : "";
+        it->second.set_exception(
+            std::make_exception_ptr(RewardError("cudaperf-eval --serve: " + message->type + ": " + text)));
       } else {
-        continue;
+        continue; // ready, stats, pong or a type this client does not know: not an answer to a candidate
       }
       pending_.erase(it);
     }

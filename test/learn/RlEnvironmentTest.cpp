@@ -184,6 +184,21 @@ TEST(RlEnvironment, PersistentEvaluatorServiceRestartsAfterACrash) {
   EXPECT_EQ(after.gate, "wrong_answer");
 }
 
+// A line of the service's the typed reader (schema::serve::messageFromJson) refuses ends the request
+// it names with the reader's message, at once; stray lines are passed over; the service goes on.
+TEST(RlEnvironment, PersistentEvaluatorServiceRefusesABadAnswer) {
+  EnvironmentOptions o = fakeOptions("serve");
+  o.evaluator = "serve";
+  o.evalPath = kSource + "/test/learn/fake-eval-serve.py";
+  RlEnvironment env(o);
+  CandidateOutcome bad = env.submit(kTask, candidate("bad-answer")).get();
+  EXPECT_EQ(bad.gate, "runtime_fault");
+  EXPECT_NE(bad.feedback.find("(result): result: missing"), std::string::npos) << bad.feedback;
+  CandidateOutcome after = env.submit(kTask, candidate("ok 1.5")).get();
+  EXPECT_EQ(after.outcome, "ok");
+  EXPECT_DOUBLE_EQ(*after.speedup, 1.5);
+}
+
 // The trainer reads a completion's code with lib/Reward's rule (extractCodeBlock), as the reward does:
 // the cases the trainer's own copy of the rule was tested on, and the answer format it is trained to write.
 TEST(CandidateSource, TheRewardsRuleOnTheTrainersCases) {
