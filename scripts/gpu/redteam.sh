@@ -16,6 +16,8 @@
 # OUTDIR (default $OUT, else /tmp/redteam) gets summary.txt and redteam.tar.gz (everything else: the
 # device machine returns at most 8 files). Candidates whose header says cudaperf-destructive are left
 # out (skipped.txt) unless the worker has a --runner mode (the confined runner) or REDTEAM_DESTRUCTIVE=1.
+# REDTEAM_ONLY=REGEX keeps the candidates whose file name matches (a short pass: the check then lists the
+# others as missing).
 set -uo pipefail
 out=${1:-${OUT:-/tmp/redteam}}
 work=/tmp/redteam-work
@@ -64,12 +66,14 @@ for f in data/redteam/hostile/*.cu; do
 done
 note "worker has a confined runner: $([ $confined = 1 ] && echo yes || echo no); skipped: $(cut -d' ' -f1 "$work/files/skipped.txt" | tr '\n' ' ')"
 python3 - "$root" "$work/files/skipped.txt" "$work/order.batch" <<'PY'
-import os, sys
+import os, re, sys
 root, skipped, out = sys.argv[1:4]
 skip = {l.split()[0] for l in open(skipped) if l.strip()}
 def listing(kind):
     d = os.path.join(root, "data/redteam", kind)
-    return [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(".cu") and f not in skip]
+    only = re.compile(os.environ.get("REDTEAM_ONLY") or ".")
+    return [os.path.join(d, f) for f in sorted(os.listdir(d))
+            if f.endswith(".cu") and f not in skip and only.search(f)]
 def task(path):
     for line in open(path):
         if line.startswith("// cudaperf-task:"):
