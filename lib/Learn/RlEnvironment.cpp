@@ -235,7 +235,7 @@ CandidateOutcome RlEnvironment::fromResult(reward::CandidateResult result, const
   o.sha256 = sha;
   o.extracted = extracted;
   const reward::RewardDocument &doc = result.reward;
-  o.outcome = extracted ? doc.outcome : "no_code_block";
+  o.outcome = extracted ? doc.outcomeText() : "no_code_block";
   o.gate = doc.gate ? reward::gateName(*doc.gate) : "";
   o.total = doc.total;
   o.correct = doc.total && !doc.gate;

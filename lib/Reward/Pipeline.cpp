@@ -280,8 +280,7 @@ CandidateResult noCodeBlockResult(const RewardConfig &config, const std::string 
   doc.candidate = "";
   doc.candidateSha256 = support::sha256Hex(completion); // of the completion: repeats are still seen
   doc.mode = "not-run";
-  doc.gate = Gate::NoCodeBlock;
-  doc.outcome = gateName(*doc.gate);
+  doc.gate = Gate::NoCodeBlock; // no outcome: its "outcome" is written as the gate's name
   doc.detail = reason;
   doc.gateReason = reason;
   doc.configName = config.name;

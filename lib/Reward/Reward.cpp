@@ -411,6 +411,14 @@ const RewardTerm *RewardDocument::term(const std::string &name) const {
   return nullptr;
 }
 
+std::string RewardDocument::outcomeText() const {
+  if (!unknownOutcome.empty())
+    return unknownOutcome;
+  if (outcome)
+    return schema::outcomeName(*outcome);
+  return gate ? gateName(*gate) : "";
+}
+
 RewardDocument computeReward(const RewardConfig &config, const RewardInputs &in) {
   if (!in.result || !in.resultJson)
     throw RewardError("computeReward: no eval result");
@@ -421,7 +429,8 @@ RewardDocument computeReward(const RewardConfig &config, const RewardInputs &in)
   doc.task = result.task;
   doc.candidate = result.candidate;
   doc.candidateSha256 = result.candidateSha256;
-  doc.outcome = result.outcomeText();
+  doc.outcome = result.outcome;
+  doc.unknownOutcome = result.unknownOutcome;
   doc.detail = result.detail;
   doc.configName = config.name;
   doc.configDigest = rewardConfigDigest(config);
@@ -533,7 +542,7 @@ schema::RewardDocument rewardSchemaDocument(const RewardDocument &doc) {
   j.candidate = doc.candidate;
   j.candidateSha256 = doc.candidateSha256;
   j.mode = doc.mode;
-  j.outcome = doc.outcome;
+  j.outcome = doc.outcomeText();
   j.detail = doc.detail;
   if (doc.gate) {
     j.gate = gateName(*doc.gate);

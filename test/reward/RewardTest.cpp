@@ -150,7 +150,15 @@ TEST(Gates, InternalErrorIsExcludedWithANullReward) {
   EXPECT_TRUE(j["total"].is_null());
   EXPECT_TRUE(j["exclude"].get<bool>());
   // An outcome a newer evaluator might add is not held against the candidate.
-  EXPECT_EQ(rewardOf(RewardConfig(), evalResult({}, "solar_flare")).gate, Gate::InternalError);
+  RewardDocument newer = rewardOf(RewardConfig(), evalResult({}, "solar_flare"));
+  EXPECT_EQ(newer.gate, Gate::InternalError);
+  // ... and its name is kept: read as InternalError, written back as it was.
+  EXPECT_EQ(newer.outcome, schema::Outcome::InternalError);
+  EXPECT_EQ(newer.unknownOutcome, "solar_flare");
+  EXPECT_EQ(rewardToJson(newer)["outcome"], "solar_flare");
+  EXPECT_EQ(rewardToJson(d)["outcome"], "internal_error");
+  EXPECT_EQ(d.outcome, schema::Outcome::InternalError);
+  EXPECT_EQ(d.unknownOutcome, "");
 }
 
 // ---- speed -------------------------------------------------------------------------------------

@@ -301,7 +301,8 @@ TEST(Completion, NoCodeBlockIsGatedAndNothingRuns) {
   CandidateResult res = f.pipeline.run(r);
   EXPECT_TRUE(f.sources.empty());
   EXPECT_EQ(res.reward.gate, Gate::NoCodeBlock);
-  EXPECT_EQ(res.reward.outcome, "no_code_block");
+  EXPECT_EQ(res.reward.outcome, std::nullopt); // nothing was evaluated
+  EXPECT_EQ(res.reward.outcomeText(), "no_code_block");
   EXPECT_EQ(res.reward.mode, "not-run");
   EXPECT_DOUBLE_EQ(*res.reward.total, RewardConfig{}.gates.noCodeBlock);
   EXPECT_FALSE(res.reward.provisional);

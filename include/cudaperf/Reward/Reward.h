@@ -10,6 +10,7 @@
 #include "cudaperf/Reward/EvalDetails.h"
 #include "cudaperf/Reward/RewardConfig.h"
 #include "cudaperf/Reward/StaticModel.h"
+#include "cudaperf/Schema/Outcome.h"
 #include "cudaperf/Schema/RewardDocument.h"
 #include "cudaperf/Support/Json.h"
 
@@ -80,7 +81,12 @@ enum class Gate {
 const char *gateName(Gate gate);
 
 struct RewardDocument {
-  std::string task, taskKind, candidate, candidateSha256, outcome, detail;
+  std::string task, taskKind, candidate, candidateSha256, detail;
+  // The eval result's outcome; none where no candidate was evaluated (the gate no_code_block).
+  std::optional<schema::Outcome> outcome;
+  // The result's outcome name where this build does not know it (a newer evaluator's, or a forged
+  // result's): `outcome` is then InternalError, as schema::EvalResult reads it. Written as it was.
+  std::string unknownOutcome;
   std::string mode; // "measured" or "static-only"
   std::optional<Gate> gate; // none when the candidate passed every gate
   std::string gateReason;
@@ -99,6 +105,9 @@ struct RewardDocument {
   std::string feedback; // filled by the caller (Feedback.h), written when not empty
 
   const RewardTerm *term(const std::string &name) const;
+  // The document's "outcome": unknownOutcome when set, else the outcome's wire name, else (nothing
+  // evaluated) the gate's name ("no_code_block").
+  std::string outcomeText() const;
 };
 
 // Throws RewardError when the inputs are inconsistent (no result, a result of another candidate).
