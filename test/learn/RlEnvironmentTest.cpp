@@ -412,16 +412,18 @@ TEST(RlEnvironment, WaitStagedWaitsForTheCandidatesBeforeTheMarkOnly) {
   // Evaluations take the pipeline's device slot one at a time (reward::DeviceSlots, one per device):
   // give the first job's worker the slot before the later one can race it for it (taking a queued job
   // and the slot are immediate; without this pause the later one ran first about one time in three).
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
   auto start = std::chrono::steady_clock::now();
-  std::shared_future<CandidateOutcome> later = env.submit(kTask, candidate("sleep 2"));
+  // The later one sleeps 6 s, far from the first one's 0.3 s plus a Python start-up, which took over a second
+  // under a parallel build (a 2 s sleep and a 1.6 s bound failed there once, 2026-12-07).
+  std::shared_future<CandidateOutcome> later = env.submit(kTask, candidate("sleep 6"));
   env.waitStaged(mark);
   double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(waited, 1.6); // not the 2 s of the later one
+  EXPECT_LT(waited, 4.5); // not the 6 s of the later one
   EXPECT_EQ(mine.get().outcome, "ok");
   EXPECT_TRUE(again.get().cached);
   env.waitStaged(env.submissions());
   double all = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_GE(all, 2.0); // and a mark past it waits for it
+  EXPECT_GE(all, 6.0); // and a mark past it waits for it
   EXPECT_EQ(later.get().outcome, "ok");
 }
