@@ -776,6 +776,22 @@ int runRlCommand(const std::vector<std::string> &argv) {
       rs.generationSeconds = maxima[0], rs.rewardWaitSeconds = maxima[1], rolloutSeconds = maxima[2];
       rs.promptSeconds = maxima[3], rs.extractSeconds = maxima[4], rs.rankSeconds = maxima[5], rs.scoreSeconds = maxima[6];
     }
+    { // A kind the evaluator cannot reward stops the run before the update (RlEnvironment.h, unrewardableKind).
+      std::map<std::string, KindOutcomes> byKind;
+      for (const TurnRecord &r : records) countKindOutcome(byKind, tasks[r.group].kind, r.outcome);
+      if (dp->worldSize() > 1) { // every rank decides on the same sums
+        std::vector<std::string> kinds = splitList(c.kinds);
+        std::vector<double> counts;
+        for (const std::string &k : kinds) counts.insert(counts.end(), {double(byKind[k].candidates), double(byKind[k].internalErrors)});
+        counts = dp->sum(counts);
+        for (size_t i = 0; i < kinds.size(); ++i) {
+          byKind[kinds[i]].candidates = int64_t(counts[2 * i]);
+          byKind[kinds[i]].internalErrors = int64_t(counts[2 * i + 1]);
+        }
+      }
+      if (std::string why = unrewardableKind(byKind); !why.empty())
+        throw LearnError("step " + std::to_string(step) + ": " + why);
+    }
     auto updateStart = Clock::now();
     RlUpdateStats us = rlUpdate(*s.policy, trainer, samples, loss, c.miniBatches, c.ppoEpochs,
                                 mixSeed(mixSeed(c.seed, uint64_t(step)), 2), s.reference ? s.reference.get() : nullptr,

@@ -9,6 +9,7 @@
 #endif
 #include "cudaperf/Support/Sha256.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iomanip>
@@ -382,6 +383,25 @@ std::unique_ptr<reward::Evaluator> makeEnvironmentEvaluator(const EnvironmentOpt
   e.timeoutSeconds = options.evalTimeout;
   e.gpuSlots = 1; // candidates timed one at a time on the GPU
   return reward::makeProcessEvaluator(e);
+}
+
+void countKindOutcome(std::map<std::string, KindOutcomes> &byKind, const std::string &kind, const CandidateOutcome &o) {
+  KindOutcomes &k = byKind[kind];
+  ++k.candidates;
+  if (o.outcome != "internal_error") return;
+  ++k.internalErrors;
+  if (k.firstDetail.empty()) k.firstDetail = o.document && !o.document->detail.empty() ? o.document->detail : o.evaluatorError;
+}
+
+std::string unrewardableKind(const std::map<std::string, KindOutcomes> &byKind, int64_t minimum) {
+  for (const auto &[kind, k] : byKind)
+    if (k.candidates >= std::max<int64_t>(1, minimum) && k.internalErrors == k.candidates)
+      return "all " + std::to_string(k.candidates) + " candidates of kind " + kind +
+             " got internal_error, so the evaluator cannot reward that kind (" +
+             (k.firstDetail.empty() ? std::string("no detail") : k.firstDetail) +
+             "); stopping before an update learns from the other kinds alone (fix the evaluator, or set kinds without " +
+             kind + ")";
+  return "";
 }
 
 } // namespace cudaperf::learn

@@ -57,7 +57,8 @@ note "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); $(nproc)
 note "== build"
 SECONDS=0
 . scripts/gpu/build-gpu.sh
-gpu_build "$work/logs/build.log" 120 300 cudaperf-dataset cudaperf-train cudaperf-eval cudaperf-eval-worker
+# cudaperf-torch-reference: the pytorch-to-cuda tasks' reference (without it every PyTorch candidate is internal_error)
+gpu_build "$work/logs/build.log" 120 300 cudaperf-dataset cudaperf-train cudaperf-eval cudaperf-eval-worker cudaperf-torch-reference
 rc=$?
 note "build rc=$rc in ${SECONDS} s"
 grep -E "error|NOT found|unknown target" "$work/logs/build.log" | head -20 | tee -a "$summary"

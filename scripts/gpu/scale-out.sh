@@ -64,7 +64,7 @@ ranks() { # N LOGPREFIX CAP ARGS...
 note "== build"
 source scripts/gpu/build-gpu.sh
 SECONDS=0
-gpu_build "$work/logs/build.log" 120 240 cudaperf-dataset cudaperf-train cudaperf-eval cudaperf-eval-worker
+gpu_build "$work/logs/build.log" 120 240 cudaperf-dataset cudaperf-train cudaperf-eval cudaperf-eval-worker cudaperf-torch-reference
 rc=$?
 bin=$PWD/build-gpu/bin
 note "build rc=$rc in ${SECONDS} s; $(grep -o 'data-parallel backends: .*' "$work/logs/build.log" | tail -1)"

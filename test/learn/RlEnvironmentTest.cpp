@@ -136,6 +136,34 @@ TEST(RlEnvironment, RewardsFailuresAndCache) {
   EXPECT_EQ(counts.evaluatorFailures, 0u);
 }
 
+// A kind whose every candidate got internal_error (the evaluator's fault: pytorch-to-cuda tasks without
+// cudaperf-torch-reference, 2026-12-07) stops the run; one candidate of it that is not, or fewer candidates than
+// the minimum, does not. Outcomes from the environment's fake evaluator, as the step loop counts them.
+TEST(RlEnvironment, AKindTheEvaluatorCannotRewardIsNamed) {
+  RlEnvironment env(fakeOptions("unrewardable"));
+  CandidateOutcome internal = env.submit(kTask, candidate("internal_error")).get();
+  CandidateOutcome ok = env.submit(kTask, candidate("ok 1.5")).get();
+  CandidateOutcome compile = env.submit(kTask, candidate("compile_error")).get();
+  ASSERT_EQ(internal.outcome, "internal_error");
+
+  std::map<std::string, KindOutcomes> byKind;
+  for (int i = 0; i < 4; ++i) countKindOutcome(byKind, "pytorch", internal);
+  for (int i = 0; i < 4; ++i) countKindOutcome(byKind, "c", i % 2 ? ok : compile);
+  std::string why = unrewardableKind(byKind);
+  EXPECT_NE(why.find("all 4 candidates of kind pytorch got internal_error"), std::string::npos) << why;
+  EXPECT_EQ(why.find("kind c "), std::string::npos) << why;
+  EXPECT_EQ(byKind["pytorch"].internalErrors, 4);
+  EXPECT_EQ(byKind["c"].internalErrors, 0);
+
+  countKindOutcome(byKind, "pytorch", ok); // one rewarded candidate: the evaluator can reward the kind
+  EXPECT_EQ(unrewardableKind(byKind), "");
+  std::map<std::string, KindOutcomes> few;
+  for (int i = 0; i < 3; ++i) countKindOutcome(few, "pytorch", internal);
+  EXPECT_EQ(unrewardableKind(few), "");              // under the default minimum of 4
+  EXPECT_NE(unrewardableKind(few, 3), "");           // at a minimum of 3
+  EXPECT_EQ(unrewardableKind({}), "");
+}
+
 TEST(RlEnvironment, CandidateThatCrashesTheEvaluatorEarnsItsGate) {
   RlEnvironment env(fakeOptions("crash"));
   CandidateOutcome crash = env.submit(kTask, candidate("crash")).get(); // the evaluator dies with SIGSEGV

@@ -172,4 +172,18 @@ std::unique_ptr<reward::Evaluator> makeEnvironmentEvaluator(const EnvironmentOpt
 // The verdict as feedback for the next turn: one line.
 std::string rankingFeedback(const RankingVerdict &verdict);
 
+// The evaluator's fault by kind. `internal_error` is the evaluator's own failure, never the candidate's
+// (the red-team suite holds it to that), so a step in which every candidate of one kind got it means the
+// evaluator cannot reward that kind at all: e.g. pytorch-to-cuda tasks when cudaperf-torch-reference is not
+// beside cudaperf-eval (2026-12-07: 62 steps of an arm trained on the C tasks alone, the PyTorch half
+// unrewarded). Training on would learn from the other kinds only while the config says "c,pytorch".
+struct KindOutcomes {
+  int64_t candidates = 0, internalErrors = 0;
+  std::string firstDetail; // the first internal_error's detail, for the message
+};
+void countKindOutcome(std::map<std::string, KindOutcomes> &byKind, const std::string &kind, const CandidateOutcome &o);
+// "" when no kind with at least `minimum` candidates had internal_error on every one of them; otherwise
+// the message naming the kind, the count and the first detail.
+std::string unrewardableKind(const std::map<std::string, KindOutcomes> &byKind, int64_t minimum = 4);
+
 } // namespace cudaperf::learn
