@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""An experiment arm run in chunks (scripts/gpu/arm.sh, one folder chunk-N per device call): joins the chunks'
+rl-log.jsonl step lines, checks that the steps run 1..n without a gap or a repeat and that every chunk has the
+same config apart from paths and max_seconds, and prints the training curve in windows of W steps: mean reward,
+share correct (all turns), turn-1 and turn-2 share correct, step seconds (generate, reward wait).
+These are training-split figures of the tasks each step drew, not the held-out evaluation.
+Usage: scripts/arm-progress.py ARM_DIR [--window W]   exit 1 on a gap, repeat or config difference, 2 on bad input
+"""
+import argparse
+import glob
+import json
+import os
+import sys
+
+IGNORED_CONFIG = {"dataset", "max_seconds", "model", "eval_path", "analyzer_path", "out"}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("arm_dir")
+    ap.add_argument("--window", type=int, default=10)
+    a = ap.parse_args()
+    chunks = sorted(glob.glob(os.path.join(a.arm_dir, "chunk-*")), key=lambda p: int(p.rsplit("-", 1)[1]))
+    if not chunks:
+        print(f"arm-progress: no chunk-N folders in {a.arm_dir}", file=sys.stderr)
+        return 2
+    steps, configs, problems = [], [], []
+    for c in chunks:
+        try:
+            with open(os.path.join(c, "rl-log.jsonl")) as f:
+                lines = [json.loads(l) for l in f if l.strip()]
+            with open(os.path.join(c, "rl-config.json")) as f:
+                cfg = json.load(f)
+        except (OSError, ValueError) as e:
+            print(f"arm-progress: {c}: {e}", file=sys.stderr)
+            return 2
+        configs.append((c, {k: v for k, v in cfg.items() if k not in IGNORED_CONFIG}))
+        steps += [(os.path.basename(c), l) for l in lines if "step" in l]
+    for c, cfg in configs[1:]:
+        if cfg != configs[0][1]:
+            diff = sorted(k for k in set(cfg) | set(configs[0][1]) if cfg.get(k) != configs[0][1].get(k))
+            problems.append(f"{c}: config differs from {configs[0][0]} in {', '.join(diff)}")
+    numbers = [l["step"] for _, l in steps]
+    if numbers != list(range(1, len(numbers) + 1)):
+        problems.append(f"steps are not 1..{len(numbers)} in order: {numbers[:5]}...{numbers[-5:]}")
+    w = max(1, a.window)
+    print(f"{len(steps)} steps in {len(chunks)} chunks; window {w}")
+    print("steps      reward  correct  turn1   turn2   step_s  generate_s  reward_wait_s")
+    for i in range(0, len(steps), w):
+        win = [l for _, l in steps[i:i + w]]
+        mean = lambda f: sum(f(l) for l in win) / len(win)
+        by_turn = lambda t: mean(lambda l: (l.get("correct_by_turn") or [0, 0])[t] if len(l.get("correct_by_turn") or []) > t else 0)
+        print(f"{win[0]['step']:>4}-{win[-1]['step']:<4}  {mean(lambda l: l['reward_mean']):+.3f}  {mean(lambda l: l['correct_rate']):6.1%}"
+              f"  {by_turn(0):6.1%}  {by_turn(1):6.1%}  {mean(lambda l: l['seconds']['step']):6.1f}"
+              f"  {mean(lambda l: l['seconds']['generate']):10.1f}  {mean(lambda l: l['seconds']['reward_wait']):13.1f}")
+    for p in problems:
+        print("PROBLEM:", p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
