@@ -12,6 +12,9 @@
 #   evaluator  runs from .carry/src.tgz (git archive) or needs only the code: red team, trust-cost, validate
 #   rl         sft.sh/rl.sh with the committed checkpoint and .carry/{deps,analyzer}: no tests, docs,
 #              stored runs or measured shards travel (the GPU build has CUDAPERF_BUILD_TESTS=OFF)
+#   arm        a resumed experiment arm (scripts/gpu/arm.sh): only data/models (checkpoint + arm states) and
+#              this script stay; the code travels as .carry/src.tgz (2 MB gzip instead of ~6 MB of files),
+#              which the device command unpacks into the repository root first
 # Exit 2 on a bad argument or when moved paths are still out (restore first).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,6 +26,9 @@ paths_of() {
   case "$1" in
     evaluator) echo "data/eval-runs data/realcode data/models/sft.tar.zst" ;;
     rl) echo "data/eval-runs data/realcode data/measured test docs" ;;
+    arm) # every tracked top-level entry, data/* and scripts/* but data/models and this script
+      git ls-files | awk -F/ '{ if (($1 == "data" || $1 == "scripts") && NF > 2) print $1 "/" $2; else if ($1 == "data" || $1 == "scripts") print $0; else print $1 }' |
+        sort -u | grep -v -x -e .gitignore -e data/models -e scripts/device-tree.sh | tr '\n' ' ' ;;
     *) return 1 ;;
   esac
 }
@@ -37,7 +43,7 @@ travelling_bytes() {
 case "${1:-}" in
   slim)
     profile=${2:-}
-    paths=$(paths_of "$profile") || { echo "device-tree: unknown profile '$profile' (evaluator, rl)" >&2; exit 2; }
+    paths=$(paths_of "$profile") || { echo "device-tree: unknown profile '$profile' (evaluator, rl, arm)" >&2; exit 2; }
     if [ -s "$stash/MOVED" ]; then
       echo "device-tree: $stash holds moved paths; run '$0 restore' first" >&2
       exit 2

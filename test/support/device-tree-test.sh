@@ -48,6 +48,16 @@ set -e
 cmp -s "$work/before.sums" "$work/after.sums" || fail "restore did not give back every file as it was"
 [ ! -e "$CUDAPERF_SLIM_DIR" ] || fail "the stash is left after a full restore"
 
+# Profile arm: only data/models and this script stay (the code travels as .carry/src.tgz).
+(cd "$repo" && scripts/device-tree.sh slim arm) > "$work/slim-arm.log"
+for p in data/eval-runs data/realcode lib; do
+  [ ! -e "$repo/$p" ] || fail "$p still in the tree after slim arm"
+done
+[ -f "$repo/data/models/sft.tar.zst" ] && [ -f "$repo/scripts/device-tree.sh" ] || fail "slim arm moved data/models or itself"
+(cd "$repo" && scripts/device-tree.sh restore) > /dev/null
+( cd "$repo" && find data lib -type f -exec sha256sum {} + | sort ) > "$work/after-arm.sums"
+cmp -s "$work/before.sums" "$work/after-arm.sums" || fail "restore after slim arm did not give back every file"
+
 # A path recreated while moved out is not overwritten: restore says so and keeps the moved copy.
 (cd "$repo" && scripts/device-tree.sh slim evaluator) > /dev/null
 mkdir -p "$repo/data/realcode" && echo new > "$repo/data/realcode/new.cu"

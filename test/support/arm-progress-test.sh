@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# scripts/arm-progress.py on the stored arm of 2026-12-07 (three chunks, steps 1-62): joins them without a
+# problem and prints the first window's means as computed here from the step lines; a missing chunk (a gap),
+# a chunk repeated, and a chunk with another config are each reported with exit 1; no chunk is exit 2.
+# Usage: arm-progress-test.sh SOURCE_DIR
+set -euo pipefail
+src=$1
+arm=$src/data/eval-runs/2026-12-07-h100-arm-unified-ranker-s0
+tool=$src/scripts/arm-progress.py
+work=$(mktemp -d /tmp/cudaperf-arm-progress.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+python3 "$tool" "$arm" > "$work/out.txt" || fail "the stored arm: exit $?"
+grep -q '^62 steps in 3 chunks' "$work/out.txt" || fail "not 62 steps in 3 chunks: $(head -1 "$work/out.txt")"
+# The first window (steps 1-10): mean reward and share correct, from the step lines directly.
+want=$(python3 -c '
+import json,sys
+rows=[json.loads(l) for l in open(sys.argv[1])][:10]
+print("%+.3f %.1f%%" % (sum(r["reward_mean"] for r in rows)/10, 100*sum(r["correct_rate"] for r in rows)/10))' "$arm/chunk-1/rl-log.jsonl")
+got=$(awk '$1 == "1-10" {print $2, $3}' "$work/out.txt")
+[ "$got" = "$want" ] || fail "steps 1-10: got '$got', computed '$want'"
+
+mk() { rm -rf "$work/arm" && mkdir -p "$work/arm"; }
+expect1() { set +e; python3 "$tool" "$work/arm" > "$work/bad.txt" 2>&1; rc=$?; set -e
+  [ "$rc" -eq 1 ] || fail "$1: exit $rc, not 1"; grep -q "PROBLEM: .*$2" "$work/bad.txt" || fail "$1: no PROBLEM line with '$2'"; }
+mk; cp -r "$arm/chunk-1" "$work/arm/chunk-1"; cp -r "$arm/chunk-3" "$work/arm/chunk-2"
+expect1 "a missing chunk" "steps are not"
+mk; cp -r "$arm/chunk-1" "$work/arm/chunk-1"; cp -r "$arm/chunk-1" "$work/arm/chunk-2"
+expect1 "a repeated chunk" "steps are not"
+mk; cp -r "$arm/chunk-1" "$work/arm/chunk-1"; cp -r "$arm/chunk-2" "$work/arm/chunk-2"
+python3 -c 'import json,sys; p=sys.argv[1]; c=json.load(open(p)); c["learning_rate"]=0.5; json.dump(c, open(p,"w"))' "$work/arm/chunk-2/rl-config.json"
+expect1 "another config" "learning_rate"
+mk
+set +e; python3 "$tool" "$work/arm" 2> /dev/null; rc=$?; set -e
+[ "$rc" -eq 2 ] || fail "no chunk: exit $rc, not 2"
+echo PASS
