@@ -613,51 +613,56 @@ std::vector<RlSample> samplesFromRecords(std::vector<TurnRecord> &records, const
   return samples;
 }
 
-Json evaluationSummary(const std::vector<TurnRecord> &records, size_t tasks, int64_t turns) {
-  // records of G = 1: task i's turn t at i * T + t
-  size_t T = size_t(turns);
+Json evaluationSummary(const std::vector<TurnRecord> &records, size_t tasks, int64_t turns, int64_t samplesPerTask) {
+  // runEpisodes' order: task i's sample g (trajectory), turn t at (i * G + g) * T + t. Rates are per
+  // sample (tasks x G); best-of-T is each sample's best turn.
+  size_t T = size_t(turns), G = size_t(samplesPerTask), samples = tasks * G;
+  if (records.size() < samples * T)
+    throw TrainerError("evaluationSummary: " + std::to_string(records.size()) + " records for " + std::to_string(tasks) +
+                       " tasks x " + std::to_string(G) + " samples x " + std::to_string(T) + " turns");
   auto mean = [](const std::vector<double> &v) { return v.empty() ? Json(nullptr) : Json(std::accumulate(v.begin(), v.end(), 0.0) / double(v.size())); };
-  auto rate = [&](size_t n) { return tasks ? Json(double(n) / double(tasks)) : Json(nullptr); };
+  auto rate = [&](size_t n) { return samples ? Json(double(n) / double(samples)) : Json(nullptr); };
   Json perTurn = Json::array();
-  std::vector<int> bestCorrect(tasks, 0), bestFast(tasks, 0), bestCompiled(tasks, 0);
-  std::vector<std::optional<double>> bestSpeedup(tasks);
-  std::vector<double> bestReward(tasks, -1e9);
+  std::vector<int> bestCorrect(samples, 0), bestFast(samples, 0), bestCompiled(samples, 0);
+  std::vector<std::optional<double>> bestSpeedup(samples);
+  std::vector<double> bestReward(samples, -1e9);
   for (size_t t = 0; t < T; ++t) {
     size_t correct = 0, compiled = 0, fast = 0;
     std::vector<double> speedups, rewards;
-    for (size_t i = 0; i < tasks; ++i) {
-      const TurnRecord &r = records[i * T + t];
+    for (size_t k = 0; k < samples; ++k) { // k = i * G + g
+      const TurnRecord &r = records[k * T + t];
       const CandidateOutcome &o = r.outcome;
       std::optional<schema::Outcome> evaluated = schema::parseOutcome(o.outcome);
       bool didCompile = o.extracted && evaluated != schema::Outcome::CompileError &&
                         evaluated != schema::Outcome::InternalError;
       compiled += didCompile;
-      bestCompiled[i] |= didCompile;
+      bestCompiled[k] |= didCompile;
       if (o.reward) {
         rewards.push_back(*o.reward);
-        bestReward[i] = std::max(bestReward[i], *o.reward);
+        bestReward[k] = std::max(bestReward[k], *o.reward);
       }
       if (!o.correct) continue;
       ++correct;
-      bestCorrect[i] = 1;
+      bestCorrect[k] = 1;
       if (o.speedup) {
         speedups.push_back(*o.speedup);
         fast += *o.speedup > 1;
-        bestFast[i] |= *o.speedup > 1;
-        if (!bestSpeedup[i] || *o.speedup > *bestSpeedup[i]) bestSpeedup[i] = o.speedup;
+        bestFast[k] |= *o.speedup > 1;
+        if (!bestSpeedup[k] || *o.speedup > *bestSpeedup[k]) bestSpeedup[k] = o.speedup;
       }
     }
     perTurn.push_back({{"turn", t + 1}, {"correct", rate(correct)}, {"compiled", rate(compiled)}, {"fast_1", rate(fast)},
                        {"mean_speedup_correct", mean(speedups)}, {"mean_reward", mean(rewards)}});
   }
   std::vector<double> best, bestRewards;
-  for (size_t i = 0; i < tasks; ++i) {
-    if (bestSpeedup[i]) best.push_back(*bestSpeedup[i]);
-    if (bestReward[i] > -1e9) bestRewards.push_back(bestReward[i]);
+  for (size_t k = 0; k < samples; ++k) {
+    if (bestSpeedup[k]) best.push_back(*bestSpeedup[k]);
+    if (bestReward[k] > -1e9) bestRewards.push_back(bestReward[k]);
   }
   auto count = [](const std::vector<int> &v) { return size_t(std::accumulate(v.begin(), v.end(), 0)); };
   Json turn1 = perTurn.empty() ? Json(nullptr) : perTurn[0];
   return Json{{"tasks", tasks},
+              {"samples_per_task", samplesPerTask},
               {"turns", turns},
               {"turn1", turn1},
               {"best_of_turns", {{"correct", rate(count(bestCorrect))}, {"compiled", rate(count(bestCompiled))},

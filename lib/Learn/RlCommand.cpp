@@ -293,15 +293,16 @@ std::vector<Json> gatherLines(DataParallel &dp, const std::vector<Json> &mine, s
   return all;
 }
 
-// The held-out evaluation: G = 1 per task, T turns, greedy unless eval_temperature; the same seeds
-// every time, so before/after differ only by the policy. Data parallel: the tasks of a set are cut
-// among the ranks; rank 0 writes the lines.
+// The held-out evaluation: G = eval_samples trajectories per task, T turns, greedy unless
+// eval_temperature; the same seeds every time (row streams mix(seed, task, sample, turn) as in a
+// rollout, so G = 1 draws what it always drew), so before/after differ only by the policy. Data
+// parallel: the tasks of a set are cut among the ranks; rank 0 writes the lines.
 Json evaluate(Session &s, const std::string &label, int64_t step, const fs::path &candidatesLog, DataParallel &dp) {
   Json result{{"schema", "cudaperf-rl-eval/1"}, {"label", label}, {"step", step}, {"sets", Json::object()}};
   auto start = Clock::now();
   for (auto &[name, tasks] : s.evalSets) {
     RolloutOptions o;
-    o.groupSize = 1;
+    o.groupSize = s.config.evalSamples;
     o.turns = s.config.turns;
     o.generation = s.generation;
     o.generation.sampling.greedy = s.config.evalTemperature == 0;
@@ -318,17 +319,19 @@ Json evaluate(Session &s, const std::string &label, int64_t step, const fs::path
     for (const TurnRecord &r : records) lines.push_back(candidateLine("eval:" + label + ":" + name, step, tasks, r, *s.tokenizer));
     lines = gatherLines(dp, lines, records);
     if (dp.isRoot()) appendLines(candidatesLog, lines);
-    result["sets"][name] = evaluationSummary(records, tasks.size(), s.config.turns);
-    // Per kind (C->CUDA, PyTorch->CUDA): the same summary over that kind's tasks (records i*T..i*T+T-1).
+    result["sets"][name] = evaluationSummary(records, tasks.size(), s.config.turns, o.groupSize);
+    // Per kind (C->CUDA, PyTorch->CUDA): the same summary over that kind's tasks. Records come in
+    // runEpisodes' order (ranks in task order), task i's G x T at i * G * T.
     std::map<std::string, std::pair<std::vector<TurnRecord>, size_t>> byKind;
-    size_t T = size_t(s.config.turns);
-    for (size_t i = 0; i < tasks.size() && (i + 1) * T <= records.size(); ++i) {
+    size_t perTask = size_t(o.groupSize * o.turns);
+    for (size_t i = 0; i < tasks.size() && (i + 1) * perTask <= records.size(); ++i) {
       auto &[kindRecords, count] = byKind[tasks[i].kind];
-      kindRecords.insert(kindRecords.end(), records.begin() + long(i * T), records.begin() + long((i + 1) * T));
+      kindRecords.insert(kindRecords.end(), records.begin() + long(i * perTask), records.begin() + long((i + 1) * perTask));
       ++count;
     }
     Json perKind = Json::object();
-    for (const auto &[kind, part] : byKind) perKind[kind] = evaluationSummary(part.first, part.second, s.config.turns);
+    for (const auto &[kind, part] : byKind)
+      perKind[kind] = evaluationSummary(part.first, part.second, s.config.turns, o.groupSize);
     result["sets"][name]["by_kind"] = perKind;
   }
   result["seconds"] = since(start);
@@ -352,7 +355,8 @@ std::string number(const Json &v, int digits = 3) {
 void printEvaluation(const Json &e) {
   for (auto it = e["sets"].begin(); it != e["sets"].end(); ++it) {
     const Json &v = it.value();
-    std::cerr << kProgram << ": eval " << e["label"].get<std::string>() << " " << it.key() << " (" << v["tasks"] << " tasks): turn 1 correct "
+    std::cerr << kProgram << ": eval " << e["label"].get<std::string>() << " " << it.key() << " (" << v["tasks"] << " tasks x "
+              << v.value("samples_per_task", int64_t(1)) << " samples): turn 1 correct "
               << percent(v["turn1"]["correct"]) << ", fast_1 " << percent(v["turn1"]["fast_1"]) << ", mean speedup "
               << number(v["turn1"]["mean_speedup_correct"]) << "; best of " << v["turns"] << " correct "
               << percent(v["best_of_turns"]["correct"]) << ", fast_1 " << percent(v["best_of_turns"]["fast_1"])
@@ -894,7 +898,8 @@ int runEvalPolicyCommand(const std::vector<std::string> &argv) {
   support::ArgParser p(std::string(kProgram) + " eval-policy", {"--model DIR --out DIR [--config FILE] [--set KEY=VALUE]..."},
                        "Held-out evaluation of a policy checkpoint (make eval-policy): eval_tasks tasks of the test split's "
                        "training families and eval_held_out_family_tasks of families never trained on, T turns each with "
-                       "feedback, greedy unless eval_temperature; turn 1 and best-of-T correctness, fast_1, mean speedup. "
+                       "feedback, eval_samples per task, greedy unless eval_temperature; turn 1 and best-of-T correctness, fast_1, "
+                       "mean speedup (per sample; scripts/eval-report.py adds bootstrap intervals over tasks). "
                        "Writes OUT/eval-policy.json and OUT/candidates.jsonl.");
   declareCommon(p, a, configPath, sets);
   p.option("--model", "DIR", "the checkpoint (overrides the config's model)", model);

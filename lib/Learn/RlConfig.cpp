@@ -82,6 +82,9 @@ const ConfigFields<RlConfig> &fields() {
       {"eval_held_out_family_tasks", &RlConfig::evalHeldOutFamilyTasks, 0, 1e6, "", "tasks of families never trained on per evaluation"},
       {"eval_every", &RlConfig::evalEvery, 0, 1e9, "", "validation every N steps; 0: before and after the run only"},
       {"eval_temperature", &RlConfig::evalTemperature, 0, 100, "", "sampling temperature of evaluations; 0: greedy"},
+      {"eval_samples", &RlConfig::evalSamples, 1, 64, "",
+       "trajectories (samples) per task in evaluations, each with its own sampling stream; rates are per sample "
+       "(issue 34: 4 at eval_temperature 0.8). Greedy decoding gives the same answer G times"},
   });
   return table;
 }

@@ -427,4 +427,39 @@ TEST(RlResume, CandidateLineReadsTheRewardDocumentTyped) {
   }
 }
 
+// eval_samples G > 1: records in runEpisodes' order (task, sample, turn); rates are per sample, best-of-T
+// is each sample's best turn. 2 tasks x G = 2 x T = 2, computed by hand.
+TEST(RlEvaluation, SummaryCountsEverySampleOfEveryTask) {
+  auto record = [](bool correct, std::optional<double> speedup) {
+    TurnRecord r;
+    r.outcome.extracted = true;
+    r.outcome.outcome = correct ? "ok" : "compile_error";
+    r.outcome.correct = correct;
+    r.outcome.speedup = speedup;
+    return r;
+  };
+  std::vector<TurnRecord> records = {
+      record(false, std::nullopt), record(true, 2.0),         // task 0, sample 0: turn 1, turn 2
+      record(true, 0.5), record(true, 1.5),                   // task 0, sample 1
+      record(true, 3.0), record(false, std::nullopt),         // task 1, sample 0
+      record(false, std::nullopt), record(false, std::nullopt)}; // task 1, sample 1
+  cudaperf::support::Json j = evaluationSummary(records, 2, 2, 2);
+  EXPECT_EQ(j["tasks"], 2);
+  EXPECT_EQ(j["samples_per_task"], 2);
+  EXPECT_DOUBLE_EQ(j["turn1"]["correct"].get<double>(), 0.5);   // 2 of 4 samples
+  EXPECT_DOUBLE_EQ(j["turn1"]["fast_1"].get<double>(), 0.25);   // only 3.0
+  EXPECT_DOUBLE_EQ(j["turn1"]["mean_speedup_correct"].get<double>(), 1.75);
+  EXPECT_DOUBLE_EQ(j["per_turn"][1]["correct"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(j["per_turn"][1]["fast_1"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(j["best_of_turns"]["correct"].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(j["best_of_turns"]["fast_1"].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(j["best_of_turns"]["mean_speedup_correct"].get<double>(), (2.0 + 1.5 + 3.0) / 3);
+  // G = 1 reads one sample per task (here the first two records); too few records for the shape is an error.
+  cudaperf::support::Json one = evaluationSummary(records, 1, 2);
+  EXPECT_EQ(one["samples_per_task"], 1);
+  EXPECT_DOUBLE_EQ(one["turn1"]["correct"].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(one["best_of_turns"]["correct"].get<double>(), 1);
+  EXPECT_THROW(evaluationSummary(records, 3, 2, 2), TrainerError);
+}
+
 } // namespace

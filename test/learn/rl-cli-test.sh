@@ -2,7 +2,8 @@
 # cudaperf-train rl and eval-policy on the CPU with a tiny model (docs/training.md): usage errors, one RL
 # step with the static-only reward (cudaperf-eval --compile-only + cudaperf-analyze, when built: nvcc
 # compiles whatever code blocks the policy writes), logs, curves, report; a run stopped after step 2 and
-# resumed reproduces step 3 of the uninterrupted run exactly (log and trainable weights); eval-policy.
+# resumed reproduces step 3 of the uninterrupted run exactly (log and trainable weights); eval-policy (greedy,
+# and 2 samples per task read back by scripts/eval-report.py).
 # Usage: rl-cli-test.sh CUDAPERF-TRAIN SOURCE_DIR [CUDAPERF-EVAL [CUDAPERF-ANALYZE]]
 set -uo pipefail
 train=$1 src=$2 eval=${3:-} analyzer=${4:-none}
@@ -199,6 +200,23 @@ import json; e=json.load(open('ep/eval-policy.json'))
 assert set(e['sets']) == {'train_families', 'held_out_families'}, e['sets'].keys()
 v = e['sets']['train_families']; assert v['tasks'] == 1 and len(v['per_turn']) == 2 and 'best_of_turns' in v, v
 " && echo "ok   eval-policy report" || { echo "FAIL eval-policy report"; fails=$((fails + 1)); }
+# Issue 34: eval_samples 2 at temperature 0.8: every task has trajectories 0 and 1 of T turns, the summary's
+# rates are per sample, and scripts/eval-report.py reads the lines (2 samples per task).
+check "eval-policy, 2 samples per task" 0 "$train" eval-policy --config rl.json --model sft/checkpoint --out ep2 \
+  --set eval_samples=2 --set eval_temperature=0.8
+python3 -c "
+import json; e=json.load(open('ep2/eval-policy.json'))
+v = e['sets']['train_families']; assert v['tasks'] == 1 and v['samples_per_task'] == 2, v
+lines = [json.loads(l) for l in open('ep2/candidates.jsonl')]
+seen = {(c['phase'], c['task'], c['trajectory'], c['turn']) for c in lines}
+assert len(seen) == len(lines) == 2 * 2 * 2, sorted(seen)  # 2 sets x 1 task, 2 samples x 2 turns
+" && echo "ok   eval-policy with 2 samples" || { echo "FAIL eval-policy with 2 samples"; fails=$((fails + 1)); }
+check "eval-report on the eval-policy lines" 0 python3 "$src/scripts/eval-report.py" --phase policy:train_families \
+  --json ep2/report.json ep2/candidates.jsonl
+python3 -c "
+import json; r=json.load(open('ep2/report.json'))['groups']['all']
+assert r['tasks'] == 1 and r['samples_per_task'] == 2 and r['turns'] == 2, r
+" && echo "ok   eval-report of 2 samples" || { echo "FAIL eval-report of 2 samples"; fails=$((fails + 1)); }
 
 echo "$fails failure(s)"
 [ "$fails" -eq 0 ]

@@ -186,8 +186,12 @@ uint64_t mixSeed(uint64_t a, uint64_t b);
 
 // ---- evaluation ----
 
-// Turn 1 and best-of-T on one set of tasks (G = 1 per task): correctness, fast_1, mean speedup per turn.
-support::Json evaluationSummary(const std::vector<TurnRecord> &records, size_t tasks, int64_t turns);
+// Turn 1 and best-of-T on one set of tasks, G = samplesPerTask trajectories per task in runEpisodes'
+// order: correctness, compiled, fast_1 per sample (of tasks x G), the mean speedup of the correct
+// candidates (best-of-T: each sample's best correct turn), mean reward; per turn. Throws TrainerError
+// when records are fewer than tasks x G x T.
+support::Json evaluationSummary(const std::vector<TurnRecord> &records, size_t tasks, int64_t turns,
+                                int64_t samplesPerTask = 1);
 
 // ---- the commands (cudaperf-train rl, cudaperf-train eval-policy) ----
 int runRlCommand(const std::vector<std::string> &argv);

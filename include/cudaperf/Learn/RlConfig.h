@@ -76,6 +76,7 @@ struct RlConfig {
   int64_t evalHeldOutFamilyTasks = 8;    // tasks of families never trained on
   int64_t evalEvery = 0;                 // validation every N steps (0: before and after only)
   double evalTemperature = 0;            // 0: greedy
+  int64_t evalSamples = 1;               // trajectories per task in evaluations (each its own sampling stream)
 };
 
 // Every key with its meaning and default, in the order of the struct (docs/training.md's table).
