@@ -1,6 +1,13 @@
 // Sampling steps, the sampler chain and the batched generation loop (docs/policy-model.md).
 #include "cudaperf/Learn/Generation.h"
 
+#ifdef CUDAPERF_TORCH_CUDA
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <torch/cuda.h>
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <limits>
@@ -168,6 +175,13 @@ std::vector<GeneratedSequence> generate(CausalLmImpl &model, const std::vector<s
   if (!o.stopStrings.empty() && !o.decode) throw ModelError("generate: stop strings need a decode function");
   if (!o.seeds.empty() && int64_t(o.seeds.size()) != B)
     throw ModelError("generate: " + std::to_string(o.seeds.size()) + " seeds for " + std::to_string(B) + " prompts");
+  bool staticCache = o.staticCache || o.cudaGraph;
+  if (staticCache && !o.useCache) throw ModelError("generate: a static KV cache needs useCache");
+#ifndef CUDAPERF_TORCH_CUDA
+  if (o.cudaGraph) throw ModelError("generate: CUDA graphs need a LibTorch with CUDA; this build's has none");
+#endif
+  if (o.cudaGraph && !model.options.device().is_cuda()) throw ModelError("generate: CUDA graphs need a CUDA device");
+
 
   EvalModeScope evalMode(model);
   torch::NoGradGuard noGrad;
@@ -202,6 +216,8 @@ std::vector<GeneratedSequence> generate(CausalLmImpl &model, const std::vector<s
   torch::Tensor logits;
   if (o.useCache) {
     cache = KvCache::allocate(model.config, B, capacity, model.options);
+    if (staticCache) // every key and value the mask hides must still be a number (KvCache::writeIndex)
+      for (size_t i = 0; i < cache.keys.size(); ++i) cache.keys[i].zero_(), cache.values[i].zero_();
     AttentionInputs attention;
     if (padded) attention.mask = paddedCausalMask(keyValid.narrow(1, 0, L), 0, L);
     torch::Tensor hidden = model.hiddenStates(batch.ids, batch.positions, attention, &cache);
@@ -212,6 +228,26 @@ std::vector<GeneratedSequence> generate(CausalLmImpl &model, const std::vector<s
     torch::Tensor hidden = model.hiddenStates(sequence, sequencePositions, attention);
     logits = model.logits(hidden.select(1, L - 1)).to(torch::kFloat32);
   }
+
+  // Static decoding (GenerationOptions::staticCache, cudaGraph): the step's inputs live in fixed buffers,
+  // the position written in cache.writeIndex, the visible keys in keyValid (the mask is a view of it).
+  torch::Tensor stepIds, stepPositions;
+  AttentionInputs staticAttention;
+  if (staticCache) {
+    auto longs = torch::TensorOptions().dtype(torch::kInt64).device(device);
+    stepIds = torch::zeros({B, 1}, longs);
+    stepPositions = torch::zeros({B, 1}, longs);
+    cache.writeIndex = torch::zeros({1}, longs);
+    staticAttention.mask = keyValid.view({B, 1, 1, capacity});
+  }
+  auto staticStep = [&] {
+    torch::Tensor hidden = model.hiddenStates(stepIds, stepPositions, staticAttention, &cache);
+    return model.logits(hidden.select(1, 0)).to(torch::kFloat32);
+  };
+#ifdef CUDAPERF_TORCH_CUDA
+  std::unique_ptr<at::cuda::CUDAGraph> graph;
+  torch::Tensor graphLogits;
+#endif
 
   for (int64_t step = 0; step < o.maxNewTokens; ++step) {
     // Slots of rows still generating (in uncached mode finished rows stay in the batch, ignored).
@@ -255,7 +291,41 @@ std::vector<GeneratedSequence> generate(CausalLmImpl &model, const std::vector<s
     if (o.progress) o.progress(step, stillActive);
     if (stillActive == 0) break;
 
-    if (o.useCache) {
+    if (staticCache) {
+      int64_t length = cache.length;
+      keyValid.select(1, length).fill_(true);
+      cache.writeIndex.fill_(length);
+      stepIds.copy_(picked.view({B, 1}));
+      stepPositions.copy_(nextPositions.view({B, 1}));
+#ifdef CUDAPERF_TORCH_CUDA
+      if (o.cudaGraph) {
+        if (!graph) {
+          // PyTorch's recipe: warm up on a side stream (workspaces allocated outside the capture), then
+          // capture there. The warm-up writes this step's keys and values, which the replay writes again.
+          torch::cuda::synchronize();
+          c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, device.index());
+          {
+            c10::cuda::CUDAStreamGuard guard(side);
+            staticStep();
+            side.synchronize();
+            graph = std::make_unique<at::cuda::CUDAGraph>();
+            graph->capture_begin();
+            graphLogits = staticStep();
+            graph->capture_end();
+          }
+          side.synchronize();
+        }
+        graph->replay();
+        logits = graphLogits;
+      } else {
+        logits = staticStep();
+      }
+#else
+      logits = staticStep();
+#endif
+      cache.length = length + 1;
+      nextPositions = nextPositions + 1;
+    } else if (o.useCache) {
       torch::Tensor input = picked;
       int64_t finished = int64_t(active.size()) - stillActive;
       if (finished > 0 && finished >= std::max<int64_t>(1, int64_t(active.size()) / 8)) {

@@ -154,7 +154,14 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor &x, const torch::Tensor
   q = q * c + rotateHalf(q) * s;
   k = k * c + rotateHalf(k) * s;
 
-  if (cache) {
+  if (cache && cache->writeIndex.defined()) { // static mode (KvCache::writeIndex): one query, the whole capacity
+    if (T != 1) throw ModelError("static KV cache: one position per step, got " + std::to_string(T));
+    if (!attention.mask.defined()) throw ModelError("static KV cache: needs the mask of the written positions");
+    cache->keys[layer].index_copy_(2, cache->writeIndex, k);
+    cache->values[layer].index_copy_(2, cache->writeIndex, v);
+    k = cache->keys[layer];
+    v = cache->values[layer];
+  } else if (cache) {
     int64_t start = cache->length;
     cache->keys[layer].narrow(2, start, T).copy_(k);
     cache->values[layer].narrow(2, start, T).copy_(v);
@@ -264,7 +271,8 @@ torch::Tensor CausalLmImpl::hiddenStates(const torch::Tensor &ids, const torch::
   if (ids.dim() != 2 || positions.sizes() != ids.sizes())
     throw ModelError("hiddenStates: ids and positions must both be [batch, length]");
   if (cache && runner) throw ModelError("hiddenStates: a layer runner cannot be combined with a KV cache");
-  if (cache && cache->length + ids.size(1) > cache->capacity)
+  bool staticCache = cache && cache->writeIndex.defined();
+  if (cache && !staticCache && cache->length + ids.size(1) > cache->capacity)
     throw ModelError("KV cache full: " + std::to_string(cache->length) + " + " + std::to_string(ids.size(1)) +
                      " positions exceed its capacity " + std::to_string(cache->capacity));
   torch::Tensor x = model->embed_tokens->forward(ids);
@@ -273,7 +281,7 @@ torch::Tensor CausalLmImpl::hiddenStates(const torch::Tensor &ids, const torch::
     DecoderLayerImpl &layer = *model->layers[i]->as<DecoderLayerImpl>();
     x = runner ? runner(layer, x, cos, sin, attention) : layer.forward(x, cos, sin, attention, cache, int64_t(i));
   }
-  if (cache) cache->length += ids.size(1);
+  if (cache && !staticCache) cache->length += ids.size(1);
   return model->norm->forward(x);
 }
 

@@ -191,6 +191,47 @@ TEST(Generation, StopTokensStringsAndFinishedRowsLeavingTheBatch) {
   EXPECT_EQ(truncateAtStop("abc", {"x", ""}), "abc");
 }
 
+// The static KV cache (GenerationOptions::staticCache: fixed buffers, finished rows kept, attention over the
+// whole capacity under the mask; what a CUDA graph replays): the same greedy tokens as the default path on
+// padded rows of different lengths, with a stop token that ends some rows early, and log-probabilities
+// equal up to the longer reduction's rounding; sampling with per-row seeds draws the same tokens too.
+TEST(Generation, StaticCacheGivesTheDefaultPathsTokens) {
+  for (const char *family : {"qwen2", "llama", "qwen3"}) {
+    CausalLm m = tinyModel(family, 23);
+    std::vector<std::vector<int32_t>> prompts = {{3, 1, 4}, {1, 5, 9, 2, 6, 5, 3, 5}, {35}, {8, 9}};
+    GenerationOptions o = greedyOptions(20);
+    o.logProbs = true;
+    auto free = generate(*m, prompts, o);
+    o.stopTokenIds = {free[1].tokens[3]}; // some rows stop early, the others run on beside them
+    auto dynamic = generate(*m, prompts, o);
+    o.staticCache = true;
+    auto fixed = generate(*m, prompts, o);
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      EXPECT_EQ(fixed[i].tokens, dynamic[i].tokens) << family << " row " << i;
+      EXPECT_EQ(fixed[i].finishReason, dynamic[i].finishReason) << family << " row " << i;
+      ASSERT_EQ(fixed[i].logProbs.size(), dynamic[i].logProbs.size());
+      for (size_t t = 0; t < fixed[i].logProbs.size(); ++t)
+        EXPECT_NEAR(fixed[i].logProbs[t], dynamic[i].logProbs[t], 1e-4) << family << " row " << i << " token " << t;
+    }
+    GenerationOptions sampled;
+    sampled.maxNewTokens = 16;
+    sampled.sampling.temperature = 1.3;
+    sampled.seeds = {5, 6, 7, 8};
+    auto drawn = generate(*m, prompts, sampled);
+    sampled.staticCache = true;
+    auto drawnStatic = generate(*m, prompts, sampled);
+    for (size_t i = 0; i < prompts.size(); ++i) EXPECT_EQ(drawnStatic[i].tokens, drawn[i].tokens) << family << " row " << i;
+  }
+  CausalLm m = tinyModel("qwen2");
+  GenerationOptions bad = greedyOptions(4);
+  bad.staticCache = true;
+  bad.useCache = false;
+  EXPECT_THROW(generate(*m, {{1}}, bad), ModelError); // a static cache needs the cache
+  GenerationOptions graph = greedyOptions(4);
+  graph.cudaGraph = true;
+  EXPECT_THROW(generate(*m, {{1}}, graph), ModelError); // CUDA graphs on the CPU
+}
+
 TEST(Generation, RejectsBadRequests) {
   CausalLm m = tinyModel("qwen2");
   EXPECT_THROW(generate(*m, {{}}, greedyOptions(4)), ModelError);

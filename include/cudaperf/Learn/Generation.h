@@ -103,6 +103,14 @@ struct GenerationOptions {
   std::function<std::string(const std::vector<int32_t> &)> decode;
   int64_t padId = 0;
   bool useCache = true;               // false: every step re-runs the whole sequence (tests, checks)
+  // Decoding with a static KV cache (KvCache::writeIndex): fixed shapes and addresses every step, finished
+  // rows kept in the batch (not dropped), attention over the whole capacity under the mask. The same
+  // tokens as the default path up to the rounding of a longer reduction. Needs useCache.
+  bool staticCache = false;
+  // The static decoding step captured once as a CUDA graph and replayed (one launch instead of the
+  // step's ~250 kernel launches from the CPU: decoding a small model at RL batch sizes is launch-bound).
+  // Implies staticCache; a CUDA device and a LibTorch with CUDA (ModelError otherwise).
+  bool cudaGraph = false;
   bool logProbs = false;              // also return each token's log-probability (below)
   // A model with LoRA adapters generates with merged copies of its adapted weights (one product per
   // projection instead of three; the copies cost that weight memory once more while generating).

@@ -28,6 +28,12 @@ struct KvCache {
   std::vector<torch::Tensor> keys, values;
   int64_t length = 0; // positions filled
   int64_t capacity = 0;
+  // Static mode (decoding with one query per row, as a CUDA graph replays it): when defined, an int64
+  // device tensor [1] holding the position the step writes; attention then reads the whole capacity and
+  // the caller's mask hides the positions not written yet (the cache must be zeroed: a masked key times a
+  // garbage NaN value would still poison the sum). Shapes and addresses never change between steps, so
+  // the step can be captured once and replayed. `length` is then the caller's to advance.
+  torch::Tensor writeIndex;
 
   static KvCache allocate(const ModelConfig &config, int64_t batch, int64_t capacity, const torch::TensorOptions &options);
   // Keeps the rows `rows` (int64 indices), e.g. to drop finished sequences from a batch.
