@@ -158,6 +158,10 @@ Session openSession(const RlConfig &c, const std::string &out, bool training, co
   s.generation.maxNewTokens = c.maxNewTokens;
   s.generation.sampling.temperature = c.temperature;
   s.generation.sampling.topP = c.topP;
+  s.generation.staticCache = c.decode == "static";
+  s.generation.cudaGraph = c.decode == "graph";
+  if (s.generation.cudaGraph && !s.policy->options.device().is_cuda())
+    throw LearnError("decode graph: CUDA graphs need device cuda (decode static is the same step without them)");
   s.generation.stopTokenIds = mc.eosTokenIds;
   if (mc.padTokenId) s.generation.padId = *mc.padTokenId;
 

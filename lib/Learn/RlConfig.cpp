@@ -49,6 +49,9 @@ const ConfigFields<RlConfig> &fields() {
       {"max_new_tokens", &RlConfig::maxNewTokens, 1, 1e6, "", "tokens per answer at most"},
       {"context_tokens", &RlConfig::contextTokens, 16, 1e7, "", "prompt budget: the oldest turns' code is dropped first, then whole oldest turns"},
       {"generation_batch", &RlConfig::generationBatch, 1, 1e6, "", "rows generated together; a batch's candidates are evaluated while the next batch generates"},
+      {"decode", &RlConfig::decode, 0, 0, "dynamic|static|graph",
+       "how rollouts decode: dynamic (the KV cache grows, finished rows leave the batch), static (fixed buffers), graph "
+       "(the static step captured as a CUDA graph and replayed: one launch a token instead of ~250; CUDA only)"},
       {"overlap_steps", &RlConfig::overlapSteps, 0, 1, "",
        "1: while a step's last turn is evaluated, the next step's first turn is generated with the not yet updated "
        "weights (one step off-policy; the loss's ratio is against those weights' log-probs); 0: strictly on-policy"},

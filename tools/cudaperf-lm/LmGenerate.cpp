@@ -27,6 +27,7 @@ int runGenerate(const std::vector<std::string> &args) {
   ModelArgs m;
   std::string prompt, ids, promptsFile;
   bool chat = false, greedy = false, ignoreEos = false, each = false, noCache = false, logProbs = false, quiet = false;
+  std::string decode = "dynamic";
   bool loraMerge = true;
   int64_t maxNew = 128, batch = 1, repeat = 1, randomPromptLength = 0, loraRank = 0;
   SamplingOptions sampling;
@@ -61,6 +62,13 @@ int runGenerate(const std::vector<std::string> &args) {
            [&](const std::string &v) { stops.push_back(v); });
   p.flag("--ignore-eos", "do not stop at the config's eos_token_id (benchmarks: always max tokens)", ignoreEos);
   p.flag("--no-cache", "recompute the whole sequence at every step (checks; slow)", noCache);
+  p.option("--decode", "dynamic|static|graph",
+           "dynamic (default): the KV cache grows and finished rows leave; static: fixed buffers and shapes; "
+           "graph: the static step captured as a CUDA graph and replayed (CUDA only)",
+           [&](const std::string &v) {
+             if (v != "dynamic" && v != "static" && v != "graph") throw support::UsageError("--decode: dynamic, static or graph");
+             decode = v;
+           });
   p.flag("--logprobs", "print each generated token's log-probability", logProbs);
   p.option("--repeat", "N", "run the generation N times (the first warms up; timing reports each)",
            [&](const std::string &v) { repeat = support::parseInteger(v, 1, 1000); });
@@ -121,6 +129,8 @@ int runGenerate(const std::vector<std::string> &args) {
   o.sampling.greedy = greedy;
   o.seed = m.seed;
   o.useCache = !noCache;
+  o.staticCache = decode == "static";
+  o.cudaGraph = decode == "graph";
   o.logProbs = logProbs;
   o.mergeLora = loraMerge;
   if (!ignoreEos) o.stopTokenIds = model->config.eosTokenIds;

@@ -48,6 +48,7 @@ struct RlConfig {
   // Sampling.
   double temperature = 1.0;
   double topP = 1.0;
+  std::string decode = "dynamic"; // GenerationOptions: dynamic, static (staticCache), graph (cudaGraph)
   int64_t maxNewTokens = 1024;
   int64_t contextTokens = 4096;          // prompt budget: oldest turns' code dropped first (fitPolicyPrompt)
   int64_t generationBatch = 64;          // rows generated together
