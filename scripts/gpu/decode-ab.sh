@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The CUDA-graph decoding step against the default one (issue 34, item 3), in one command (<= 4 minutes):
+# cudaperf-lm generate on the committed SFT checkpoint (data/models/sft, unpacked from data/models/sft.tar.zst
+# when missing) with random rank-16 LoRA adapters merged (the RL policy's shape), EOS ignored, twice per process
+# (the first run warms up), for --decode dynamic, static and graph, at batch 24 (an RL step of 6 tasks x G = 4)
+# and 64, prompts of 500 random tokens, 1,344 new tokens (the RL config's max_new_tokens), greedy and at
+# temperature 1.0 with the same seeds. Compares each decode's tokens with dynamic's (greedy: the share of rows
+# identical and the mean length of the common prefix; bf16 on the GPU may round a long reduction differently)
+# and tokens/s in the same process order on the same GPU.
+# Usage: scripts/gpu/decode-ab.sh [OUTDIR]   Carry: .carry/deps(.tgz). Environment: DECODE_AB_SECONDS (230).
+# Writes OUTDIR/{summary.txt,decode-ab.json,logs.tar.gz}. Commit to data/eval-runs/<date>-<gpu>-decode-ab/.
+set -uo pipefail
+out=${1:-${OUT:-/tmp/decode-ab}}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+[ -d .carry/deps ] || { [ -f .carry/deps.tgz ] && tar -xzf .carry/deps.tgz -C .carry; }
+export PATH=$PWD/.carry/deps/bin:/opt/torch/.venv/bin:/usr/local/cuda/bin:$PATH
+mkdir -p "$out"
+work=/tmp/cudaperf-decode-ab
+rm -rf "$work" && mkdir -p "$work/logs"
+summary=$out/summary.txt
+: > "$summary"
+note() { echo "$*" | tee -a "$summary"; }
+deadline=$(( $(date +%s) + ${DECODE_AB_SECONDS:-230} ))
+left() { echo $(( deadline - $(date +%s) )); }
+note "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+SECONDS=0
+. scripts/gpu/build-gpu.sh
+gpu_build "$work/logs/build.log" 120 200 cudaperf-lm
+note "build rc=$? in ${SECONDS} s"
+grep -E "error" "$work/logs/build.log" | head -10 | tee -a "$summary"
+bin=$root/build-gpu/bin
+[ -x "$bin/cudaperf-lm" ] || { note "RESULT: FAILED (no cudaperf-lm)"; tar -czf "$out/logs.tar.gz" -C "$work" logs; exit 1; }
+[ -f data/models/sft/config.json ] || bash scripts/unpack-model.sh > "$work/logs/unpack.log" 2>&1
+for batch in 24 64; do
+  for sampling in greedy t1; do
+    for decode in dynamic static graph; do
+      [ "$(left)" -lt 30 ] && { note "out of time before b$batch $sampling $decode"; continue; }
+      s=(--greedy); [ "$sampling" = t1 ] && s=(--temperature 1.0)
+      timeout $(( $(left) - 10 )) "$bin/cudaperf-lm" generate --model data/models/sft --device cuda --batch "$batch" \
+        --random-prompt-length 500 --max-new-tokens 1344 --ignore-eos --repeat 2 --random-lora 16 "${s[@]}" \
+        --decode "$decode" > "$work/logs/b$batch-$sampling-$decode.json" 2> "$work/logs/b$batch-$sampling-$decode.err"
+      note "b$batch $sampling $decode: rc=$? $(tail -1 "$work/logs/b$batch-$sampling-$decode.err")"
+    done
+  done
+done
+python3 - "$work/logs" "$out/decode-ab.json" <<'PY' | tee -a "$summary"
+import json, os, sys
+logs, dest = sys.argv[1], sys.argv[2]
+def load(name):
+    p = os.path.join(logs, name + ".json")
+    try:
+        return next(json.loads(l) for l in open(p) if l.startswith('{"schema":"cudaperf-generation/1"'))
+    except (OSError, StopIteration, ValueError):
+        return None
+result = []
+for batch in (24, 64):
+    for sampling in ("greedy", "t1"):
+        base = load(f"b{batch}-{sampling}-dynamic")
+        for decode in ("dynamic", "static", "graph"):
+            r = load(f"b{batch}-{sampling}-{decode}")
+            if not r:
+                print(f"b{batch} {sampling} {decode}: no result"); continue
+            tps = r["runs"][-1]["tokens_per_second"]; step = r["runs"][-1]["decode_seconds_per_step"]
+            same = prefix = None
+            if base and len(base["rows"]) == len(r["rows"]):
+                pairs = list(zip(base["rows"], r["rows"]))
+                same = sum(a["tokens"] == b["tokens"] for a, b in pairs) / len(pairs)
+                def common(a, b):
+                    n = 0
+                    for x, y in zip(a, b):
+                        if x != y: break
+                        n += 1
+                    return n
+                prefix = sum(common(a["tokens"], b["tokens"]) for a, b in pairs) / len(pairs)
+            result.append({"batch": batch, "sampling": sampling, "decode": decode, "tokens_per_second": tps,
+                           "decode_seconds_per_step": step, "rows_identical_to_dynamic": same, "mean_common_prefix": prefix})
+            print(f"b{batch} {sampling:6} {decode:8} {tps:9.0f} tokens/s  {1000*step:6.2f} ms/step  identical rows {same}  common prefix {prefix}")
+json.dump(result, open(dest, "w"), indent=1)
+PY
+tar -czf "$out/logs.tar.gz" -C "$work" logs
