@@ -5,6 +5,7 @@
 
 #include "cudaperf/Learn/Safetensors.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -357,7 +358,13 @@ void writeNamed(const std::string &path, const NamedTensors &named) {
   writeSafetensors(path, out);
 }
 
-void readNamed(const std::string &path, const NamedTensors &named, bool allowMissing = false) {
+bool isFloating(TensorDtype dtype) {
+  return dtype == TensorDtype::F32 || dtype == TensorDtype::BF16 || dtype == TensorDtype::F16 || dtype == TensorDtype::F64;
+}
+
+// copy_ converts any dtype; floatingOnly refuses an integer or bool tensor (moments: a compact state's
+// are bf16, a full state's fp32, and an int tensor there is a wrong file, not a value to convert).
+void readNamed(const std::string &path, const NamedTensors &named, bool allowMissing = false, bool floatingOnly = false) {
   SafetensorsFile file = SafetensorsFile::open(path);
   torch::NoGradGuard noGrad;
   for (size_t i = 0; i < named.names.size(); ++i) {
@@ -367,6 +374,8 @@ void readNamed(const std::string &path, const NamedTensors &named, bool allowMis
     if (view->shape != named.tensors[i].sizes().vec())
       throw TrainerError(path + ": " + named.names[i] + " has shape " + shapeText(view->shape) + ", expected " +
                          shapeText(named.tensors[i].sizes().vec()));
+    if (floatingOnly && !isFloating(view->dtype))
+      throw TrainerError(path + ": " + named.names[i] + " is " + dtypeName(view->dtype) + ", expected a floating dtype");
     named.tensors[i].copy_(tensorFromView(*view)); // the tensor handle shares the trainer's storage
   }
 }
@@ -438,6 +447,21 @@ nlohmann::json Trainer::load(const std::string &dir) {
   if (state.value("trainable", size_t(0)) != s.names.size())
     throw TrainerError(statePath + ": saved with " + std::to_string(state.value("trainable", size_t(0))) +
                        " trainable tensors, this trainer has " + std::to_string(s.names.size()));
+  // A compact state (cudaperf-train compact-state, TrainerState.h) has no masters: they are set from
+  // the trainable weights below. Either way the files must agree with what the state says it is.
+  bool compact = false;
+  if (state.contains("compact")) {
+    if (!state["compact"].is_boolean()) throw TrainerError(statePath + ": \"compact\" is not true or false");
+    compact = state["compact"].get<bool>();
+  }
+  fs::path masterPath = fs::path(dir) / "master.safetensors";
+  bool hasMasters = std::find(s.separateMaster.begin(), s.separateMaster.end(), true) != s.separateMaster.end();
+  if (compact && fs::exists(masterPath))
+    throw TrainerError(statePath + ": says \"compact\": true, yet " + masterPath.string() +
+                       " exists (a compact state has no masters: one of them is from another state)");
+  if (!compact && hasMasters && !fs::exists(masterPath))
+    throw TrainerError(masterPath.string() + ": missing, and " + statePath +
+                       " does not say \"compact\": true (this trainer keeps fp32 master weights)");
   // Moments for every parameter (zero where the file has none: never updated when saved).
   s.expAvg.clear();
   s.expAvgSq.clear();
@@ -447,9 +471,15 @@ nlohmann::json Trainer::load(const std::string &dir) {
   }
   TrainerFiles f = trainerFiles(s.names, s.params, s.masters, s.separateMaster, s.expAvg, s.expAvgSq);
   readNamed((fs::path(dir) / "trainable.safetensors").string(), f.trainable);
-  if (!f.masters.names.empty()) readNamed((fs::path(dir) / "master.safetensors").string(), f.masters);
+  if (!f.masters.names.empty() && !compact) readNamed(masterPath.string(), f.masters);
+  if (compact) {
+    torch::NoGradGuard noGrad;
+    for (size_t i = 0; i < s.params.size(); ++i)
+      if (s.separateMaster[i]) s.masters[i].copy_(s.params[i]); // fp32 of the bf16 values, exactly
+  }
   if (fs::exists(fs::path(dir) / "optimizer.safetensors"))
-    readNamed((fs::path(dir) / "optimizer.safetensors").string(), f.moments, /*allowMissing=*/true);
+    readNamed((fs::path(dir) / "optimizer.safetensors").string(), f.moments, /*allowMissing=*/true,
+              /*floatingOnly=*/true);
   torch::Device device = s.params.front().device();
   SafetensorsFile rng = SafetensorsFile::open((fs::path(dir) / "rng.safetensors").string());
   if (const TensorView *cpu = rng.find("cpu")) compat::setGeneratorState(torch::kCPU, tensorFromView(*cpu));

@@ -4,6 +4,7 @@
 //           Sft.h (runSftCommand), as `rl` is Rl.h's runRlCommand
 //   sample  candidates for held-out tasks, written for `cudaperf-eval --batch`
 //   fit     one training step of a random model of a given shape, for memory-fit measurements
+//   compact-state  a trainer state without fp32 masters and with bf16 moments (TrainerState.h)
 #include "cudaperf/Learn/ToolMain.h"
 #include "cudaperf/Learn/DataParallel.h"
 #include "cudaperf/Learn/Generation.h"
@@ -16,6 +17,7 @@
 #include "cudaperf/Learn/Sft.h"
 #include "cudaperf/Learn/SvgPlot.h"
 #include "cudaperf/Learn/Tokenizer.h"
+#include "cudaperf/Learn/TrainerState.h"
 #include "cudaperf/Learn/Training.h"
 #include "cudaperf/Learn/Transformer.h"
 #include "cudaperf/Reward/CodeExtraction.h"
@@ -248,6 +250,8 @@ int main(int argc, char **argv) {
                         {{"sft", "supervised fine-tuning on the dataset's train split (make sft)", runSftCommand},
                          {"sample", "candidates for held-out tasks, for cudaperf-eval --batch", runSample},
                          {"fit", "one training step of a model shape (memory-fit measurements)", runFit},
+                         {"compact-state", "a trainer state without fp32 masters, bf16 moments (~40% of the bytes)",
+                          runCompactStateCommand},
                          {"dp-check", "data parallelism against one process on this machine (one call per rank)",
                           runDataParallelCheck},
                          {"prompt", "the policy prompt of a task (messages or ChatML), for outside trainers",

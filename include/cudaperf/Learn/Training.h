@@ -94,6 +94,10 @@ public:
   // "<name>.exp_avg_sq"), rng.safetensors (CPU and CUDA generator states).
   void save(const std::string &dir, const nlohmann::json &extra = nlohmann::json::object()) const;
   // Restores everything save wrote into this trainer (same model shape and trainable set); returns `extra`.
+  // Also a compact state (TrainerState.h: "compact": true, no master.safetensors, moments of any
+  // floating dtype): the masters become fp32 copies of the loaded trainable weights. A state that says
+  // compact but has master.safetensors, or a full one without it while this trainer has masters, is
+  // refused (TrainerError), as is a moment of a non-floating dtype.
   nlohmann::json load(const std::string &dir);
 
 private:
