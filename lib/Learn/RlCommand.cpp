@@ -301,6 +301,25 @@ std::vector<Json> gatherLines(DataParallel &dp, const std::vector<Json> &mine, s
 // eval_temperature; the same seeds every time (row streams mix(seed, task, sample, turn) as in a
 // rollout, so G = 1 draws what it always drew), so before/after differ only by the policy. Data
 // parallel: the tasks of a set are cut among the ranks; rank 0 writes the lines.
+// Every candidate of one kind internal_error (RlEnvironment.h, unrewardableKind): the evaluator cannot reward
+// that kind, so training on it or reporting its rates would mislead; LearnError naming `where`. Records index
+// `tasks` by group; every rank decides on the same sums.
+void stopOnUnrewardableKind(const std::vector<TurnRecord> &records, const std::vector<RolloutTask> &tasks,
+                            const std::vector<std::string> &kinds, DataParallel &dp, const std::string &where) {
+  std::map<std::string, KindOutcomes> byKind;
+  for (const TurnRecord &r : records) countKindOutcome(byKind, tasks[r.group].kind, r.outcome);
+  if (dp.worldSize() > 1) {
+    std::vector<double> counts;
+    for (const std::string &k : kinds) counts.insert(counts.end(), {double(byKind[k].candidates), double(byKind[k].internalErrors)});
+    counts = dp.sum(counts);
+    for (size_t i = 0; i < kinds.size(); ++i) {
+      byKind[kinds[i]].candidates = int64_t(counts[2 * i]);
+      byKind[kinds[i]].internalErrors = int64_t(counts[2 * i + 1]);
+    }
+  }
+  if (std::string why = unrewardableKind(byKind); !why.empty()) throw LearnError(where + ": " + why);
+}
+
 Json evaluate(Session &s, const std::string &label, int64_t step, const fs::path &candidatesLog, DataParallel &dp) {
   Json result{{"schema", "cudaperf-rl-eval/1"}, {"label", label}, {"step", step}, {"sets", Json::object()}};
   auto start = Clock::now();
@@ -323,6 +342,7 @@ Json evaluate(Session &s, const std::string &label, int64_t step, const fs::path
     for (const TurnRecord &r : records) lines.push_back(candidateLine("eval:" + label + ":" + name, step, tasks, r, *s.tokenizer));
     lines = gatherLines(dp, lines, records);
     if (dp.isRoot()) appendLines(candidatesLog, lines);
+    stopOnUnrewardableKind(records, tasks, splitList(s.config.kinds), dp, "evaluation " + label + " (" + name + ")");
     result["sets"][name] = evaluationSummary(records, tasks.size(), s.config.turns, o.groupSize);
     // Per kind (C->CUDA, PyTorch->CUDA): the same summary over that kind's tasks. Records come in
     // runEpisodes' order (ranks in task order), task i's G x T at i * G * T.
@@ -784,22 +804,8 @@ int runRlCommand(const std::vector<std::string> &argv) {
       rs.generationSeconds = maxima[0], rs.rewardWaitSeconds = maxima[1], rolloutSeconds = maxima[2];
       rs.promptSeconds = maxima[3], rs.extractSeconds = maxima[4], rs.rankSeconds = maxima[5], rs.scoreSeconds = maxima[6];
     }
-    { // A kind the evaluator cannot reward stops the run before the update (RlEnvironment.h, unrewardableKind).
-      std::map<std::string, KindOutcomes> byKind;
-      for (const TurnRecord &r : records) countKindOutcome(byKind, tasks[r.group].kind, r.outcome);
-      if (dp->worldSize() > 1) { // every rank decides on the same sums
-        std::vector<std::string> kinds = splitList(c.kinds);
-        std::vector<double> counts;
-        for (const std::string &k : kinds) counts.insert(counts.end(), {double(byKind[k].candidates), double(byKind[k].internalErrors)});
-        counts = dp->sum(counts);
-        for (size_t i = 0; i < kinds.size(); ++i) {
-          byKind[kinds[i]].candidates = int64_t(counts[2 * i]);
-          byKind[kinds[i]].internalErrors = int64_t(counts[2 * i + 1]);
-        }
-      }
-      if (std::string why = unrewardableKind(byKind); !why.empty())
-        throw LearnError("step " + std::to_string(step) + ": " + why);
-    }
+    // A kind the evaluator cannot reward stops the run before the update.
+    stopOnUnrewardableKind(records, tasks, splitList(c.kinds), *dp, "step " + std::to_string(step));
     auto updateStart = Clock::now();
     RlUpdateStats us = rlUpdate(*s.policy, trainer, samples, loss, c.miniBatches, c.ppoEpochs,
                                 mixSeed(mixSeed(c.seed, uint64_t(step)), 2), s.reference ? s.reference.get() : nullptr,
