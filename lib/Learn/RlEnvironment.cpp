@@ -1,4 +1,5 @@
 #include "cudaperf/Learn/RlEnvironment.h"
+#include "cudaperf/Schema/Outcome.h"
 
 #include "cudaperf/Learn/Error.h"
 #include "cudaperf/Reward/RewardError.h"
@@ -388,7 +389,7 @@ std::unique_ptr<reward::Evaluator> makeEnvironmentEvaluator(const EnvironmentOpt
 void countKindOutcome(std::map<std::string, KindOutcomes> &byKind, const std::string &kind, const CandidateOutcome &o) {
   KindOutcomes &k = byKind[kind];
   ++k.candidates;
-  if (o.outcome != "internal_error") return;
+  if (schema::parseOutcome(o.outcome) != schema::Outcome::InternalError) return;
   ++k.internalErrors;
   if (k.firstDetail.empty()) k.firstDetail = o.document && !o.document->detail.empty() ? o.document->detail : o.evaluatorError;
 }
