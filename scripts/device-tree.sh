@@ -14,7 +14,7 @@
 #              stored runs or measured shards travel (the GPU build has CUDAPERF_BUILD_TESTS=OFF)
 #   arm        a resumed experiment arm (scripts/gpu/arm.sh): only data/models (checkpoint + arm states) and
 #              this script stay; the code travels as .carry/src.tgz (2 MB gzip instead of ~6 MB of files),
-#              which the device command unpacks into the repository root first
+#              which the device command unpacks into the repository root first (`tar xzf .carry/src.tgz && ...`)
 # Exit 2 on a bad argument or when moved paths are still out (restore first).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

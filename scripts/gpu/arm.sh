@@ -13,7 +13,8 @@
 #   First call of a session: here `scripts/device-tree.sh slim arm` and
 #   `git archive HEAD | tar --delete --wildcards 'data/eval-runs/*' 'data/realcode/*' 'data/models/*' 'data/measured/*' 'test/*' 'docs/*' | gzip -9 > .carry/src.tgz`;
 #   carry .carry/src.tgz, .carry/deps.tgz (scripts/pack-deps.sh, then tar) and .carry/analyzer (scripts/pack-analyzer.sh):
-#   ~62 MiB with the checkpoint and one compact state. The script unpacks src.tgz into the root when lib/ is absent.
+#   ~62 MiB with the checkpoint and one compact state. The device command unpacks the code first (the tree
+#   holds no scripts under profile arm): `tar xzf .carry/src.tgz && bash scripts/gpu/arm.sh $OUT`.
 #   Later calls on the warm machine: the same command (the tree there is kept); `restore` here after the last.
 # Environment: RL_ARM (unified-ranker), RL_SEED (0), ARM_SECONDS (training seconds, 300), ARM_TOTAL_SECONDS
 # (whole call, ARM_SECONDS + 240), ARM_KEEP (/tmp/cudaperf-arm; each arm's state in its own folder there),
@@ -25,7 +26,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 keep=${ARM_KEEP:-/tmp/cudaperf-arm}
 mkdir -p "$keep" "$out"
-[ -d lib ] || { [ -f .carry/src.tgz ] && tar -xzf .carry/src.tgz; } # device-tree.sh profile arm
+[ -d lib ] || { [ -f .carry/src.tgz ] && tar -xzf .carry/src.tgz; } # profile arm, if the command did not unpack it
 [ -d .carry/deps ] || { [ -f .carry/deps.tgz ] && tar -xzf .carry/deps.tgz -C .carry; }
 export PATH=$PWD/.carry/deps/bin:$PATH # zstd
 arm=${RL_ARM:-unified-ranker}
