@@ -3,6 +3,8 @@
 #include "cudaperf/Learn/TrainerState.h"
 
 #include "cudaperf/Learn/Safetensors.h"
+#include "cudaperf/Support/Error.h"
+#include "cudaperf/Support/Json.h"
 #include "cudaperf/Support/Sha256.h"
 
 #include <nlohmann/json.hpp>
@@ -22,12 +24,13 @@ namespace {
 const char *const kStateFiles[] = {"trainer_state.json", "trainable.safetensors", "master.safetensors",
                                    "optimizer.safetensors", "rng.safetensors"};
 
+// support::readRegularFile (a regular file only: never a FIFO or a device), its error as a TrainerError.
 std::string readWholeFile(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TrainerError(path.string() + ": cannot open");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw TrainerError(path.string() + ": read failed");
-  return bytes;
+  try {
+    return support::readRegularFile(path.string());
+  } catch (const support::SupportError &e) {
+    throw TrainerError(e.what());
+  }
 }
 
 float floatAt(const TensorView &view, int64_t i) {
