@@ -297,10 +297,6 @@ std::vector<Json> gatherLines(DataParallel &dp, const std::vector<Json> &mine, s
   return all;
 }
 
-// The held-out evaluation: G = eval_samples trajectories per task, T turns, greedy unless
-// eval_temperature; the same seeds every time (row streams mix(seed, task, sample, turn) as in a
-// rollout, so G = 1 draws what it always drew), so before/after differ only by the policy. Data
-// parallel: the tasks of a set are cut among the ranks; rank 0 writes the lines.
 // Every candidate of one kind internal_error (RlEnvironment.h, unrewardableKind): the evaluator cannot reward
 // that kind, so training on it or reporting its rates would mislead; LearnError naming `where`. Records index
 // `tasks` by group; every rank decides on the same sums.
@@ -320,6 +316,10 @@ void stopOnUnrewardableKind(const std::vector<TurnRecord> &records, const std::v
   if (std::string why = unrewardableKind(byKind); !why.empty()) throw LearnError(where + ": " + why);
 }
 
+// The held-out evaluation: G = eval_samples trajectories per task, T turns, greedy unless
+// eval_temperature; the same seeds every time (row streams mix(seed, task, sample, turn) as in a
+// rollout, so G = 1 draws what it always drew), so before/after differ only by the policy. Data
+// parallel: the tasks of a set are cut among the ranks; rank 0 writes the lines.
 Json evaluate(Session &s, const std::string &label, int64_t step, const fs::path &candidatesLog, DataParallel &dp) {
   Json result{{"schema", "cudaperf-rl-eval/1"}, {"label", label}, {"step", step}, {"sets", Json::object()}};
   auto start = Clock::now();
