@@ -252,7 +252,9 @@ RankBatch RankModel::batch(const std::vector<RankExample> &examples) const {
 
 torch::Tensor RankModel::forward(const RankBatch &b) {
   const torch::Device &d = impl_->device;
-  torch::Tensor z = torch::cat({b.features, b.mask}, 1).to(d);
+  // Each part to the model's device first: attributions() hands features already there (with their
+  // gradient) while the mask is still on the CPU, and cat() does not mix devices.
+  torch::Tensor z = torch::cat({b.features.to(d), b.mask.to(d)}, 1);
   torch::Tensor tokens, lengths, index;
   if (b.tokens.defined()) {
     tokens = b.tokens.to(d);

@@ -92,14 +92,21 @@ std::string ModelCandidateRanker::describe() const {
 }
 
 std::shared_ptr<const ModelCandidateRanker::Baseline> ModelCandidateRanker::baselineOf(const std::string &taskDir) {
+  std::promise<std::shared_ptr<const Baseline>> mine;
+  std::shared_future<std::shared_ptr<const Baseline>> theirs; // another thread's (done or under way)
   {
     std::lock_guard<std::mutex> lock(baselineMutex_);
     auto it = baselines_.find(taskDir);
-    if (it != baselines_.end()) return it->second;
+    if (it != baselines_.end())
+      theirs = it->second;
+    else
+      baselines_.emplace(taskDir, mine.get_future().share());
   }
+  if (theirs.valid()) return theirs.get(); // waits without the lock
   auto b = std::make_shared<Baseline>();
   fs::path path = fs::path(taskDir) / "impls" / "baseline.cu";
-  if (fs::exists(path)) {
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
     try {
       std::string text = readText(path.string());
       b->analysis = reward::runTaskAnalysis(analyzer_, taskDir, path.string());
@@ -110,8 +117,8 @@ std::shared_ptr<const ModelCandidateRanker::Baseline> ModelCandidateRanker::base
       b = std::make_shared<Baseline>(); // no comparison for this task: its candidates get no verdict
     }
   }
-  std::lock_guard<std::mutex> lock(baselineMutex_);
-  return baselines_.emplace(taskDir, b).first->second;
+  mine.set_value(b);
+  return b;
 }
 
 std::optional<features::AnalysisDocument> ModelCandidateRanker::baselineAnalysis(const std::string &taskDir) {

@@ -496,6 +496,8 @@ std::vector<TurnRecord> runEpisodes(CausalLmImpl &policy, const Tokenizer &token
   local.evaluated = int64_t(after.evaluated - before.evaluated);
   local.ranked = int64_t(after.ranked - before.ranked);
   local.rankingCalls = int64_t(after.rankingCalls - before.rankingCalls);
+  local.rankingErrors = int64_t(after.rankingErrors - before.rankingErrors);
+  if (local.rankingErrors > 0) local.rankingError = after.lastRankingError;
   local.evaluateSeconds = after.evaluateSeconds - before.evaluateSeconds;
   local.rankSeconds = after.rankSeconds - before.rankSeconds;
   if (stats) *stats = local;

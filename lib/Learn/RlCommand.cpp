@@ -794,18 +794,25 @@ int runRlCommand(const std::vector<std::string> &argv) {
       std::vector<double> sums = dp->sum({double(rs.generatedTokens), double(rs.promptTokens), double(rs.candidates),
                                           double(rs.uniqueCandidates), double(rs.reused), double(rs.evaluated),
                                           double(rs.ranked), double(rs.rankingCalls), rs.evaluateSeconds,
-                                          double(rs.overlappedTokens)});
+                                          double(rs.overlappedTokens), double(rs.rankingErrors)});
       std::vector<double> maxima = dp->max({rs.generationSeconds, rs.rewardWaitSeconds, rolloutSeconds, rs.promptSeconds,
                                             rs.extractSeconds, rs.rankSeconds, rs.scoreSeconds, rs.overlappedSeconds});
       rs.generatedTokens = int64_t(sums[0]), rs.promptTokens = int64_t(sums[1]), rs.candidates = int64_t(sums[2]);
       rs.uniqueCandidates = int64_t(sums[3]), rs.reused = int64_t(sums[4]), rs.evaluated = int64_t(sums[5]);
       rs.ranked = int64_t(sums[6]), rs.rankingCalls = int64_t(sums[7]), rs.evaluateSeconds = sums[8];
-      rs.overlappedTokens = int64_t(sums[9]), rs.overlappedSeconds = maxima[7];
+      rs.overlappedTokens = int64_t(sums[9]), rs.overlappedSeconds = maxima[7], rs.rankingErrors = int64_t(sums[10]);
       rs.generationSeconds = maxima[0], rs.rewardWaitSeconds = maxima[1], rolloutSeconds = maxima[2];
       rs.promptSeconds = maxima[3], rs.extractSeconds = maxima[4], rs.rankSeconds = maxima[5], rs.scoreSeconds = maxima[6];
     }
     // A kind the evaluator cannot reward stops the run before the update.
     stopOnUnrewardableKind(records, tasks, splitList(c.kinds), *dp, "step " + std::to_string(step));
+    // A ranker that threw on every call of a step (a device mismatch, a broken checkpoint) would make the
+    // unified+ranker arm the unified one without a word: stop before the update, naming the error.
+    // (Every rank decides on the same sums.)
+    if (rs.rankingCalls > 0 && rs.rankingErrors == rs.rankingCalls)
+      throw LearnError("step " + std::to_string(step) + ": the ranking model failed on all " +
+                       std::to_string(rs.rankingCalls) + " of its calls: " +
+                       (rs.rankingError.empty() ? std::string("(on another rank)") : rs.rankingError));
     auto updateStart = Clock::now();
     RlUpdateStats us = rlUpdate(*s.policy, trainer, samples, loss, c.miniBatches, c.ppoEpochs,
                                 mixSeed(mixSeed(c.seed, uint64_t(step)), 2), s.reference ? s.reference.get() : nullptr,
@@ -846,6 +853,7 @@ int runRlCommand(const std::vector<std::string> &argv) {
     head["counts"] = {{"candidates", rs.candidates}, {"unique_candidates", rs.uniqueCandidates},
                       {"duplicates", rs.candidates - rs.uniqueCandidates}, {"reused", rs.reused},
                       {"evaluated", rs.evaluated}, {"ranked", rs.ranked}, {"ranking_calls", rs.rankingCalls},
+                      {"ranking_errors", rs.rankingErrors},
                       {"generated_tokens", rs.generatedTokens}, {"prompt_tokens", rs.promptTokens},
                       {"overlapped_tokens", rs.overlappedTokens}};
     {

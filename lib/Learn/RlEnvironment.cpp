@@ -155,6 +155,14 @@ void RlEnvironment::stage(const std::shared_ptr<Entry> &entry, const std::option
     o.feedback = std::string("Outcome: internal_error (") + e.what() + ")";
     forRanking.reset();
   }
+  // The ranker's per-task work (the baseline's analysis) here on the worker, not on the trainer's thread
+  // in rank(); it is on the trainer's clock only if the trainer waits for this very candidate.
+  if (forRanking) {
+    try {
+      options_.ranker->prepare(entry->taskDir);
+    } catch (...) { // rank() meets the same failure and it is counted there
+    }
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   counts_.evaluateSeconds += o.seconds;
   entry->seconds = o.seconds;
@@ -194,11 +202,16 @@ void RlEnvironment::rankBatch(const std::vector<std::shared_ptr<Entry>> &batch) 
   for (const std::shared_ptr<Entry> &e : batch)
     candidates.push_back({e->taskDir, "(policy answer)", e->source, &e->result->analysis->analysis()});
   std::vector<std::optional<RankingVerdict>> verdicts(batch.size());
+  std::string error; // the learned term is then absent from the batch, as without a ranker; counted and named
   try {
     std::vector<std::optional<RankingVerdict>> v = options_.ranker->rank(candidates);
-    if (v.size() == batch.size()) verdicts = std::move(v);
-  } catch (const std::exception &) {
-    // the learned term is then absent, as without a ranker
+    if (v.size() == batch.size())
+      verdicts = std::move(v);
+    else
+      error = "the ranker returned " + std::to_string(v.size()) + " verdicts for " + std::to_string(batch.size()) + " candidates";
+  } catch (const std::exception &e) {
+    error = e.what();
+    if (error.empty()) error = "the ranker threw without a message";
   }
   std::vector<std::optional<CandidateOutcome>> ranked(batch.size());
   size_t count = 0;
@@ -226,6 +239,10 @@ void RlEnvironment::rankBatch(const std::vector<std::shared_ptr<Entry>> &batch) 
   }
   counts_.ranked += count;
   counts_.rankingCalls += batch.empty() ? 0 : 1;
+  if (!error.empty()) {
+    ++counts_.rankingErrors;
+    counts_.lastRankingError = error;
+  }
   counts_.rankSeconds += seconds;
   staged_.notify_all();
 }

@@ -317,9 +317,14 @@ public:
     return out;
   }
   std::optional<features::AnalysisDocument> baselineAnalysis(const std::string &) override { return std::nullopt; }
+  void prepare(const std::string &taskDir) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    prepared.push_back({taskDir, std::this_thread::get_id()});
+  }
   std::string describe() const override { return "fake ranker"; }
   std::mutex mutex;
   std::vector<size_t> calls;
+  std::vector<std::pair<std::string, std::thread::id>> prepared; // prepare() calls: task, thread
 };
 
 EnvironmentOptions rankedOptions(const std::string &name, std::shared_ptr<FakeRanker> ranker) {
@@ -409,6 +414,26 @@ TEST(RlEnvironment, RankerThatThrowsLeavesTheLearnedTermOut) {
   EXPECT_EQ(c.outcome, "ok");
   EXPECT_FALSE(c.ranking.has_value());
   EXPECT_TRUE(std::isnan(termContribution(c, "ranking")));
+  // Counted and named, so that the trainer can stop an arm whose ranker never answers (RlCommand.cpp).
+  RlEnvironment::Counts counts = env.counts();
+  EXPECT_EQ(counts.rankingCalls, 1u);
+  EXPECT_EQ(counts.rankingErrors, 1u);
+  EXPECT_EQ(counts.lastRankingError, "model gone");
+  EXPECT_EQ(counts.ranked, 0u);
+}
+
+TEST(RlEnvironment, RankerPreparesTheTaskOnAWorkerNotTheCallersThread) {
+  auto ranker = std::make_shared<FakeRanker>();
+  RlEnvironment env(rankedOptions("prepared", ranker));
+  auto ranked = env.submit(kTranspose, candidate("ok 2.0") + "// rank: 0.5\n");
+  auto gated = env.submit(kTranspose, candidate("compile_error") + "// rank: 0.5\n"); // nothing to rank
+  ASSERT_TRUE(ranked.get().ranking.has_value());
+  gated.get();
+  std::lock_guard<std::mutex> lock(ranker->mutex);
+  ASSERT_EQ(ranker->prepared.size(), 1u); // the gated candidate asked for nothing
+  EXPECT_EQ(ranker->prepared[0].first, kTranspose);
+  EXPECT_NE(ranker->prepared[0].second, std::this_thread::get_id());
+  EXPECT_EQ(env.counts().rankingErrors, 0u);
 }
 
 // Issue 34 item 4: tasks worth learning from are those whose samples differ.

@@ -9,6 +9,7 @@
 #include "cudaperf/Learn/RlEnvironment.h"
 #include "cudaperf/Reward/Pipeline.h"
 
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -46,13 +47,15 @@ RankScoring scoreAgainstBaseline(RankModel &model, const std::vector<RankExample
 std::string defaultRankCheckpoint();
 
 // The RL environment's ranker: one model, candidates scored under a lock (they come from the reward
-// workers); the baseline of each task analysed once with the pipeline's analyzer and cached.
+// workers); the baseline of each task analysed once with the pipeline's analyzer and cached (prepare()
+// starts it from a reward worker; a second caller for the same task waits for the first's analysis).
 class ModelCandidateRanker : public CandidateRanker {
 public:
   ModelCandidateRanker(const std::string &checkpoint, const torch::Device &device, reward::AnalyzerOptions analyzer,
                        size_t topFeatures = 3);
   std::vector<std::optional<RankingVerdict>> rank(const std::vector<RankingCandidate> &batch) override;
   std::optional<features::AnalysisDocument> baselineAnalysis(const std::string &taskDir) override;
+  void prepare(const std::string &taskDir) override { baselineOf(taskDir); }
   std::string describe() const override;
 
 private:
@@ -66,7 +69,7 @@ private:
     std::vector<RankExample> examples;
     std::string sha256;
   };
-  std::map<std::string, std::shared_ptr<const Baseline>> baselines_; // by task dir
+  std::map<std::string, std::shared_future<std::shared_ptr<const Baseline>>> baselines_; // by task dir
   std::shared_ptr<const Baseline> baselineOf(const std::string &taskDir);
 };
 

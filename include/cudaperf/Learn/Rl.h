@@ -142,6 +142,8 @@ struct RolloutStats {
   int64_t reused = 0;            // outcomes reused from an identical candidate (this step's or an earlier one)
   int64_t evaluated = 0;         // candidates analysed/evaluated for this rollout
   int64_t ranked = 0, rankingCalls = 0;
+  int64_t rankingErrors = 0;     // scorer calls that threw (the batch kept the reward without the learned term)
+  std::string rankingError;      // the latest one's message
 };
 
 // A rollout's first turn generated ahead (overlap_steps 1): turn 0 of every row (row r: task r / G,

@@ -52,6 +52,9 @@ public:
   virtual std::vector<std::optional<RankingVerdict>> rank(const std::vector<RankingCandidate> &batch) = 0;
   // The task baseline's analysis it compares with (cached; nullopt when it has none).
   virtual std::optional<features::AnalysisDocument> baselineAnalysis(const std::string &taskDir) = 0;
+  // Work for a task's later rank() calls that a reward worker can do ahead (the baseline's analysis), so
+  // that it is not done on the trainer's thread while it waits. Must not throw.
+  virtual void prepare(const std::string &taskDir) { (void)taskDir; }
   virtual std::string describe() const = 0;
 };
 
@@ -124,6 +127,8 @@ public:
   struct Counts {
     size_t submitted = 0, evaluated = 0, cached = 0, evaluatorFailures = 0;
     size_t ranked = 0, rankingCalls = 0;  // candidates given a verdict; scorer calls (batches)
+    size_t rankingErrors = 0;             // scorer calls that threw (their batch got no learned term)
+    std::string lastRankingError;         // the latest such call's message
     double evaluateSeconds = 0;           // analysis + evaluation, summed over candidates (the workers run them at once)
     double rankSeconds = 0;               // wall time of the scorer calls with their reward recomputation
   };
