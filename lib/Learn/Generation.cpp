@@ -167,7 +167,12 @@ std::vector<GeneratedSequence> generate(CausalLmImpl &model, const std::vector<s
                          " outside the vocabulary (" + std::to_string(model.config.vocabSize) + ")");
     longest = std::max<int64_t>(longest, int64_t(prompts[i].size()));
   }
-  if (o.maxNewTokens <= 0) return std::vector<GeneratedSequence>(size_t(B), GeneratedSequence{{}, "length", {}});
+  if (o.maxNewTokens <= 0) {
+    std::vector<GeneratedSequence> none(size_t(B), GeneratedSequence{{}, "length", {}});
+    if (o.rowDone)
+      for (size_t i = 0; i < none.size(); ++i) o.rowDone(i, none[i]);
+    return none;
+  }
   if (longest + o.maxNewTokens > model.config.maxPositions)
     throw ModelError("generate: prompt (" + std::to_string(longest) + " tokens) + max new tokens (" +
                      std::to_string(o.maxNewTokens) + ") exceed max_position_embeddings " +
@@ -278,6 +283,7 @@ std::vector<GeneratedSequence> generate(CausalLmImpl &model, const std::vector<s
         row.done = true;
         row.out.finishReason = "length";
       }
+      if (row.done && o.rowDone) o.rowDone(size_t(active[size_t(j)]), row.out);
     }
     int64_t stillActive = 0;
     for (int64_t j : slots) stillActive += rows[size_t(active[size_t(j)])].done ? 0 : 1;
@@ -364,8 +370,12 @@ std::vector<GeneratedSequence> generate(CausalLmImpl &model, const std::vector<s
   if (o.timing) *o.timing = timing;
   std::vector<GeneratedSequence> out;
   out.reserve(rows.size());
-  for (RowState &r : rows) {
-    if (r.out.finishReason.empty()) r.out.finishReason = "length";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    RowState &r = rows[i];
+    if (r.out.finishReason.empty()) { // never stopped in the loop (no new tokens asked for)
+      r.out.finishReason = "length";
+      if (o.rowDone) o.rowDone(i, r.out);
+    }
     out.push_back(std::move(r.out));
   }
   return out;

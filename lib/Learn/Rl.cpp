@@ -358,19 +358,35 @@ void generateTurnBatch(CausalLmImpl &policy, const Tokenizer &tokenizer, const s
     g.seeds.push_back(mixSeed(o.seed, (uint64_t(o.firstGroup + i) * G + traj) * T + t));
   }
   local.promptSeconds += since(promptStart);
-  auto start = Clock::now();
-  std::vector<GeneratedSequence> generated = generate(policy, part, g);
-  local.generationSeconds += since(start);
-  auto extractStart = Clock::now();
-  for (size_t r = begin; r < end; ++r) {
+  // A row's completion: code extracted and submitted for reward. With submitAsFinished it runs from
+  // generate() as the row stops, so the reward workers analyse and evaluate it while longer rows of the
+  // batch still generate; its seconds count as extraction, not generation.
+  std::vector<char> sent(end - begin, 0);
+  double extractInGeneration = 0;
+  auto finishRow = [&](size_t k, const GeneratedSequence &sequence) {
+    size_t r = begin + k;
     TurnRecord &rec = at(r, t);
-    rec.completion = generated[r - begin].tokens;
-    rec.finishReason = generated[r - begin].finishReason;
+    rec.completion = sequence.tokens;
+    rec.finishReason = sequence.finishReason;
     local.generatedTokens += int64_t(rec.completion.size());
     if (auto block = reward::extractCodeBlock(tokenizer.decode(rec.completion, true))) rec.source = std::move(block->code);
     submitted[r] = environment.submit(tasks[r / G].task.task.dir, rec.source);
-  }
-  local.extractSeconds += since(extractStart);
+    sent[k] = 1;
+  };
+  if (o.submitAsFinished)
+    g.rowDone = [&](size_t k, const GeneratedSequence &sequence) {
+      if (k >= sent.size() || sent[k]) return;
+      auto at0 = Clock::now();
+      finishRow(k, sequence);
+      extractInGeneration += since(at0);
+    };
+  auto start = Clock::now();
+  std::vector<GeneratedSequence> generated = generate(policy, part, g);
+  local.generationSeconds += since(start) - extractInGeneration;
+  auto extractStart = Clock::now();
+  for (size_t k = 0; k < end - begin; ++k)
+    if (!sent[k]) finishRow(k, generated[k]);
+  local.extractSeconds += since(extractStart) + extractInGeneration;
 }
 
 } // namespace

@@ -532,6 +532,7 @@ std::vector<size_t> selectTasks(Session &s, const fs::path &out, bool resume, Da
   ro.generation = s.generation;
   ro.contextTokens = s.promptBudget;
   ro.generationBatch = c.generationBatch;
+  ro.submitAsFinished = c.submitAsFinished;
   ro.seed = mixSeed(c.seed, 0x5E1EC8);
   auto [begin, end] = shardRange(measured.size(), dp.rank(), dp.worldSize());
   ro.firstGroup = begin;
@@ -730,6 +731,7 @@ int runRlCommand(const std::vector<std::string> &argv) {
     ro.generation = s.generation;
     ro.contextTokens = s.promptBudget;
     ro.generationBatch = c.generationBatch;
+    ro.submitAsFinished = c.submitAsFinished;
     ro.seed = mixSeed(mixSeed(c.seed, uint64_t(step)), 1);
     ro.firstGroup = shardRange(taskCount, dp->rank(), dp->worldSize()).first;
     ro.policyVersion = step - 1; // one update per step: the weights that step `step` starts from

@@ -49,6 +49,9 @@ const ConfigFields<RlConfig> &fields() {
       {"max_new_tokens", &RlConfig::maxNewTokens, 1, 1e6, "", "tokens per answer at most"},
       {"context_tokens", &RlConfig::contextTokens, 16, 1e7, "", "prompt budget: the oldest turns' code is dropped first, then whole oldest turns"},
       {"generation_batch", &RlConfig::generationBatch, 1, 1e6, "", "rows generated together; a batch's candidates are evaluated while the next batch generates"},
+      {"submit_as_finished", &RlConfig::submitAsFinished, 0, 0, "",
+       "true: a row's candidate is extracted and submitted for reward the moment the row stops, so its analysis and "
+       "evaluation overlap the batch's longer rows; false: after the whole batch is generated"},
       {"decode", &RlConfig::decode, 0, 0, "dynamic|static|graph",
        "how rollouts decode: dynamic (the KV cache grows, finished rows leave the batch), static (fixed buffers), graph "
        "(the static step captured as a CUDA graph and replayed: one launch a token instead of ~250; CUDA only)"},

@@ -6,6 +6,8 @@
 #include "cudaperf/Learn/Generation.h"
 
 #include <gtest/gtest.h>
+
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -230,6 +232,42 @@ TEST(Generation, StaticCacheGivesTheDefaultPathsTokens) {
   GenerationOptions graph = greedyOptions(4);
   graph.cudaGraph = true;
   EXPECT_THROW(generate(*m, {{1}}, graph), ModelError); // CUDA graphs on the CPU
+}
+
+// RL submits a row's candidate the moment the row stops (GenerationOptions::rowDone): once per row, with the
+// sequence generate() returns, rows that stop early before rows that run to the length limit; every decode path.
+TEST(Generation, EachRowIsReportedOnceWhenItStops) {
+  CausalLm m = tinyModel("qwen2", 23);
+  std::vector<std::vector<int32_t>> prompts = {{3, 1, 4}, {1, 5, 9, 2, 6, 5, 3, 5}, {35}, {8, 9}};
+  GenerationOptions o = greedyOptions(20);
+  auto free = generate(*m, prompts, o);
+  o.stopTokenIds = {free[1].tokens[3]};
+  for (bool staticCache : {false, true}) {
+    o.staticCache = staticCache;
+    std::vector<std::pair<size_t, GeneratedSequence>> reported;
+    o.rowDone = [&](size_t row, const GeneratedSequence &s) { reported.push_back({row, s}); };
+    auto out = generate(*m, prompts, o);
+    ASSERT_EQ(reported.size(), prompts.size()) << staticCache;
+    std::set<size_t> rows;
+    for (const auto &[row, s] : reported) {
+      ASSERT_LT(row, out.size());
+      rows.insert(row);
+      EXPECT_EQ(s.tokens, out[row].tokens) << staticCache << " row " << row;
+      EXPECT_EQ(s.finishReason, out[row].finishReason) << staticCache << " row " << row;
+    }
+    EXPECT_EQ(rows.size(), prompts.size()); // each row once
+    ASSERT_EQ(out[1].finishReason, "stop_token");
+    size_t lengthRows = 0;
+    for (const auto &[row, s] : reported) lengthRows += s.finishReason == "length";
+    ASSERT_LT(lengthRows, reported.size()); // at least one row stopped early...
+    for (size_t k = 0; k + 1 < reported.size(); ++k) // ...and was reported before every row that ran to the limit
+      if (reported[k].second.finishReason == "length") EXPECT_EQ(reported[k + 1].second.finishReason, "length");
+  }
+  GenerationOptions none = greedyOptions(0); // no new tokens: every row reported, as returned
+  size_t calls = 0;
+  none.rowDone = [&](size_t, const GeneratedSequence &s) { calls += s.tokens.empty() && s.finishReason == "length"; };
+  EXPECT_EQ(generate(*m, prompts, none).size(), prompts.size());
+  EXPECT_EQ(calls, prompts.size());
 }
 
 TEST(Generation, RejectsBadRequests) {

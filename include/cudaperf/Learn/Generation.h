@@ -92,6 +92,8 @@ struct GenerationTiming {
   double decodeSeconds = 0;
 };
 
+struct GeneratedSequence;
+
 struct GenerationOptions {
   int64_t maxNewTokens = 256;
   SamplingOptions sampling;
@@ -118,6 +120,10 @@ struct GenerationOptions {
   bool mergeLora = true;
   // Called after each step with the step index and the rows still generating.
   std::function<void(int64_t step, int64_t activeRows)> progress;
+  // Called on the generating thread the moment a row stops (stop token, stop string or length), once per
+  // row, with its index among the prompts and its final sequence (the same one generate() returns): an RL
+  // rollout submits the row's candidate for reward while the other rows still generate.
+  std::function<void(size_t row, const GeneratedSequence &sequence)> rowDone;
   GenerationTiming *timing = nullptr; // filled (overwritten) by each call when set
 };
 

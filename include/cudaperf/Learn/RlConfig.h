@@ -52,6 +52,7 @@ struct RlConfig {
   int64_t maxNewTokens = 1024;
   int64_t contextTokens = 4096;          // prompt budget: oldest turns' code dropped first (fitPolicyPrompt)
   int64_t generationBatch = 64;          // rows generated together
+  bool submitAsFinished = true;          // a row's candidate goes to the reward workers when the row stops
   int64_t overlapSteps = 0;              // 1: the next step's first turn generated while this step's last turn is evaluated
   // The environment (lib/Reward).
   std::string rewardConfig;              // empty: the built-in reward config
