@@ -113,5 +113,6 @@ eval-policy: configure
 	@[ "$(MODEL)" != data/models/sft ] || [ -f data/models/sft/config.json ] || bash scripts/unpack-model.sh
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target cudaperf-train cudaperf-eval cudaperf-eval-worker cudaperf-torch-reference cudaperf-dataset
 	@[ -f $(BUILD_DIR)/dataset/manifest.jsonl ] || $(BUILD_DIR)/bin/cudaperf-dataset generate --out $(BUILD_DIR)/dataset
+	bash scripts/export-dataset-pytorch.sh $(BUILD_DIR)/dataset $(JOBS)
 	$(BUILD_DIR)/bin/cudaperf-train eval-policy --config data/rl/h200.json --model $(MODEL) \
 	  --set dataset=$(BUILD_DIR)/dataset --out $(BUILD_DIR)/eval-policy $(RL_EVAL_ARGS)

@@ -8,6 +8,9 @@
 #   scripts/device-tree.sh slim PROFILE   move PROFILE's paths to /tmp/cudaperf-slim (kept until restore)
 #   scripts/device-tree.sh restore        put every moved path back (also after an interrupted call)
 #   scripts/device-tree.sh size [CARRY..] the bytes that would travel, with the carried paths named
+#   scripts/device-tree.sh src            .carry/src.tgz: HEAD's code (git archive) without the stored runs,
+#                                         measured shards, models, tests and docs, with SOURCE_COMMIT (the
+#                                         commit, which the GPU scripts print: the host's .git is not HEAD's)
 # PROFILE:
 #   evaluator  runs from .carry/src.tgz (git archive) or needs only the code: red team, trust-cost, validate
 #   rl         sft.sh/rl.sh with the committed checkpoint and .carry/{deps,analyzer}: no tests, docs,
@@ -73,6 +76,13 @@ case "${1:-}" in
     [ "$status" -eq 0 ] && rm -rf "$stash"
     exit "$status"
     ;;
+  src)
+    mkdir -p .carry
+    git archive --add-virtual-file=SOURCE_COMMIT:"$(git rev-parse HEAD)" HEAD -- . ':(exclude)data/eval-runs' \
+      ':(exclude)data/realcode' ':(exclude)data/models' ':(exclude)data/measured' ':(exclude)test' ':(exclude)docs' |
+      gzip -9 > .carry/src.tgz
+    echo ".carry/src.tgz: $(stat -c %s .carry/src.tgz) bytes, commit $(git rev-parse --short HEAD)"
+    ;;
   size)
     shift
     bytes=$(travelling_bytes)
@@ -83,7 +93,7 @@ case "${1:-}" in
     [ "$bytes" -le "$limit" ]
     ;;
   *)
-    sed -n '2,16p' "$0" >&2
+    sed -n '2,19p' "$0" >&2
     exit 2
     ;;
 esac

@@ -406,16 +406,19 @@ std::unique_ptr<reward::Evaluator> makeEnvironmentEvaluator(const EnvironmentOpt
 void countKindOutcome(std::map<std::string, KindOutcomes> &byKind, const std::string &kind, const CandidateOutcome &o) {
   KindOutcomes &k = byKind[kind];
   ++k.candidates;
-  if (schema::parseOutcome(o.outcome) != schema::Outcome::InternalError) return;
+  std::optional<schema::Outcome> outcome = schema::parseOutcome(o.outcome);
+  if (!o.extracted || !outcome || *outcome == schema::Outcome::CompileError) ++k.unevaluated;
+  if (outcome != schema::Outcome::InternalError) return;
   ++k.internalErrors;
   if (k.firstDetail.empty()) k.firstDetail = o.document && !o.document->detail.empty() ? o.document->detail : o.evaluatorError;
 }
 
 std::string unrewardableKind(const std::map<std::string, KindOutcomes> &byKind, int64_t minimum) {
   for (const auto &[kind, k] : byKind)
-    if (k.candidates >= std::max<int64_t>(1, minimum) && k.internalErrors == k.candidates)
-      return "all " + std::to_string(k.candidates) + " candidates of kind " + kind +
-             " got internal_error, so the evaluator cannot reward that kind (" +
+    if (k.internalErrors >= std::max<int64_t>(1, minimum) && k.internalErrors == k.candidates - k.unevaluated)
+      return "all " + std::to_string(k.internalErrors) + " candidates of kind " + kind + " that compiled got internal_error" +
+             (k.unevaluated ? " (" + std::to_string(k.unevaluated) + " more did not compile or had no code block)" : std::string()) +
+             ", so the evaluator cannot reward that kind (" +
              (k.firstDetail.empty() ? std::string("no detail") : k.firstDetail) +
              "); stopping before an update learns from the other kinds alone (fix the evaluator, or set kinds without " +
              kind + ")";

@@ -11,7 +11,7 @@
 # session boundary, the bf16 rounding of the masters and moments.
 # Usage (repository root on the GPU host): scripts/gpu/arm.sh OUTDIR
 #   First call of a session: here `scripts/device-tree.sh slim arm` and
-#   `git archive HEAD | tar --delete --wildcards 'data/eval-runs/*' 'data/realcode/*' 'data/models/*' 'data/measured/*' 'test/*' 'docs/*' | gzip -9 > .carry/src.tgz`;
+#   `scripts/device-tree.sh src` (.carry/src.tgz: HEAD's code with SOURCE_COMMIT, without runs, models, tests, docs);
 #   carry .carry/src.tgz, .carry/deps.tgz (scripts/pack-deps.sh, then tar) and .carry/analyzer (scripts/pack-analyzer.sh):
 #   ~62 MiB with the checkpoint and one compact state. The device command unpacks the code first (the tree
 #   holds no scripts under profile arm): `tar xzf .carry/src.tgz && bash scripts/gpu/arm.sh $OUT`.

@@ -23,6 +23,9 @@ summary=$out/summary.txt
 note() { echo "$*" | tee -a "$summary"; }
 deadline=$(( $(date +%s) + ${DECODE_AB_SECONDS:-230} ))
 left() { echo $(( deadline - $(date +%s) )); }
+# build-gpu.sh's gpu_build asks cap() for each phase's seconds (it was missing here: the H100 call of
+# 2026-12-07 stopped at "cap: command not found" before building anything).
+cap() { local want=$1 l; l=$(( $(left) - 15 )); [ "$l" -lt "$want" ] && want=$l; [ "$want" -lt 1 ] && want=1; echo "$want"; }
 note "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
 SECONDS=0
 . scripts/gpu/build-gpu.sh

@@ -39,7 +39,7 @@ case $steps in ''|*[!0-9]*) echo "RLT_STEPS: expected a whole number, got '$step
 failed=0
 pack() {
   local files=()
-  for f in build.log dataset.log sft.log hf.log; do [ -f "$work/logs/$f" ] && files+=("logs/$f"); done
+  for f in build.log dataset.log export.log sft.log hf.log; do [ -f "$work/logs/$f" ] && files+=("logs/$f"); done
   for r in "$work"/run "$work"/run-*; do
     [ -d "$r" ] || continue
     r=${r#"$work"/}
@@ -77,6 +77,11 @@ if [ ! -f "$dataset/manifest.jsonl" ]; then
 fi
 [ -f "$dataset/manifest.jsonl" ] || { note "RESULT: FAILED (no dataset)"; pack; exit 1; }
 note "dataset: $dataset ($(wc -l < "$dataset/manifest.jsonl") tasks)"
+# The PyTorch tasks' exported modules (the evaluator's reference for them; without them every PyTorch
+# candidate that compiles gets internal_error: the void arm of 2026-12-07). Kept with a kept dataset.
+SECONDS=0
+timeout "$(cap 180)" bash scripts/export-dataset-pytorch.sh "$dataset" "$(nproc)" > "$work/logs/export.log" 2>&1
+note "PyTorch exports rc=$? in ${SECONDS} s: $(grep -c '^error' "$work/logs/export.log") failures; $(tail -1 "$work/logs/export.log")"
 
 note "== SFT checkpoint"
 sft=${RLT_SFT_DIR:-}

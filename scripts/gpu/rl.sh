@@ -48,7 +48,7 @@ seed=${RL_SEED:-0}
 failed=0
 pack() {
   local files=()
-  for f in build.log dataset.log; do [ -f "$work/logs/$f" ] && cp "$work/logs/$f" "$out/" && files+=("$f"); done
+  for f in build.log dataset.log export.log; do [ -f "$work/logs/$f" ] && cp "$work/logs/$f" "$out/" && files+=("$f"); done
   if [ -d "$work/run" ]; then
     for f in rl-config.json rl-log.jsonl eval.jsonl rl-report.json reward.svg correctness.svg speedup.svg train.log; do
       [ -f "$work/run/$f" ] && cp "$work/run/$f" "$out/" && files+=("$f")
@@ -90,7 +90,7 @@ done
 
 note "== machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$summary"
-note "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+note "commit $(cat SOURCE_COMMIT 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 
 note "== build"
 SECONDS=0
@@ -125,6 +125,11 @@ if [ ! -f "$dataset/manifest.jsonl" ]; then
 fi
 [ -f "$dataset/manifest.jsonl" ] || { note "RESULT: FAILED (no dataset)"; pack; exit 1; }
 note "dataset: $dataset ($(wc -l < "$dataset/manifest.jsonl") tasks)"
+# The PyTorch tasks' exported modules (the evaluator's reference for them; without them every PyTorch
+# candidate that compiles gets internal_error: the void arm of 2026-12-07). Kept with a kept dataset.
+SECONDS=0
+timeout "$(cap 180)" bash scripts/export-dataset-pytorch.sh "$dataset" "$(nproc)" > "$work/logs/export.log" 2>&1
+note "PyTorch exports rc=$? in ${SECONDS} s: $(grep -c '^error' "$work/logs/export.log") failures; $(tail -1 "$work/logs/export.log")"
 analyzer=${RL_ANALYZER:-}
 if [ -z "$analyzer" ] && [ -d "${RL_ANALYZER_PACK:-.carry/analyzer}" ]; then
   bash scripts/gpu/unpack-analyzer.sh "${RL_ANALYZER_PACK:-.carry/analyzer}" /tmp/cudaperf-analyzer > "$work/logs/analyzer-unpack.log" 2>&1 ||

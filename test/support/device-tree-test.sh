@@ -67,4 +67,11 @@ set -e
 [ "$rc" -eq 1 ] || fail "restore over a recreated path exited $rc, not 1"
 [ -f "$CUDAPERF_SLIM_DIR/data/realcode/a.cu" ] || fail "the moved copy of a recreated path was not kept"
 [ -f "$repo/data/eval-runs/run1/result.json" ] || fail "the other paths were not restored"
+
+# `src`: HEAD's code without the stored runs and models, with SOURCE_COMMIT naming HEAD.
+(cd "$repo" && scripts/device-tree.sh src > /dev/null) || fail "src failed"
+listing=$(tar tzf "$repo/.carry/src.tgz")
+grep -qx "lib/keep.cpp" <<< "$listing" || fail "src lacks the code: $listing"
+grep -q "^data/" <<< "$listing" && fail "src carries data/: $listing"
+[ "$(tar xzOf "$repo/.carry/src.tgz" SOURCE_COMMIT)" = "$(git -C "$repo" rev-parse HEAD)" ] || fail "SOURCE_COMMIT is not HEAD"
 echo PASS

@@ -184,11 +184,13 @@ std::string rankingFeedback(const RankingVerdict &verdict);
 // unrewarded). Training on would learn from the other kinds only while the config says "c,pytorch".
 struct KindOutcomes {
   int64_t candidates = 0, internalErrors = 0;
+  int64_t unevaluated = 0;  // compile errors and answers without a code block: never reached the reference
   std::string firstDetail; // the first internal_error's detail, for the message
 };
 void countKindOutcome(std::map<std::string, KindOutcomes> &byKind, const std::string &kind, const CandidateOutcome &o);
-// "" when no kind with at least `minimum` candidates had internal_error on every one of them; otherwise
-// the message naming the kind, the count and the first detail.
+// "" unless a kind has at least `minimum` internal_error candidates and every candidate of it that compiled
+// got internal_error (compile errors never reach the evaluator's reference, so they do not show that the
+// kind can be rewarded); otherwise the message naming the kind, the counts and the first detail.
 std::string unrewardableKind(const std::map<std::string, KindOutcomes> &byKind, int64_t minimum = 4);
 
 } // namespace cudaperf::learn
