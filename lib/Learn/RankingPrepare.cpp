@@ -3,6 +3,7 @@
 #include "cudaperf/Features/Features.h"
 #include "cudaperf/Features/FeaturesError.h"
 #include "cudaperf/Learn/RankingCandidates.h"
+#include "cudaperf/Learn/ResultFiles.h"
 #include "cudaperf/Learn/SourceComments.h"
 #include "cudaperf/Reward/Pipeline.h"
 #include "cudaperf/Reward/RewardConfig.h"
@@ -12,7 +13,6 @@
 #include "cudaperf/Support/Sha256.h"
 #include "cudaperf/Support/Subprocess.h"
 
-#include <zstd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -41,48 +41,6 @@ std::string readText(const std::string &path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-std::string decompressZstd(const std::string &path, const std::string &compressed) {
-  std::string out;
-  ZSTD_DStream *stream = ZSTD_createDStream();
-  ZSTD_initDStream(stream);
-  ZSTD_inBuffer in{compressed.data(), compressed.size(), 0};
-  std::vector<char> buffer(ZSTD_DStreamOutSize());
-  size_t status = 0;
-  while (in.pos < in.size) {
-    ZSTD_outBuffer o{buffer.data(), buffer.size(), 0};
-    status = ZSTD_decompressStream(stream, &o, &in);
-    if (ZSTD_isError(status)) {
-      ZSTD_freeDStream(stream);
-      throw LearnError(path + ": not a valid zstd file: " + ZSTD_getErrorName(status));
-    }
-    out.append(buffer.data(), o.pos);
-  }
-  ZSTD_freeDStream(stream);
-  if (status != 0)
-    throw LearnError(path + ": the zstd stream is truncated");
-  return out;
-}
-
-// Every result document of a file: JSON Lines, zstd-compressed when the name ends in .zst.
-std::vector<Json> readResultDocuments(const std::string &path) {
-  std::string text = readText(path);
-  if (path.size() > 4 && path.substr(path.size() - 4) == ".zst")
-    text = decompressZstd(path, text);
-  std::vector<Json> docs;
-  std::istringstream lines(text);
-  std::string line;
-  for (size_t n = 1; std::getline(lines, line); ++n) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos)
-      continue;
-    try {
-      docs.push_back(support::parseJson(line, path + ":" + std::to_string(n)));
-    } catch (const support::SupportError &e) {
-      throw LearnError(e.what());
-    }
-  }
-  return docs;
 }
 
 // One candidate to turn into examples, with what is known about it already.

@@ -8,6 +8,10 @@
 
 #include "SftExamples.h"
 
+#ifdef CUDAPERF_HAVE_RL
+#include "cudaperf/Learn/MeasuredExamples.h"
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -99,8 +103,21 @@ SftData prepareData(const SftConfig &c, bool root, Clock::time_point start) {
 #ifndef CUDAPERF_HAVE_RL
   if (c.repairExamples) std::cerr << kProgram << ": no repair examples: this build has no lib/Reward (their feedback)\n";
 #endif
-  train = buildExamples(manifest, "train", kinds, promptOptions, c.refinementExamples, c.repairExamples, c.seed);
-  val = buildExamples(manifest, "val", kinds, promptOptions, c.refinementExamples, c.repairExamples, c.seed);
+  const MeasuredResults *m = nullptr;
+  bool wantMeasured = c.measuredExamples != "none" && !c.measuredExamples.empty();
+#ifdef CUDAPERF_HAVE_RL
+  std::optional<MeasuredResults> measured;
+  if (wantMeasured) {
+    measured = readMeasuredResults(c.measuredExamples);
+    std::cerr << kProgram << ": measured examples from " << c.measuredExamples << ": " << measured->kept << " ok results of "
+              << measured->byTask.size() << " tasks (" << measured->documents << " documents)\n";
+    m = &*measured;
+  }
+#else
+  if (wantMeasured) throw ModelError("--measured-examples: this build has no lib/Reward (the examples' feedback)");
+#endif
+  train = buildExamples(manifest, "train", kinds, promptOptions, c.refinementExamples, c.repairExamples, c.seed, m);
+  val = buildExamples(manifest, "val", kinds, promptOptions, c.refinementExamples, c.repairExamples, c.seed, m);
   auto refinements = [](const ExampleSet &set) { return countRefinements(set.examples); };
   auto repairs = [](const std::vector<Example> &examples, const std::string &mutation = "") {
     return countRepairs(examples, mutation);
@@ -109,6 +126,9 @@ SftData prepareData(const SftConfig &c, bool root, Clock::time_point start) {
             << " refinement, " << repairs(train.examples) << " repair) from " << train.tasks << " tasks, "
             << val.examples.size() << " validation examples (" << refinements(val) << " refinement, "
             << repairs(val.examples) << " repair) from " << val.tasks << " tasks (" << since(start) << " s)\n";
+  if (m)
+    std::cerr << kProgram << ": measured refinement examples: " << countMeasured(train.examples) << " training, "
+              << countMeasured(val.examples) << " validation\n";
   for (const std::string &why : train.skipReasons) std::cerr << kProgram << ": skipped " << why << "\n";
   if (train.examples.empty()) throw ModelError(c.dataset + ": no training examples (kinds " + c.kinds + ")");
 
@@ -182,9 +202,11 @@ SftData prepareData(const SftConfig &c, bool root, Clock::time_point start) {
   };
   ordered_json trainReport = {{"tasks", train.tasks}, {"examples", train.examples.size()}, {"tokens", trainTokens},
                               {"answer_tokens", answerTokens}, {"dropped_too_long", droppedTrain},
-                              {"skipped_tasks", train.skippedTasks}, {"refinement_examples", refinements(train)}};
+                              {"skipped_tasks", train.skippedTasks}, {"refinement_examples", refinements(train)},
+                              {"measured_examples", countMeasured(train.examples)}};
   ordered_json valReport = {{"tasks", val.tasks}, {"examples", val.examples.size()}, {"dropped_too_long", droppedVal},
-                            {"refinement_examples", refinements(val)}};
+                            {"refinement_examples", refinements(val)},
+                            {"measured_examples", countMeasured(val.examples)}};
   repairReport(trainReport, train.examples, repairBuiltTrain);
   repairReport(valReport, val.examples, repairBuiltVal);
   // sft-report.json's data part; a dry run adds its options, training adds the model and the run's figures.
@@ -200,6 +222,7 @@ SftData prepareData(const SftConfig &c, bool root, Clock::time_point start) {
       for (const Example &e : set->examples)
         dump << support::writeJson(ordered_json{{"split", split},
                                                 {"kind", !e.repair.empty() ? "repair:" + e.repair
+                                                         : e.measured      ? std::string("measured")
                                                          : e.refinement    ? std::string("refinement")
                                                                            : std::string("single")},
                                                 {"prompt", e.prompt}, {"answer", e.answer}, {"tokens", e.ids.size()}})
@@ -281,7 +304,7 @@ int runSft(const SftConfig &config, const DataParallelArgs &dpArgs) {
       report["dry_run"] = true;
       report["steps"] = 0;
       report["options"] = {{"max_seq_len", c.maxSeqLen}, {"seed", c.seed}, {"refinement_examples", c.refinementExamples},
-                           {"repair_examples", c.repairExamples}};
+                           {"repair_examples", c.repairExamples}, {"measured_examples", c.measuredExamples}};
       report["config"] = sftConfigToJson(config);
       report["total_seconds"] = since(start);
       std::ofstream(fs::path(c.out) / "sft-report.json") << support::writeJson(report, 2) << "\n";
@@ -483,7 +506,7 @@ int runSft(const SftConfig &config, const DataParallelArgs &dpArgs) {
   report["options"] = {{"lr", c.lr}, {"warmup", options.schedule.warmupSteps}, {"batch_tokens", c.batchTokens},
                        {"micro_batch_tokens", c.microBatchTokens}, {"max_seq_len", c.maxSeqLen}, {"seed", c.seed},
                        {"gradient_checkpointing", c.gradientCheckpointing}, {"refinement_examples", c.refinementExamples},
-                       {"repair_examples", c.repairExamples}};
+                       {"repair_examples", c.repairExamples}, {"measured_examples", c.measuredExamples}};
   report["config"] = sftConfigToJson(config);
   report["total_seconds"] = since(start);
   report["world_size"] = world;

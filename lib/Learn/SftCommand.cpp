@@ -98,6 +98,10 @@ int runSftCommand(const std::vector<std::string> &argv) {
            "as at the token cap, or an undeclared name), the feedback RL gives that, then the intact implementation "
            "(default on)",
            onOff(&SftConfig::repairExamples));
+  p.option("--measured-examples", "DIR|none",
+           "also one two-turn example per task measured in DIR (results-*.jsonl[.zst], e.g. data/measured/dataset-h200): "
+           "its slowest measured implementation, the feedback RL gives that result, then its fastest (default none)",
+           text(&SftConfig::measuredExamples));
   p.flag("--dry-run", "build, tokenize and count the examples, write OUT/sft-report.json, and stop before the model",
          flag(&SftConfig::dryRun));
   p.option("--dump-examples", "FILE", "write the examples kept (JSON Lines: split, kind, prompt, answer, tokens)",

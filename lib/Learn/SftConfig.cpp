@@ -22,6 +22,10 @@ const ConfigFields<SftConfig> &fields() {
       {"repair_examples", &SftConfig::repairExamples, 0, 0,
        "also one two-turn example per task: an implementation broken so that nvcc rejects it, the feedback RL gives "
        "that, then the intact implementation"},
+      {"measured_examples", &SftConfig::measuredExamples, 0, 0,
+       "folder of measured evaluator results (*.jsonl[.zst], e.g. data/measured/dataset-h200): also one two-turn example "
+       "per measured task of the split: its slowest measured implementation, the feedback RL gives that result, then "
+       "its fastest (at least 1.25x faster); none: off"},
       {"max_seq_len", &SftConfig::maxSeqLen, 16, double(1 << 20), "longer examples are dropped"},
       {"dump_examples", &SftConfig::dumpExamples, 0, 0, "write the examples kept (JSON Lines); empty: none"},
       {"dry_run", &SftConfig::dryRun, 0, 0, "build, tokenize and count the examples, write the report, stop before the model"},

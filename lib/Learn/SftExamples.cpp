@@ -1,7 +1,9 @@
 #include "SftExamples.h"
 
 #ifdef CUDAPERF_HAVE_RL
+#include "cudaperf/Learn/MeasuredExamples.h"
 #include "cudaperf/Learn/RepairExamples.h"
+#include "cudaperf/Support/Sha256.h"
 #endif
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -81,7 +84,7 @@ unsigned hardwareThreads() { return std::max(1u, std::thread::hardware_concurren
 
 ExampleSet buildExamples(const std::vector<ManifestTask> &tasks, const std::string &split,
                          const std::set<std::string> &kinds, const PromptOptions &promptOptions, bool refinement,
-                         bool repair, uint64_t seed) {
+                         bool repair, uint64_t seed, const MeasuredResults *measured) {
   std::vector<const ManifestTask *> chosen;
   for (const ManifestTask &t : tasks)
     if (t.split == split && (kinds.empty() || kinds.count(t.kind))) chosen.push_back(&t);
@@ -109,8 +112,33 @@ ExampleSet buildExamples(const std::vector<ManifestTask> &tasks, const std::stri
                                 repairMutationName(r->broken.mutation)});
         }
       }
+      if (measured) {
+        auto found = measured->byTask.find(t.name);
+        if (found != measured->byTask.end()) {
+          std::map<std::string, std::string> now; // impls/<file> -> sha256 of the dataset's file
+          for (size_t k = 0; k < t.implementations.size(); ++k)
+            now[fs::path(t.implementations[k]).filename().string()] = support::sha256Hex(sources[k]);
+          std::optional<MeasuredPair> pair;
+          try {
+            pair = chooseMeasuredPair(found->second, now);
+          } catch (const std::exception &) { // a stored document the reward cannot read: no measured example
+          }
+          if (pair) {
+            auto source = [&](const std::string &file) {
+              for (size_t k = 0; k < t.implementations.size(); ++k)
+                if (fs::path(t.implementations[k]).filename().string() == file) return sources[k];
+              return std::string();
+            };
+            PolicyTurn turn{source(pair->slower), pair->feedback, false};
+            Example e{renderPolicyPrompt(policyMessages(task, {turn}, promptOptions)), candidateAnswer(source(pair->faster)),
+                      {}, 0, false, ""};
+            e.measured = true;
+            perTask[i].push_back(std::move(e));
+          }
+        }
+      }
 #else
-      (void)repair, (void)seed;
+      (void)repair, (void)seed, (void)measured;
 #endif
     } catch (const std::exception &e) {
       errors[i] = chosen[i]->name + ": " + e.what();
@@ -163,6 +191,10 @@ std::vector<std::vector<size_t>> packByLength(const std::vector<Example> &exampl
 
 int64_t countRefinements(const std::vector<Example> &examples) {
   return std::count_if(examples.begin(), examples.end(), [](const Example &e) { return e.refinement; });
+}
+
+int64_t countMeasured(const std::vector<Example> &examples) {
+  return std::count_if(examples.begin(), examples.end(), [](const Example &e) { return e.measured; });
 }
 
 int64_t countRepairs(const std::vector<Example> &examples, const std::string &mutation) {

@@ -144,6 +144,54 @@ for r in repair:  # the broken answer and its feedback in the prompt; the answer
     assert 'Feedback on your previous answer:\\nOutcome: compile_error (reward -0.80).\\nnvcc failed:\\n' in r['prompt'], r['prompt']
     assert r['answer'].startswith('\`\`\`cuda\\n') and r['answer'] not in r['prompt']
 " && echo "ok   repair examples: counted, off = on without them" || { echo "FAIL repair examples"; fails=$((fails + 1)); }
+# Measured refinement examples (--measured-examples DIR): results of the training tasks' implementations as
+# measure-dataset.sh stores them (here made up: speedups 1, 2, 3... in file order; one file changed since it
+# was measured, one result failed); one example per task with a pair, its prompt the slowest with RL's
+# feedback, its answer the fastest; the other examples unchanged; a folder without results is an input error.
+mkdir -p measured
+python3 - <<'PY'
+import hashlib, json, os
+rows = []
+for line in open("manifest.jsonl"):
+    t = json.loads(line)
+    if t["split"] != "train" or len(t["implementations"]) < 2:
+        continue
+    for k, impl in enumerate(i["file"] for i in t["implementations"]):
+        data = open(os.path.join(t["dir"], impl), "rb").read()
+        rows.append({"schema": "cudaperf-eval-result/1", "task": t["task"], "dataset_task": t["task"],
+                     "dataset_impl": os.path.basename(impl), "candidate_sha256": hashlib.sha256(data).hexdigest(),
+                     "outcome": "ok", "detail": "", "speedup": float(k + 1), "configs": []})
+rows.append(dict(rows[0], candidate_sha256="0" * 64, dataset_impl="not-this-file.cu", speedup=50.0))
+rows.append(dict(rows[1], outcome="runtime_fault"))  # a later failure of the second file: not ok any more
+with open("measured/results-1.jsonl", "w") as f:
+    f.writelines(json.dumps(r) + "\n" for r in rows)
+PY
+check "sft --dry-run --measured-examples" 0 "$train" "${sft[@]}" --out run-measured --dry-run --max-seq-len 100000 \
+  --tokenizer run/checkpoint --dump-examples measured-on.jsonl --measured-examples measured
+python3 -c "
+import json, os
+on=json.load(open('run-measured/sft-report.json'))
+tasks=[t for t in map(json.loads, open('manifest.jsonl')) if t['split'] == 'train' and len(t['implementations']) >= 2]
+first=tasks[0]['task']
+# per task: the files still ok (the first task lost its second file to the later failure), fastest = the last
+expect={}
+for t in tasks:
+    ok=[i['file'] for k, i in enumerate(t['implementations']) if not (t['task'] == first and k == 1)]
+    if len(ok) >= 2:
+        expect[t['task']] = (open(os.path.join(t['dir'], ok[0])).read(), open(os.path.join(t['dir'], ok[-1])).read())
+rows=[json.loads(l) for l in open('measured-on.jsonl')]
+measured=[r for r in rows if r['kind'] == 'measured']
+assert on['train']['measured_examples'] == len(measured) == len(expect) > 0, (on['train'], len(measured), len(expect))
+assert on['val']['measured_examples'] == 0, on['val']  # nothing of the val split was measured
+assert [l for l, r in zip(open('measured-on.jsonl'), rows) if r['kind'] != 'measured'] == open('repair-on.jsonl').readlines()
+for r in measured:
+    slow, fast = next(v for v in expect.values() if v[1].strip() in r['answer'])
+    assert slow.strip() in r['prompt'] and fast.strip() not in r['prompt'], r['prompt'][-600:]
+    assert 'Feedback on your previous answer:\\nOutcome: ok' in r['prompt'], r['prompt'][-600:]
+    assert 'Static analysis unavailable' not in r['prompt']
+" && echo "ok   measured examples: one per measured pair, the rest unchanged" || { echo "FAIL measured examples"; fails=$((fails + 1)); }
+mkdir -p no-results
+check "sft --measured-examples without results" 1 "$train" "${sft[@]}" --out run-bad --dry-run --measured-examples no-results
 [ ! -e run-repair/checkpoint ] && echo "ok   --dry-run writes no model" || { echo "FAIL --dry-run wrote a model"; fails=$((fails + 1)); }
 check "sft --repair-examples bad" 2 "$train" "${sft[@]}" --out run-bad --steps 1 --repair-examples maybe
 check "the SFT checkpoint loads" 0 "$lm" generate --model run/checkpoint --prompt "Task: saxpy" --chat --max-new-tokens 4 --stop '```'

@@ -22,6 +22,7 @@ struct SftConfig {
   std::string kinds = "c,pytorch";
   bool refinementExamples = true;        // a slow implementation with its feedback, then a fast one
   bool repairExamples = true;            // a broken implementation with its feedback, then the intact one
+  std::string measuredExamples = "none"; // folder of measured results: slowest measured + its real feedback, then fastest
   int64_t maxSeqLen = 2048;              // longer examples are dropped
   std::string dumpExamples;              // JSON Lines of the examples kept; empty: none
   bool dryRun = false;                   // build and count the examples, write the report, stop before the model
