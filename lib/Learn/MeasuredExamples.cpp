@@ -4,6 +4,7 @@
 #include "cudaperf/Learn/ResultFiles.h"
 #include "cudaperf/Reward/Pipeline.h"
 #include "cudaperf/Reward/RewardConfig.h"
+#include "cudaperf/Schema/Outcome.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -41,7 +42,8 @@ MeasuredResults readMeasuredResults(const std::string &dir) {
       ++out.documents;
       std::string task = text(doc, "dataset_task"), impl = text(doc, "dataset_impl");
       auto speedup = doc.find("speedup");
-      if (task.empty() || impl.empty() || text(doc, "outcome") != "ok" || speedup == doc.end() || !speedup->is_number() ||
+      if (task.empty() || impl.empty() || schema::parseOutcome(text(doc, "outcome")) != schema::Outcome::Ok ||
+          speedup == doc.end() || !speedup->is_number() ||
           !(speedup->get<double>() > 0) || impl.find('/') != std::string::npos) {
         // a later failed measurement makes an earlier ok one stale
         auto t = out.byTask.find(task);
