@@ -300,6 +300,11 @@ std::vector<Json> gatherLines(DataParallel &dp, const std::vector<Json> &mine, s
 // Every candidate of one kind internal_error (RlEnvironment.h, unrewardableKind): the evaluator cannot reward
 // that kind, so training on it or reporting its rates would mislead; LearnError naming `where`. Records index
 // `tasks` by group; every rank decides on the same sums.
+// submit_as_finished on CUDA only: on the CPU, generate() runs in OpenBLAS while the reward workers fork
+// their nvcc and analyzer processes, and OpenBLAS's fork handler deadlocks against it (seen 2026-12-07:
+// eval-policy on the CPU hung in blas_thread_shutdown_ under __libc_fork, learn.sft-checkpoint timed out).
+bool submitAsFinishedOn(const RlConfig &c) { return c.submitAsFinished && c.device.rfind("cuda", 0) == 0; }
+
 void stopOnUnrewardableKind(const std::vector<TurnRecord> &records, const std::vector<RolloutTask> &tasks,
                             const std::vector<std::string> &kinds, DataParallel &dp, const std::string &where) {
   std::map<std::string, KindOutcomes> byKind;
@@ -332,6 +337,7 @@ Json evaluate(Session &s, const std::string &label, int64_t step, const fs::path
     if (s.config.evalTemperature > 0) o.generation.sampling.temperature = s.config.evalTemperature;
     o.contextTokens = s.promptBudget;
     o.generationBatch = s.config.generationBatch;
+    o.submitAsFinished = submitAsFinishedOn(s.config);
     o.seed = mixSeed(s.config.seed, 0xE7A1);
     o.policyVersion = step; // the weights after `step` updates
     auto [begin, end] = shardRange(tasks.size(), dp.rank(), dp.worldSize());
@@ -532,7 +538,7 @@ std::vector<size_t> selectTasks(Session &s, const fs::path &out, bool resume, Da
   ro.generation = s.generation;
   ro.contextTokens = s.promptBudget;
   ro.generationBatch = c.generationBatch;
-  ro.submitAsFinished = c.submitAsFinished;
+  ro.submitAsFinished = submitAsFinishedOn(c);
   ro.seed = mixSeed(c.seed, 0x5E1EC8);
   auto [begin, end] = shardRange(measured.size(), dp.rank(), dp.worldSize());
   ro.firstGroup = begin;
@@ -731,7 +737,7 @@ int runRlCommand(const std::vector<std::string> &argv) {
     ro.generation = s.generation;
     ro.contextTokens = s.promptBudget;
     ro.generationBatch = c.generationBatch;
-    ro.submitAsFinished = c.submitAsFinished;
+    ro.submitAsFinished = submitAsFinishedOn(c);
     ro.seed = mixSeed(mixSeed(c.seed, uint64_t(step)), 1);
     ro.firstGroup = shardRange(taskCount, dp->rank(), dp->worldSize()).first;
     ro.policyVersion = step - 1; // one update per step: the weights that step `step` starts from

@@ -95,7 +95,7 @@ struct RolloutOptions {
   GenerationOptions generation;      // sampling, max new tokens, stop ids, pad id (seeds are set per row)
   int64_t contextTokens = 4096;      // prompt budget (fitPolicyPrompt)
   int64_t generationBatch = 64;
-  bool submitAsFinished = true;      // a row's candidate submitted when the row stops (GenerationOptions::rowDone)
+  bool submitAsFinished = false;     // a row's candidate submitted when the row stops (GenerationOptions::rowDone)
   uint64_t seed = 0;                 // row (task i, trajectory g, turn t) draws with mix(seed, i, g, t)
   size_t firstGroup = 0;             // the step's index of tasks[0] (data parallel: a rank's share of the step's tasks)
   int64_t policyVersion = 0;         // updates applied to the generating weights (recorded per turn)
