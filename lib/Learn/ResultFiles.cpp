@@ -7,20 +7,11 @@
 #ifdef CUDAPERF_HAVE_ZSTD
 #include <zstd.h>
 #endif
-#include <fstream>
 #include <sstream>
 
 namespace cudaperf::learn {
 
 namespace {
-
-std::string readText(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw LearnError(path + ": cannot read");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string decompressZstd(const std::string &path, const std::string &compressed) {
 #ifdef CUDAPERF_HAVE_ZSTD
@@ -51,7 +42,12 @@ std::string decompressZstd(const std::string &path, const std::string &compresse
 } // namespace
 
 std::vector<support::Json> readResultDocuments(const std::string &path) {
-  std::string text = readText(path);
+  std::string text;
+  try {
+    text = support::readRegularFile(path); // regular files only, size-capped
+  } catch (const support::SupportError &e) {
+    throw LearnError(e.what());
+  }
   if (path.size() > 4 && path.substr(path.size() - 4) == ".zst") text = decompressZstd(path, text);
   std::vector<support::Json> docs;
   std::istringstream lines(text);
