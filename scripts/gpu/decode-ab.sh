@@ -56,29 +56,37 @@ def load(name):
         return next(json.loads(l) for l in open(p) if l.startswith('{"schema":"cudaperf-generation/1"'))
     except (OSError, StopIteration, ValueError):
         return None
+def compare(base, r):
+    """(share of rows identical, mean length of the common prefix) of two runs' rows, or (None, None)."""
+    if not base or len(base["rows"]) != len(r["rows"]):
+        return None, None
+    pairs = list(zip(base["rows"], r["rows"]))
+    def common(a, b):
+        n = 0
+        for x, y in zip(a, b):
+            if x != y: break
+            n += 1
+        return n
+    return (sum(a["tokens"] == b["tokens"] for a, b in pairs) / len(pairs),
+            sum(common(a["tokens"], b["tokens"]) for a, b in pairs) / len(pairs))
 result = []
 for batch in (24, 64):
     for sampling in ("greedy", "t1"):
         base = load(f"b{batch}-{sampling}-dynamic")
+        static = load(f"b{batch}-{sampling}-static")
         for decode in ("dynamic", "static", "graph"):
             r = load(f"b{batch}-{sampling}-{decode}")
             if not r:
                 print(f"b{batch} {sampling} {decode}: no result"); continue
             tps = r["runs"][-1]["tokens_per_second"]; step = r["runs"][-1]["decode_seconds_per_step"]
-            same = prefix = None
-            if base and len(base["rows"]) == len(r["rows"]):
-                pairs = list(zip(base["rows"], r["rows"]))
-                same = sum(a["tokens"] == b["tokens"] for a, b in pairs) / len(pairs)
-                def common(a, b):
-                    n = 0
-                    for x, y in zip(a, b):
-                        if x != y: break
-                        n += 1
-                    return n
-                prefix = sum(common(a["tokens"], b["tokens"]) for a, b in pairs) / len(pairs)
+            same, prefix = compare(base, r)
+            # The graph replays static's step: its rows should be static's exactly (same kernels, same order).
+            same_static, prefix_static = compare(static, r) if decode == "graph" else (None, None)
             result.append({"batch": batch, "sampling": sampling, "decode": decode, "tokens_per_second": tps,
-                           "decode_seconds_per_step": step, "rows_identical_to_dynamic": same, "mean_common_prefix": prefix})
-            print(f"b{batch} {sampling:6} {decode:8} {tps:9.0f} tokens/s  {1000*step:6.2f} ms/step  identical rows {same}  common prefix {prefix}")
+                           "decode_seconds_per_step": step, "rows_identical_to_dynamic": same, "mean_common_prefix": prefix,
+                           "rows_identical_to_static": same_static, "mean_common_prefix_static": prefix_static})
+            print(f"b{batch} {sampling:6} {decode:8} {tps:9.0f} tokens/s  {1000*step:6.2f} ms/step  identical rows {same}  "
+                  f"common prefix {prefix}" + (f"  identical to static {same_static}" if decode == "graph" else ""))
 json.dump(result, open(dest, "w"), indent=1)
 PY
 tar -czf "$out/logs.tar.gz" -C "$work" logs
