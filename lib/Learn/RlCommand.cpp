@@ -652,10 +652,6 @@ int runRlCommand(const std::vector<std::string> &argv) {
   bool root = dp->isRoot();
   dp->checkSame(support::writeJson(rlConfigToJson(c)), "config");
   Session s = openSession(c, a.out, true, device, *dp);
-  if (root) {
-    std::ofstream f(out / "rl-config.json");
-    f << support::writeJson(rlConfigToJson(c), 2) << "\n";
-  }
 
   TrainerOptions topts;
   topts.learningRate = c.learningRate;
@@ -673,9 +669,24 @@ int runRlCommand(const std::vector<std::string> &argv) {
   fs::path state = out / "state";
   if (a.resume && fs::exists(state / "trainer_state.json")) {
     Json extra = trainer.load(state.string());
+    // The arms of the experiment run in chunks across device calls and sessions: a chunk resumed with other
+    // settings (a forgotten --set, another decode) would silently be a different run under the same name.
+    if (extra.contains("config")) {
+      std::vector<std::string> changes = rlConfigResumeChanges(extra["config"], c);
+      if (!changes.empty()) {
+        std::string list;
+        for (const auto &line : changes) list += "\n  " + line;
+        throw LearnError("--resume: " + state.string() + " was trained with other settings; resume with the same "
+                         "ones, or start a new --out:" + list);
+      }
+    }
     step0 = extra.value("rl_step", int64_t(0));
     elapsedBefore = extra.value("elapsed", 0.0);
     if (root) std::cerr << kProgram << ": resumed " << state.string() << " at RL step " << step0 << "\n";
+  }
+  if (root) { // after the resume check: a refused resume leaves the run's files as they were
+    std::ofstream f(out / "rl-config.json");
+    f << support::writeJson(rlConfigToJson(c), 2) << "\n";
   }
   {
     std::vector<torch::Tensor> weights;
@@ -695,7 +706,8 @@ int runRlCommand(const std::vector<std::string> &argv) {
     std::string why;
     if (!support::removeTree(tmp.string(), &why)) throw LearnError("cannot clear " + tmp.string() + ": " + why);
     trainer.save(tmp.string(), Json{{"rl_step", step}, {"elapsed", elapsedBefore + since(runStart)},
-                                    {"config_sha256", support::sha256Hex(support::writeJson(rlConfigToJson(c)))}});
+                                    {"config_sha256", support::sha256Hex(support::writeJson(rlConfigToJson(c)))},
+                                    {"config", rlConfigToJson(c)}});
     if (!support::removeTree(state.string(), &why)) throw LearnError("cannot replace " + state.string() + ": " + why);
     fs::rename(tmp, state);
   };

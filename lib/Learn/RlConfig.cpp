@@ -2,6 +2,8 @@
 
 #include "cudaperf/Learn/ConfigFields.h"
 
+#include <algorithm>
+
 namespace cudaperf::learn {
 
 namespace {
@@ -109,6 +111,31 @@ RlConfig loadRlConfig(const std::string &path) { return fields().load(path); }
 
 void applyRlConfigOverride(RlConfig &config, const std::string &assignment) {
   fields().applyOverride(config, assignment);
+}
+
+const std::vector<std::string> &rlConfigRunLocalKeys() {
+  // steps: the schedule is constant after warm-up (RlCommand), so a longer run is the same run continued.
+  // generation_batch and submit_as_finished change when candidates are generated and submitted, not which.
+  static const std::vector<std::string> keys = {
+      "model", "dataset", "device", "steps", "max_seconds", "save_every", "generation_batch", "submit_as_finished",
+      "reward_config", "evaluator", "queue_url", "eval_path", "analyzer_path", "reward_jobs", "eval_timeout",
+      "eval_split", "eval_tasks", "eval_held_out_family_tasks", "eval_every", "eval_temperature", "eval_samples"};
+  return keys;
+}
+
+std::vector<std::string> rlConfigResumeChanges(const Json &stateConfig, const RlConfig &now) {
+  std::vector<std::string> changes;
+  if (!stateConfig.is_object()) return changes;
+  const auto &local = rlConfigRunLocalKeys();
+  Json current = rlConfigToJson(now);
+  for (const auto &key : rlConfigKeys()) {
+    if (std::find(local.begin(), local.end(), key.key) != local.end()) continue;
+    auto was = stateConfig.find(key.key);
+    if (was == stateConfig.end()) continue;
+    const Json &is = current[key.key];
+    if (*was != is) changes.push_back(key.key + ": was " + was->dump() + ", now " + is.dump());
+  }
+  return changes;
 }
 
 void validateRlConfig(const RlConfig &c) {

@@ -75,6 +75,38 @@ TEST(RlAdvantages, LossWeightsNormalizeAsNamed) {
   EXPECT_THROW(lossTokenWeights(tokens, group, "batch"), std::invalid_argument);
 }
 
+TEST(RlConfig, ResumeComparesTheKeysThatDefineTheRun) {
+  RlConfig before;
+  support::Json saved = rlConfigToJson(before);
+  RlConfig now = before;
+  EXPECT_TRUE(rlConfigResumeChanges(saved, now).empty());
+  // Where things are and how one call runs may change between the chunks of an arm.
+  now.maxSeconds = 420;
+  now.dataset = "/elsewhere/dataset";
+  now.evalTasks = 0;
+  now.rewardJobs = 3;
+  now.steps = before.steps + 100;
+  EXPECT_TRUE(rlConfigResumeChanges(saved, now).empty());
+  // What is learned may not.
+  now.temperature = before.temperature / 2;
+  now.decode = "graph";
+  now.rewardMode = "outcome";
+  std::vector<std::string> changes = rlConfigResumeChanges(saved, now);
+  ASSERT_EQ(changes.size(), 3u) << ::testing::PrintToString(changes);
+  EXPECT_EQ(changes[0].rfind("temperature: was ", 0), 0u) << changes[0];
+  EXPECT_EQ(changes[1], "decode: was \"dynamic\", now \"graph\"");
+  EXPECT_EQ(changes[2].rfind("reward_mode: was ", 0), 0u) << changes[2];
+  // An older state that does not name a key is not compared on it; a state without a config on none.
+  saved.erase("decode");
+  EXPECT_EQ(rlConfigResumeChanges(saved, now).size(), 2u);
+  EXPECT_TRUE(rlConfigResumeChanges(support::Json(), now).empty());
+  // Every run-local key is a key of the table (a renamed key would otherwise be compared again, silently).
+  std::vector<std::string> names;
+  for (const auto &k : rlConfigKeys()) names.push_back(k.key);
+  for (const auto &k : rlConfigRunLocalKeys())
+    EXPECT_NE(std::find(names.begin(), names.end(), k), names.end()) << k;
+}
+
 TEST(RlConfig, DefaultsFileAndOverrides) {
   RlConfig c;
   support::Json j = rlConfigToJson(c);

@@ -173,6 +173,14 @@ PY
 cmp -s full/state/trainable.safetensors split/state/trainable.safetensors && cmp -s full/state/optimizer.safetensors split/state/optimizer.safetensors \
   && echo "ok   resumed weights and optimizer bit-identical" || { echo "FAIL resumed state differs"; fails=$((fails + 1)); }
 
+# A resume with other settings is refused before anything of the run is touched (an arm's chunk resumed with a
+# forgotten --set would be a different run under the same name); run-local keys (max_seconds) may change.
+cp split/rl-config.json split-config.before
+check "resume with another temperature refused" 1 "$train" rl --config rl.json --set steps=3 --set temperature=0.5 --resume --out split
+grep -q "was trained with other settings" err.txt && grep -q "temperature: was" err.txt && cmp -s split/rl-config.json split-config.before \
+  && echo "ok   refused resume names the key, leaves rl-config.json" || { echo "FAIL refused resume: $(tail -3 err.txt)"; fails=$((fails + 1)); }
+check "resume with another max_seconds accepted" 0 "$train" rl --config rl.json --set steps=3 --set max_seconds=900 --resume --out split
+
 # overlap_steps 1 (docs/training.md, "Overlapping rewards with generation"): step n + 1's first turn made by
 # step n's weights while step n's last turn is evaluated; step 1 is the same as without it.
 check "rl 3 steps, overlap_steps 1" 0 "$train" rl --config rl.json --set steps=3 --set overlap_steps=1 --out overlap

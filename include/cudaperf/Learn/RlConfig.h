@@ -94,4 +94,13 @@ RlConfig loadRlConfig(const std::string &path); // defaults, then the file
 void applyRlConfigOverride(RlConfig &config, const std::string &assignment);
 void validateRlConfig(const RlConfig &config); // the cross-key rules
 
+// A resumed run must be the run it continues: the keys that define what is learned (the algorithm, the
+// reward, the sampling, the tasks, the decoding) must equal the state's. Returns one line per differing key,
+// "KEY: was X, now Y", in the table's order; empty when they agree. Keys that only say where things are or how
+// one call runs (paths, max_seconds, steps under the constant schedule, save_every, reward workers and
+// timeouts, the evaluations) may change (rlConfigRunLocalKeys). A key the state does not name (an older
+// version's state) is not compared.
+std::vector<std::string> rlConfigResumeChanges(const support::Json &stateConfig, const RlConfig &now);
+const std::vector<std::string> &rlConfigRunLocalKeys();
+
 } // namespace cudaperf::learn
