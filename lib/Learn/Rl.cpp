@@ -603,6 +603,8 @@ TurnRecord recordFromCandidateLine(const Json &j) {
   o.cached = j.value("cached", false);
   o.evaluatorError = j.value("evaluator_error", std::string());
   o.seconds = j.value("evaluation_seconds", 0.0);
+  if (const Json *stages = support::member(j, "evaluator_stages"); stages && stages->is_object())
+    o.evaluatorStages = *stages;
   if (const Json *doc = support::member(j, "reward_document"); doc && !doc->is_null())
     o.document = schema::RewardDocument::fromJson(*doc, "reward_document");
   r.scored.reward = opt("reward");

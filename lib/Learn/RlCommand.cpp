@@ -239,6 +239,7 @@ Json candidateLine(const std::string &phase, int64_t step, const std::vector<Rol
                     {"model", o.ranking->model}, {"top_features", top}};
   }
   if (!o.evaluatorError.empty()) j["evaluator_error"] = o.evaluatorError;
+  if (o.evaluatorStages.is_object()) j["evaluator_stages"] = o.evaluatorStages;
   j["source"] = r.source ? Json(*r.source) : Json(nullptr);
   if (!r.source) j["completion"] = tokenizer.decode(r.completion, true).substr(0, 2000);
   j["reward_document"] = o.document ? o.document->toJson() : Json(nullptr);
@@ -602,13 +603,17 @@ Json stepMeans(const std::vector<Json> &log) {
           sums[it.key()].second += 1;
         }
   };
+  std::map<std::string, std::pair<double, size_t>> stages;
   for (const Json &j : log) {
     add(j, "seconds", seconds);
     add(j, "counts", counts);
+    add(j, "evaluator_stages", stages); // each step's mean per candidate, averaged over steps
   }
-  Json out{{"steps", log.size()}, {"seconds", Json::object()}, {"counts", Json::object()}};
+  Json out{{"steps", log.size()}, {"seconds", Json::object()}, {"counts", Json::object()},
+           {"evaluator_stages", Json::object()}};
   for (auto &[k, v] : seconds) out["seconds"][k] = v.first / double(v.second);
   for (auto &[k, v] : counts) out["counts"][k] = v.first / double(v.second);
+  for (auto &[k, v] : stages) out["evaluator_stages"][k] = v.first / double(v.second);
   const Json &sec = out["seconds"], &cnt = out["counts"];
   if (sec.contains("generate") && cnt.contains("generated_tokens") && sec["generate"].get<double>() > 0)
     out["generated_tokens_per_second"] = cnt["generated_tokens"].get<double>() / sec["generate"].get<double>();
@@ -876,6 +881,8 @@ int runRlCommand(const std::vector<std::string> &argv) {
                       {"ranking_errors", rs.rankingErrors},
                       {"generated_tokens", rs.generatedTokens}, {"prompt_tokens", rs.promptTokens},
                       {"overlapped_tokens", rs.overlappedTokens}};
+    // Where the evaluator's time went, mean per evaluated candidate (reused ones cost nothing).
+    head["evaluator_stages"] = meanEvaluatorStages(lines);
     {
       Json names = Json::array();
       for (const RolloutTask &t : tasks) names.push_back(t.name);

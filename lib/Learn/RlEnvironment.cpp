@@ -247,6 +247,35 @@ void RlEnvironment::rankBatch(const std::vector<std::shared_ptr<Entry>> &batch) 
   staged_.notify_all();
 }
 
+Json evaluatorStagesOf(const Json &result) {
+  Json stages = Json::object();
+  auto copy = [&stages](const Json *from, const std::string &prefix) {
+    if (!from || !from->is_object()) return;
+    for (auto it = from->begin(); it != from->end(); ++it)
+      if (it.value().is_number()) stages[prefix + it.key()] = it.value();
+  };
+  copy(support::member(result, "stage_seconds"), "");
+  if (const Json *worker = support::member(result, "worker"); worker && worker->is_object())
+    copy(support::member(*worker, "stage_seconds"), "worker.");
+  return stages.empty() ? Json(nullptr) : stages;
+}
+
+Json meanEvaluatorStages(const std::vector<Json> &candidateLines) {
+  std::map<std::string, double> sums;
+  size_t n = 0;
+  for (const Json &line : candidateLines) {
+    const Json *stages = support::member(line, "evaluator_stages");
+    const Json *cached = support::member(line, "cached");
+    if (!stages || !stages->is_object() || (cached && cached->is_boolean() && cached->get<bool>())) continue;
+    ++n;
+    for (auto it = stages->begin(); it != stages->end(); ++it)
+      if (it.value().is_number()) sums[it.key()] += it.value().get<double>();
+  }
+  Json out{{"candidates", n}};
+  for (const auto &[key, sum] : sums) out[key] = sum / double(n);
+  return out;
+}
+
 CandidateOutcome RlEnvironment::fromResult(reward::CandidateResult result, const std::string &taskDir,
                                            const std::string &sha, bool extracted) const {
   CandidateOutcome o;
@@ -271,6 +300,7 @@ CandidateOutcome RlEnvironment::fromResult(reward::CandidateResult result, const
     if (const Json *s = support::member(result.resultJson, "speedup"); s && s->is_number()) o.speedup = s->get<double>();
   o.feedback = doc.feedback;
   o.document = reward::rewardSchemaDocument(doc);
+  o.evaluatorStages = evaluatorStagesOf(result.resultJson);
   return o;
 }
 

@@ -214,6 +214,29 @@ TEST(RlEnvironment, CandidateThatCrashesTheEvaluatorEarnsItsGate) {
   EXPECT_EQ(env.submit(kTask, candidate("ok 1.5")).get().outcome, "ok");
 }
 
+TEST(RlEnvironment, EvaluatorStagesAreKeptPerCandidateAndAveragedOverEvaluatedOnes) {
+  RlEnvironment env(fakeOptions("stages"));
+  CandidateOutcome ok = env.submit(kTask, candidate("ok 2.0")).get();
+  ASSERT_TRUE(ok.evaluatorStages.is_object()) << ok.evaluatorStages.dump();
+  EXPECT_EQ(ok.evaluatorStages["build"], 0.75);           // the result's stage_seconds
+  EXPECT_EQ(ok.evaluatorStages["worker.baseline"], 0.0625); // the worker's, prefixed
+  CandidateOutcome failed = env.submit(kTask, candidate("compile_error")).get();
+  EXPECT_EQ(failed.evaluatorStages["build"], 0.75);
+  EXPECT_FALSE(failed.evaluatorStages.contains("worker.candidate"));
+  EXPECT_TRUE(env.submit(kTask, std::nullopt).get().evaluatorStages.is_null()); // no code block: no evaluator
+  // The step's means count evaluated candidates only: a reused one cost nothing.
+  std::vector<support::Json> lines = {
+      {{"cached", false}, {"evaluator_stages", {{"build", 1.0}, {"worker", 3.0}}}},
+      {{"cached", false}, {"evaluator_stages", {{"build", 2.0}}}},
+      {{"cached", true}, {"evaluator_stages", {{"build", 100.0}, {"worker", 100.0}}}},
+      {{"cached", false}, {"evaluator_stages", nullptr}}};
+  support::Json mean = meanEvaluatorStages(lines);
+  EXPECT_EQ(mean["candidates"], 2);
+  EXPECT_DOUBLE_EQ(mean["build"].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(mean["worker"].get<double>(), 1.5); // a stage one candidate lacks counts as 0 for it
+  EXPECT_EQ(meanEvaluatorStages({})["candidates"], 0);
+}
+
 TEST(RlEnvironment, OutcomeModeAndDiscountedReturns) {
   EnvironmentOptions unifiedOptions = fakeOptions("unified"), outcomeOptions = fakeOptions("outcome");
   outcomeOptions.rewardMode = "outcome";

@@ -143,6 +143,15 @@ log = lines("ranker-on/rl-log.jsonl")
 assert log[0]["counts"]["ranked"] >= 1 and 1 <= log[0]["counts"]["ranking_calls"] <= 2, log[0]["counts"]
 assert all(x["counts"]["duplicates"] > 0 for x in log), [x["counts"] for x in log]  # the chain writes one answer
 assert all(x["counts"]["evaluated"] + x["counts"]["reused"] == x["counts"]["candidates"] for x in log), [x["counts"] for x in log]
+# The evaluator's stage seconds (the stand-in's compile-only result: build 0.75 s) per candidate, their means per
+# evaluated candidate in the step lines and the report.
+evaluated = [c for c in on if not c["cached"]]
+assert evaluated and all(c["evaluator_stages"]["build"] == 0.75 for c in on), [c.get("evaluator_stages") for c in on]
+for x in log:
+    st = x["evaluator_stages"]
+    assert st["candidates"] == x["counts"]["evaluated"] and st["build"] == 0.75, (st, x["counts"])
+report = json.load(open("ranker-on/rl-report.json"))
+assert report["step_means"]["evaluator_stages"]["build"] == 0.75, report["step_means"]
 PY
 else
   echo "FAIL chain model"; fails=$((fails + 1))

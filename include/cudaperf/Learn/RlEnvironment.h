@@ -90,9 +90,20 @@ struct CandidateOutcome {
   bool cached = false;              // an identical earlier candidate's result
   std::string evaluatorError;       // the evaluator failed on it (twice): its runtime_fault reward then
   double seconds = 0;               // analysis + evaluation time (0 when cached)
+  // Where the evaluator's time went (its result's stage_seconds: queued, build, wait_for_device, task_data,
+  // worker, ...; the worker's own split prefixed "worker.": context, inputs_and_reference, baseline,
+  // candidate); null when the result has none (no code block, a synthetic result).
+  support::Json evaluatorStages;
   reward::TurnInput turn;           // what the trajectory rules see
   std::optional<schema::RewardDocument> document; // the reward document (cudaperf-reward/1) with its feedback
 };
+
+// The evaluator's stage seconds of one result (CandidateOutcome::evaluatorStages), and their means over the
+// candidate lines (cudaperf-rl-candidate/1) that carry them and were evaluated, not reused (a stage a candidate
+// did not reach, such as the worker of a compile error, counts 0 for it): {"candidates": n,
+// stage: mean seconds...}, the step line's "evaluator_stages".
+support::Json evaluatorStagesOf(const support::Json &evalResult);
+support::Json meanEvaluatorStages(const std::vector<support::Json> &candidateLines);
 
 class RlEnvironment {
 public:
