@@ -7,7 +7,9 @@
 # temperature 1.0 with the same seeds. Compares each decode's tokens with dynamic's (greedy: the share of rows
 # identical and the mean length of the common prefix; bf16 on the GPU may round a long reduction differently)
 # and tokens/s in the same process order on the same GPU.
-# Usage: scripts/gpu/decode-ab.sh [OUTDIR]   Carry: .carry/deps(.tgz). Environment: DECODE_AB_SECONDS (230).
+# Then transformers' generate (scripts/gpu/hf-generate.py) on the same checkpoint at batch 24 and 64, sampling, the
+# same shapes, unless DECODE_AB_HF=0.
+# Usage: scripts/gpu/decode-ab.sh [OUTDIR]   Carry: .carry/deps(.tgz). Environment: DECODE_AB_SECONDS (300), DECODE_AB_HF (1).
 # Writes OUTDIR/{summary.txt,decode-ab.json,logs.tar.gz}. Commit to data/eval-runs/<date>-<gpu>-decode-ab/.
 set -uo pipefail
 out=${1:-${OUT:-/tmp/decode-ab}}
@@ -21,7 +23,7 @@ rm -rf "$work" && mkdir -p "$work/logs"
 summary=$out/summary.txt
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
-deadline=$(( $(date +%s) + ${DECODE_AB_SECONDS:-230} ))
+deadline=$(( $(date +%s) + ${DECODE_AB_SECONDS:-300} ))
 left() { echo $(( deadline - $(date +%s) )); }
 # build-gpu.sh's gpu_build asks cap() for each phase's seconds (it was missing here: the H100 call of
 # 2026-12-07 stopped at "cap: command not found" before building anything).
@@ -47,6 +49,16 @@ for batch in 24 64; do
     done
   done
 done
+# transformers' generate on the same checkpoint, GPU and call (no LoRA: merged adapters cost nothing), sampling
+# as the RL rollouts do, the same shapes: the baseline issue 34 asks the tokens/s to be compared with.
+if [ "${DECODE_AB_HF:-1}" = 1 ]; then
+  for batch in 24 64; do
+    [ "$(left)" -lt 60 ] && { note "out of time before transformers b$batch"; continue; }
+    timeout "$(cap 120)" python3 scripts/gpu/hf-generate.py data/models/sft --batch "$batch" --prompt 500 --new 1344 \
+      > "$work/logs/hf-b$batch.json" 2> "$work/logs/hf-b$batch.err"
+    note "transformers b$batch t1: rc=$? $(tail -c 300 "$work/logs/hf-b$batch.json")"
+  done
+fi
 python3 - "$work/logs" "$out/decode-ab.json" <<'PY' | tee -a "$summary"
 import json, os, sys
 logs, dest = sys.argv[1], sys.argv[2]
@@ -87,6 +99,17 @@ for batch in (24, 64):
                            "rows_identical_to_static": same_static, "mean_common_prefix_static": prefix_static})
             print(f"b{batch} {sampling:6} {decode:8} {tps:9.0f} tokens/s  {1000*step:6.2f} ms/step  identical rows {same}  "
                   f"common prefix {prefix}" + (f"  identical to static {same_static}" if decode == "graph" else ""))
+for batch in (24, 64):
+    try:
+        hf = json.loads(open(os.path.join(logs, f"hf-b{batch}.json")).read().strip().splitlines()[-1])
+    except (OSError, ValueError, IndexError):
+        continue
+    ours = next((r for r in result if r["batch"] == batch and r["sampling"] == "t1" and r["decode"] == "graph"), None)
+    ratio = ours["tokens_per_second"] / hf["tokens_per_second"] if ours and hf.get("tokens_per_second") else None
+    result.append({"batch": batch, "sampling": "t1", "decode": "transformers", "tokens_per_second": hf["tokens_per_second"],
+                   "version": hf.get("version"), "graph_over_transformers": ratio})
+    print(f"b{batch} t1     transformers {hf['tokens_per_second']:9.0f} tokens/s  (transformers {hf.get('version')}; "
+          f"graph / transformers {ratio if ratio is None else round(ratio, 2)})")
 json.dump(result, open(dest, "w"), indent=1)
 PY
 tar -czf "$out/logs.tar.gz" -C "$work" logs

@@ -154,30 +154,8 @@ done
 
 if [ "${RLT_HF:-1}" = 1 ] && [ "$(left)" -ge 70 ]; then
   note "== transformers generate on the same checkpoint (batch 64, 256 new tokens, sampling, bf16)"
-  timeout "$(cap 90)" python3 - "$sft" "$out/throughput.json" > "$work/logs/hf.log" 2>&1 <<'PY'
-import json, sys, time
-import torch, transformers
-ckpt, path = sys.argv[1], sys.argv[2]
-model = transformers.AutoModelForCausalLM.from_pretrained(ckpt, torch_dtype=torch.bfloat16).cuda().eval()
-vocab = model.config.vocab_size
-ids = torch.randint(0, vocab, (64, 512), device="cuda")
-kw = dict(do_sample=True, temperature=1.0, top_p=1.0, top_k=0, pad_token_id=0, attention_mask=torch.ones_like(ids))
-with torch.no_grad():
-    model.generate(input_ids=ids, max_new_tokens=16, **kw)
-    torch.cuda.synchronize(); t = time.time()
-    o = model.generate(input_ids=ids, max_new_tokens=256, min_new_tokens=256, **kw)
-    torch.cuda.synchronize(); dt = time.time() - t
-rate = (o.shape[1] - ids.shape[1]) * ids.shape[0] / dt
-print("transformers %s: %.0f tokens/s (batch 64, 512 prompt + 256 new tokens, %s)" % (
-    transformers.__version__, rate, torch.cuda.get_device_name()))
-try:
-    doc = json.load(open(path))
-except Exception:
-    doc = {}
-doc["transformers_generate"] = {"tokens_per_second": rate, "batch": 64, "prompt_tokens": 512, "new_tokens": 256,
-                                "version": transformers.__version__}
-json.dump(doc, open(path, "w"), indent=1)
-PY
+  timeout "$(cap 90)" python3 scripts/gpu/hf-generate.py "$sft" --batch 64 --prompt 512 --new 256 \
+    --merge "$out/throughput.json" > "$work/logs/hf.log" 2>&1
   note "transformers rc=$?: $(tail -1 "$work/logs/hf.log")"
 fi
 

@@ -4,6 +4,7 @@
 # built nothing); scripts/export-dataset-pytorch.sh on a dataset without a manifest (1), without PyTorch tasks
 # (0, says so) and with PyTorch tasks but a python3 without PyTorch (0, names the count, touches nothing);
 # scripts/decode-choice.py on stand-in A/B results.
+# Every scripts/gpu/*.py compiles.
 # Usage: gpu-scripts-test.sh SOURCE_DIR
 set -uo pipefail
 src=${1:?usage: gpu-scripts-test.sh SOURCE_DIR}
@@ -18,6 +19,10 @@ for f in "$src"/scripts/gpu/*.sh "$src"/scripts/export-dataset-pytorch.sh; do
 done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+for f in "$src"/scripts/gpu/*.py "$src"/scripts/decode-choice.py; do # compiled into the scratch folder, not beside them
+  python3 -c 'import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)' "$f" "$work/pyc" 2> /dev/null ||
+    bad "$(basename "$f") does not compile"
+done
 script=$src/scripts/export-dataset-pytorch.sh
 bash "$script" "$work/none" > "$work/out" 2>&1
 [ $? -eq 1 ] && grep -q "no $work/none/manifest.jsonl" "$work/out" && ok "no manifest: exit 1, named" || bad "no manifest: $(cat "$work/out")"
