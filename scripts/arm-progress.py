@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """An experiment arm run in chunks (scripts/gpu/arm.sh, one folder chunk-N per device call): joins the chunks'
 rl-log.jsonl step lines, checks that the steps run 1..n without a gap or a repeat and that every chunk has the
-same config apart from paths and max_seconds, and prints the training curve in windows of W steps: mean reward,
-share correct (all turns), turn-1 and turn-2 share correct, step seconds (generate, reward wait).
+same config apart from the run-local keys (paths, max_seconds, evaluations, workers), and prints the training curve in windows of W steps: mean reward,
+share correct (all turns), turn-1 and turn-2 share correct, step seconds (generate, reward wait); where the step lines have them, the evaluator's stage
+seconds per evaluated candidate in the same windows.
 These are training-split figures of the tasks each step drew, not the held-out evaluation.
 Usage: scripts/arm-progress.py ARM_DIR [--window W]   exit 1 on a gap, repeat or config difference, 2 on bad input
 """
@@ -12,7 +13,14 @@ import json
 import os
 import sys
 
-IGNORED_CONFIG = {"dataset", "max_seconds", "model", "eval_path", "analyzer_path", "out"}
+# The run-local keys of lib/Learn/RlConfig.cpp (rlConfigRunLocalKeys), which `cudaperf-train rl --resume` also
+# lets change between chunks; every other key must be the same in every chunk.
+IGNORED_CONFIG = {"model", "dataset", "device", "steps", "max_seconds", "save_every", "generation_batch",
+                  "submit_as_finished", "reward_config", "evaluator", "queue_url", "eval_path", "analyzer_path",
+                  "reward_jobs", "eval_timeout", "eval_split", "eval_tasks", "eval_held_out_family_tasks", "eval_every",
+                  "eval_temperature", "eval_samples", "out"}
+STAGES = ["queued", "build", "wait_for_device", "task_data", "worker", "worker.context", "worker.inputs_and_reference",
+          "worker.baseline", "worker.candidate"]
 
 
 def main():
@@ -53,6 +61,16 @@ def main():
         print(f"{win[0]['step']:>4}-{win[-1]['step']:<4}  {mean(lambda l: l['reward_mean']):+.3f}  {mean(lambda l: l['correct_rate']):6.1%}"
               f"  {by_turn(0):6.1%}  {by_turn(1):6.1%}  {mean(lambda l: l['seconds']['step']):6.1f}"
               f"  {mean(lambda l: l['seconds']['generate']):10.1f}  {mean(lambda l: l['seconds']['reward_wait']):13.1f}")
+    staged = [l for _, l in steps if (l.get("evaluator_stages") or {}).get("candidates")]
+    if staged:  # steps logged by code that records where the evaluator's time went (evaluator_stages)
+        keys = [k for k in STAGES if any(k in l["evaluator_stages"] for l in staged)]
+        print("evaluator seconds per evaluated candidate (mean of the steps' means)")
+        print("steps      cands  " + "  ".join(f"{k.replace('worker.', 'w.'):>10}" for k in keys))
+        for i in range(0, len(staged), w):
+            win = [l["evaluator_stages"] for l in staged[i:i + w]]
+            mean = lambda k: sum(x.get(k, 0) for x in win) / len(win)
+            print(f"{staged[i]['step']:>4}-{staged[min(i + w, len(staged)) - 1]['step']:<4}  {mean('candidates'):5.1f}  "
+                  + "  ".join(f"{mean(k):10.2f}" for k in keys))
     for p in problems:
         print("PROBLEM:", p)
     return 1 if problems else 0

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/arm-progress.py on the stored arm of 2026-12-07 (three chunks, steps 1-62): joins them without a
 # problem and prints the first window's means as computed here from the step lines; a missing chunk (a gap),
-# a chunk repeated, and a chunk with another config are each reported with exit 1; no chunk is exit 2.
+# a chunk repeated, and a chunk with another config are each reported with exit 1, a changed run-local key is
+# not; the evaluator's stage seconds in step lines are averaged per window; no chunk is exit 2.
 # Usage: arm-progress-test.sh SOURCE_DIR
 set -euo pipefail
 src=$1
@@ -31,6 +32,23 @@ expect1 "a repeated chunk" "steps are not"
 mk; cp -r "$arm/chunk-1" "$work/arm/chunk-1"; cp -r "$arm/chunk-2" "$work/arm/chunk-2"
 python3 -c 'import json,sys; p=sys.argv[1]; c=json.load(open(p)); c["learning_rate"]=0.5; json.dump(c, open(p,"w"))' "$work/arm/chunk-2/rl-config.json"
 expect1 "another config" "learning_rate"
+# A run-local key (reward_jobs) may change between chunks, as `--resume` allows.
+mk; cp -r "$arm/chunk-1" "$work/arm/chunk-1"; cp -r "$arm/chunk-2" "$work/arm/chunk-2"
+python3 -c 'import json,sys; p=sys.argv[1]; c=json.load(open(p)); c["reward_jobs"]=3; json.dump(c, open(p,"w"))' "$work/arm/chunk-2/rl-config.json"
+python3 "$tool" "$work/arm" > "$work/ok.txt" 2>&1 || fail "a run-local key changed: exit $?"
+# Step lines with the evaluator's stage seconds: their window means (steps 1-10 of chunk-1 given build = step/10).
+python3 - "$work/arm/chunk-1/rl-log.jsonl" <<'PY'
+import json, sys
+p = sys.argv[1]
+rows = [json.loads(l) for l in open(p)]
+for r in rows:
+    r["evaluator_stages"] = {"candidates": 20, "build": r["step"] / 10, "worker": 0.5}
+open(p, "w").write("".join(json.dumps(r) + "\n" for r in rows))
+PY
+python3 "$tool" "$work/arm" > "$work/stages.txt" 2>&1 || fail "stages: exit $?"
+grep -q "evaluator seconds per evaluated candidate" "$work/stages.txt" || fail "no stage table: $(tail -3 "$work/stages.txt")"
+got=$(awk '/evaluator seconds/ {t=1} t && $1 == "1-10" {print $2, $3, $4}' "$work/stages.txt")
+[ "$got" = "20.0 0.55 0.50" ] || fail "stage means of steps 1-10: got '$got', want '20.0 0.55 0.50'"
 mk
 set +e; python3 "$tool" "$work/arm" 2> /dev/null; rc=$?; set -e
 [ "$rc" -eq 2 ] || fail "no chunk: exit $rc, not 2"
