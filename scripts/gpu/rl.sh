@@ -24,6 +24,7 @@
 # RL_ANALYZER_PACK (.carry/analyzer, scripts/pack-analyzer.sh) unpacked by scripts/gpu/unpack-analyzer.sh when
 # carried, else /tmp/cudaperf-analyzer/cudaperf-analyze when an earlier call of the session unpacked it, else
 # none: the static terms are then neutral).
+# RL_EVAL_POLICY, RL_EVAL_MODES, RL_EVAL_TASKS, RL_EVAL_HELD_OUT: evaluate finished policies instead (below).
 # Writes OUTDIR/{summary.txt,rl.log,rl-report.tar.gz,rl-state.tar.gz[,ablations.tar.gz]}.
 # Commit: the summary table and curves into docs/training.md ("Results"); rl-state.tar.gz travels back
 # (carry) to continue with RL_RESUME_TAR. Exit 1 if a step failed.
@@ -144,10 +145,14 @@ evaluator=process
 note "evaluator: $evaluator"
 
 # cudaperf-train rl with the experiment's config and this run's paths; extra arguments after.
+eval_args_json() { # cudaperf-eval's arguments for the rewards (serve: its worker count)
+  local timing='"--sets","2","--budget-ms","40","--timeout","30","--stall-timeout","10"'
+  if [ "$evaluator" = serve ]; then echo '["--jobs","'"${RL_EVAL_JOBS:-12}"'",'"$timing"']'; else echo "[$timing]"; fi
+}
 run_rl() { # DIR SECONDS [--set K=V]...
   local dir=$1 secs=$2; shift 2
-  local eval_args='["--sets","2","--budget-ms","40","--timeout","30","--stall-timeout","10"]'
-  [ "$evaluator" = serve ] && eval_args='["--jobs","'"${RL_EVAL_JOBS:-12}"'","--sets","2","--budget-ms","40","--timeout","30","--stall-timeout","10"]'
+  local eval_args
+  eval_args=$(eval_args_json)
   # RL_GDB=1 (where gdb exists): under gdb, every thread's stack printed if it stops on a signal.
   local dbg=()
   [ "${RL_GDB:-0}" = 1 ] && command -v gdb > /dev/null &&
@@ -168,6 +173,65 @@ report_rl() { # NAME (folder under $work) RC LINES
   grep -E "eval |steps \(|environment:|skipped" "$work/$1/train.log" | tail -"$3" | tee -a "$summary"
   [ "$2" -eq 0 ] || { failed=1; tail -5 "$work/$1/train.log" | tee -a "$summary"; }
 }
+
+# RL_EVAL_POLICY: the held-out evaluation of finished policies instead of training (docs/training.md,
+# "Evaluating an arm"). Each item is LABEL=sft (the SFT checkpoint) or ARM=STATE (an arm's state, .tar.zst as
+# arm.sh returns it or an rl-state.tar.gz: its checkpoint is written first by resuming it with steps = its step,
+# the arm's settings and RL_SET, so `--resume` checks they are the arm's). Every policy is evaluated in every
+# RL_EVAL_MODES mode (greedy: 1 sample at temperature 0; sampled4: 4 samples at 0.8) on RL_EVAL_TASKS test
+# tasks of the training families (48) and RL_EVAL_HELD_OUT of held-out families (12), the same tasks for all;
+# OUTDIR/eval-LABEL-MODE.tar.gz holds eval-policy.json and candidates.jsonl.gz (scripts/eval-report.py).
+if [ -n "${RL_EVAL_POLICY:-}" ]; then
+  note "== held-out evaluation: ${RL_EVAL_POLICY} (modes ${RL_EVAL_MODES:-greedy sampled4})"
+  for item in $RL_EVAL_POLICY; do
+    label=${item%%=*}; what=${item#*=}; model=
+    if [ "$what" = sft ]; then
+      model=$sft
+    else
+      kv=$(arm_set "$label") || { note "$item: $label is not an arm (unified-ranker unified outcome single-turn)"; failed=1; continue; }
+      dir=$work/export-$label
+      rm -rf "$dir" && mkdir -p "$dir"
+      case "$what" in
+        *.tar.zst) zstd -dc "$what" | tar -x -C "$dir" ;;
+        *) tar -xzf "$what" -C "$dir" ;;
+      esac
+      at=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["extra"]["rl_step"])' "$dir/state/trainer_state.json" 2>/dev/null)
+      [ -n "$at" ] || { note "$item: no trainer state with an rl_step in $what"; failed=1; continue; }
+      SECONDS=0
+      run_rl "$dir" 0 --resume --set steps="$at" --set eval_tasks=0 --set eval_held_out_family_tasks=0 \
+        ${kv:+--set "$kv"} > "$dir/train.log" 2>&1
+      note "$label: checkpoint of step $at rc=$? in ${SECONDS} s"
+      [ -f "$dir/checkpoint/config.json" ] && model=$dir/checkpoint ||
+        { tail -3 "$dir/train.log" | tee -a "$summary"; failed=1; continue; }
+    fi
+    for mode in ${RL_EVAL_MODES:-greedy sampled4}; do
+      case $mode in
+        greedy) ms=(--set eval_samples=1 --set eval_temperature=0) ;;
+        sampled4) ms=(--set eval_samples=4 --set eval_temperature=0.8) ;;
+        *) note "RL_EVAL_MODES: $mode is not greedy or sampled4"; failed=1; continue ;;
+      esac
+      [ "$(left)" -lt 60 ] && { note "eval $label $mode: skipped ($(left) s left)"; continue; }
+      d=$work/eval-$label-$mode
+      rm -rf "$d" && mkdir -p "$d"
+      SECONDS=0
+      # shellcheck disable=SC2086
+      CUDAPERF_CACHE_DIR=$work/cache-eval timeout --kill-after=10 "$(cap 3600)" "$bin/cudaperf-train" eval-policy \
+        --config data/rl/h200.json --model "$model" --out "$d" --set dataset="$dataset" --set seed="$seed" \
+        --set evaluator="$evaluator" --set eval_path="$bin/cudaperf-eval" --set analyzer_path="$analyzer" \
+        --set eval_args="$(eval_args_json)" --set eval_tasks="${RL_EVAL_TASKS:-48}" \
+        --set eval_held_out_family_tasks="${RL_EVAL_HELD_OUT:-12}" "${ms[@]}" ${RL_SET:-} > "$d/eval.log" 2>&1
+      rc=$?
+      note "eval $label $mode rc=$rc in ${SECONDS} s"
+      [ $rc -eq 0 ] || { failed=1; tail -3 "$d/eval.log" | tee -a "$summary"; }
+      [ -f "$d/candidates.jsonl" ] && gzip -f "$d/candidates.jsonl" &&
+        python3 scripts/eval-report.py "$d/candidates.jsonl.gz" 2>&1 | head -30 | tee -a "$summary"
+      tar -czf "$out/eval-$label-$mode.tar.gz" -C "$work" "eval-$label-$mode"
+    done
+  done
+  pack
+  if [ $failed -eq 0 ]; then note "RESULT: ok"; else note "RESULT: FAILED (see above)"; fi
+  exit $failed
+fi
 
 if [ "${RL_ABLATIONS:-0}" = parallel ]; then
   # The run and both ablations at once, each with its own evaluator (RL_EVAL_JOBS workers, default 5: three
