@@ -5,11 +5,14 @@ same config apart from the run-local keys (paths, max_seconds, evaluations, work
 share correct (all turns), turn-1 and turn-2 share correct, step seconds (generate, reward wait); where the step lines have them, the evaluator's stage
 seconds per evaluated candidate in the same windows.
 These are training-split figures of the tasks each step drew, not the held-out evaluation.
-Usage: scripts/arm-progress.py ARM_DIR [--window W]   exit 1 on a gap, repeat or config difference, 2 on bad input
+With --by-kind PARTS, also per kind from the chunks' candidates (see by_kind).
+Usage: scripts/arm-progress.py ARM_DIR [--window W] [--by-kind PARTS]   exit 1 on a gap, repeat or config difference, 2 on bad input
 """
 import argparse
 import glob
+import gzip
 import json
+import math
 import os
 import sys
 
@@ -23,10 +26,51 @@ STAGES = ["queued", "build", "wait_for_device", "task_data", "worker", "worker.c
           "worker.baseline", "worker.candidate"]
 
 
+def by_kind(chunks, last_step, parts):
+    """Per kind and span of steps, from the training candidates: turn-1 and turn-2 share correct, turn-1 share of
+    compile errors, geometric-mean speedup of the correct answers with a speedup, share correct and faster than
+    the baseline (fast_1); then how many correct turn-1 answers became compile errors at turn 2, and how many of
+    those no longer define the entry point (the evaluator's shim cannot call it)."""
+    rows = []
+    for c in chunks:
+        try:
+            with gzip.open(os.path.join(c, "candidates.jsonl.gz"), "rt") as f:
+                rows += [r for r in map(json.loads, f) if r.get("phase") == "train"]
+        except (OSError, ValueError) as e:
+            print(f"arm-progress: {c}: {e}", file=sys.stderr)
+            return
+    span = max(1, -(-last_step // parts))
+    print(f"per kind, training candidates ({len(rows)}), spans of {span} steps")
+    print("kind     steps      turn1 ok  turn2 ok  turn1 CE  geomean  fast_1")
+    share = lambda xs, f: sum(1 for x in xs if f(x)) / len(xs) if xs else float("nan")
+    for kind in sorted({r["kind"] for r in rows}):
+        for lo in range(1, last_step + 1, span):
+            hi = min(last_step, lo + span - 1)
+            sel = [r for r in rows if r["kind"] == kind and lo <= r["step"] <= hi]
+            t1, t2 = [r for r in sel if r["turn"] == 1], [r for r in sel if r["turn"] == 2]
+            sp = [r["speedup"] for r in sel if r["outcome"] == "ok" and r.get("speedup")]
+            geo = math.exp(sum(map(math.log, sp)) / len(sp)) if sp else float("nan")
+            print(f"{kind:8} {lo:>4}-{hi:<4}  {share(t1, lambda r: r['outcome'] == 'ok'):8.1%}  "
+                  f"{share(t2, lambda r: r['outcome'] == 'ok'):8.1%}  {share(t1, lambda r: r['outcome'] == 'compile_error'):8.1%}"
+                  f"  x{geo:5.2f}  {share(sel, lambda r: r['outcome'] == 'ok' and (r.get('speedup') or 0) > 1):6.1%}")
+    turn = {(r["step"], r["group"], r["trajectory"], r["turn"]): r for r in rows}
+    lost = renamed = 0
+    for (step, g, t, n), r in turn.items():
+        nxt = turn.get((step, g, t, n + 1))
+        if n == 1 and r["outcome"] == "ok" and nxt and nxt["outcome"] == "compile_error":
+            lost += 1
+            detail = (nxt.get("reward_document") or {}).get("detail") or ""
+            renamed += "shim.cu" in detail and "is undefined" in detail
+    ok1 = sum(1 for r in rows if r["turn"] == 1 and r["outcome"] == "ok")
+    print(f"turn 2: {lost} of {ok1} correct turn-1 answers became compile errors, {renamed} of them without the entry point")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("arm_dir")
     ap.add_argument("--window", type=int, default=10)
+    ap.add_argument("--by-kind", type=int, default=0, metavar="PARTS",
+                    help="also the candidates per kind in PARTS equal spans of steps (chunk-N/candidates.jsonl.gz)")
     a = ap.parse_args()
     chunks = sorted(glob.glob(os.path.join(a.arm_dir, "chunk-*")), key=lambda p: int(p.rsplit("-", 1)[1]))
     if not chunks:
@@ -71,6 +115,8 @@ def main():
             mean = lambda k: sum(x.get(k, 0) for x in win) / len(win)
             print(f"{staged[i]['step']:>4}-{staged[min(i + w, len(staged)) - 1]['step']:<4}  {mean('candidates'):5.1f}  "
                   + "  ".join(f"{mean(k):10.2f}" for k in keys))
+    if a.by_kind:
+        by_kind(chunks, numbers[-1] if numbers else 0, a.by_kind)
     for p in problems:
         print("PROBLEM:", p)
     return 1 if problems else 0

@@ -2,7 +2,8 @@
 # scripts/arm-progress.py on the stored arm of 2026-12-07 (three chunks, steps 1-62): joins them without a
 # problem and prints the first window's means as computed here from the step lines; a missing chunk (a gap),
 # a chunk repeated, and a chunk with another config are each reported with exit 1, a changed run-local key is
-# not; the evaluator's stage seconds in step lines are averaged per window; no chunk is exit 2.
+# not; the evaluator's stage seconds in step lines are averaged per window; --by-kind's first span agrees with a
+# count made here; no chunk is exit 2.
 # Usage: arm-progress-test.sh SOURCE_DIR
 set -euo pipefail
 src=$1
@@ -25,6 +26,16 @@ got=$(awk '$1 == "1-10" {print $2, $3}' "$work/out.txt")
 mk() { rm -rf "$work/arm" && mkdir -p "$work/arm"; }
 expect1() { set +e; python3 "$tool" "$work/arm" > "$work/bad.txt" 2>&1; rc=$?; set -e
   [ "$rc" -eq 1 ] || fail "$1: exit $rc, not 1"; grep -q "PROBLEM: .*$2" "$work/bad.txt" || fail "$1: no PROBLEM line with '$2'"; }
+# --by-kind: the first span's turn-1 share correct of the C candidates, counted here from the candidates.
+python3 "$tool" "$arm" --by-kind 2 > "$work/kind.txt" || fail "--by-kind: exit $?"
+want=$(python3 -c '
+import glob, gzip, json, sys
+rows = [json.loads(l) for p in sorted(glob.glob(sys.argv[1] + "/chunk-*/candidates.jsonl.gz")) for l in gzip.open(p, "rt")]
+t1 = [r for r in rows if r["phase"] == "train" and r["kind"] == "c" and r["turn"] == 1 and r["step"] <= 31]
+print("%.1f%%" % (100 * sum(r["outcome"] == "ok" for r in t1) / len(t1)))' "$arm")
+got=$(awk '$1 == "c" && $2 == "1-31" {print $3}' "$work/kind.txt")
+[ -n "$want" ] && [ "$got" = "$want" ] || fail "--by-kind c 1-31 turn-1 ok: got '$got', counted '$want'"
+grep -q "^turn 2: [0-9]* of [0-9]* correct turn-1 answers" "$work/kind.txt" || fail "--by-kind: no turn-2 line"
 mk; cp -r "$arm/chunk-1" "$work/arm/chunk-1"; cp -r "$arm/chunk-3" "$work/arm/chunk-2"
 expect1 "a missing chunk" "steps are not"
 mk; cp -r "$arm/chunk-1" "$work/arm/chunk-1"; cp -r "$arm/chunk-1" "$work/arm/chunk-2"
