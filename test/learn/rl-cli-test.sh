@@ -189,6 +189,16 @@ check "resume with another temperature refused" 1 "$train" rl --config rl.json -
 grep -q "was trained with other settings" err.txt && grep -q "temperature: was" err.txt && cmp -s split/rl-config.json split-config.before \
   && echo "ok   refused resume names the key, leaves rl-config.json" || { echo "FAIL refused resume: $(tail -3 err.txt)"; fails=$((fails + 1)); }
 check "resume with another max_seconds accepted" 0 "$train" rl --config rl.json --set steps=3 --set max_seconds=900 --resume --out split
+# A finished state's policy (how scripts/gpu/rl.sh RL_EVAL_POLICY evaluates an arm from its committed state): resumed
+# with steps = its step, no step runs and the checkpoint written is the uninterrupted run's; eval-policy loads it.
+mkdir -p export && cp -r split/state export/state
+check "checkpoint of a finished state" 0 "$train" rl --config rl.json --set steps=3 --set eval_tasks=0 \
+  --set eval_held_out_family_tasks=0 --resume --out export
+[ ! -s export/rl-log.jsonl ] && [ -f export/checkpoint/config.json ] &&
+  (for f in full/checkpoint/*.safetensors; do cmp -s "$f" "export/checkpoint/$(basename "$f")" || exit 1; done) &&
+  echo "ok   a finished state's checkpoint equals the uninterrupted run's, no step run" ||
+  { echo "FAIL checkpoint of a finished state: $(ls export export/checkpoint 2>&1 | tr '\n' ' ')"; fails=$((fails + 1)); }
+check "eval-policy on it" 0 "$train" eval-policy --config rl.json --model export/checkpoint --set eval_held_out_family_tasks=0 --out export-ep
 
 # overlap_steps 1 (docs/training.md, "Overlapping rewards with generation"): step n + 1's first turn made by
 # step n's weights while step n's last turn is evaluated; step 1 is the same as without it.
