@@ -2,11 +2,12 @@
 # One device call's share of an experiment arm (docs/training.md, "The experiment in chunks"): scripts/gpu/rl.sh
 # for ARM_SECONDS of training with no evaluations (the arms are evaluated once, at the end, by eval-policy on the
 # test split), resuming from, in this order: the state an earlier call left on this host (ARM_KEEP, kept while the
-# machine stays warm), ARM_STATE_TAR (an rl-state.tar.gz or a compact .tar.zst), or the arm's committed compact
-# state data/models/arm-<arm>-s<seed>.tar.zst (checked against data/models/ARM-STATES.sha256). It leaves the
-# dataset and the new state in ARM_KEEP for the next call, and returns the state compacted
-# (`cudaperf-train compact-state`: bf16 moments, no masters; 6.6 MB) as OUTDIR/arm-<arm>-s<seed>.tar.zst, the
-# file to commit under data/models/ when the arm continues in a later session. The arm's steps are functions of
+# machine stays warm), ARM_STATE_TAR (an rl-state.tar.gz or a compact .tar.bp.zst / .tar.zst), or the arm's
+# committed compact state data/models/arm-<arm>-s<seed>.tar.bp.zst (or, written before byte planes,
+# .tar.zst; checked against data/models/ARM-STATES.sha256). It leaves the dataset and the new state in ARM_KEEP
+# for the next call, and returns the state compacted (`cudaperf-train compact-state`: bf16 moments, no masters;
+# 6.6 MB tar), split into byte planes (scripts/pack/byte-planes.py) and zstd'd (4.3 MB), as
+# OUTDIR/arm-<arm>-s<seed>.tar.bp.zst, the file to commit under data/models/ when the arm continues later. The arm's steps are functions of
 # (seed, step), so the chunks of an arm give the run one call would give, up to the evaluator's timings and, at a
 # session boundary, the bf16 rounding of the masters and moments.
 # Usage (repository root on the GPU host): scripts/gpu/arm.sh OUTDIR
@@ -40,12 +41,20 @@ fi
 state=
 if [ -f "$mine/rl-state.tar.gz" ]; then state=$mine/rl-state.tar.gz
 elif [ -n "${ARM_STATE_TAR:-}" ] && [ -f "$ARM_STATE_TAR" ]; then state=$ARM_STATE_TAR
-elif [ -f "data/models/$name.tar.zst" ]; then
-  state=data/models/$name.tar.zst
-  (cd data/models && grep " $name.tar.zst\$" ARM-STATES.sha256 | sha256sum --quiet --strict -c -) ||
-    { echo "arm: data/models/$name.tar.zst differs from data/models/ARM-STATES.sha256 (or is not listed)"; exit 2; }
+else
+  for f in "$name.tar.bp.zst" "$name.tar.zst"; do
+    [ -f "data/models/$f" ] || continue
+    state=data/models/$f
+    (cd data/models && grep " $f\$" ARM-STATES.sha256 | sha256sum --quiet --strict -c -) ||
+      { echo "arm: data/models/$f differs from data/models/ARM-STATES.sha256 (or is not listed)"; exit 2; }
+    break
+  done
 fi
 case "$state" in
+  *.tar.bp.zst)
+    zstd -dc "$state" | python3 scripts/pack/byte-planes.py join | gzip -1 > "$mine/resume.tar.gz" ||
+      { echo "arm: cannot unpack $state"; exit 2; }
+    state=$mine/resume.tar.gz ;;
   *.tar.zst) zstd -dc "$state" | gzip -1 > "$mine/resume.tar.gz" || { echo "arm: cannot unpack $state"; exit 2; }
              state=$mine/resume.tar.gz ;;
 esac
@@ -63,8 +72,9 @@ fi
 if [ -d /tmp/cudaperf-rl/run/state ] && [ -x build-gpu/bin/cudaperf-train ]; then
   rm -rf "$mine/compact" && mkdir -p "$mine/compact"
   if build-gpu/bin/cudaperf-train compact-state --state /tmp/cudaperf-rl/run/state --out "$mine/compact/state"; then
-    tar -C "$mine/compact" -cf - state | zstd -19 -q > "$out/$name.tar.zst" && rm -f "$out/rl-state.tar.gz"
-    (cd "$out" && sha256sum "$name.tar.zst")
+    tar -C "$mine/compact" -cf - state | python3 scripts/pack/byte-planes.py split | zstd -19 -q > "$out/$name.tar.bp.zst" &&
+      rm -f "$out/rl-state.tar.gz"
+    (cd "$out" && sha256sum "$name.tar.bp.zst")
   fi
 fi
 grep -h '"step"' /tmp/cudaperf-rl/run/rl-log.jsonl 2>/dev/null | tail -1 | cut -c1-300

@@ -175,7 +175,7 @@ report_rl() { # NAME (folder under $work) RC LINES
 }
 
 # RL_EVAL_POLICY: the held-out evaluation of finished policies instead of training (docs/training.md,
-# "Evaluating an arm"). Each item is LABEL=sft (the SFT checkpoint) or ARM=STATE (an arm's state, .tar.zst as
+# "Evaluating an arm"). Each item is LABEL=sft (the SFT checkpoint) or ARM=STATE (an arm's state, .tar.bp.zst as
 # arm.sh returns it or an rl-state.tar.gz: its checkpoint is written first by resuming it with steps = its step,
 # the arm's settings and RL_SET, so `--resume` checks they are the arm's). Every policy is evaluated in every
 # RL_EVAL_MODES mode (greedy: 1 sample at temperature 0; sampled4: 4 samples at 0.8) on RL_EVAL_TASKS test
@@ -192,6 +192,7 @@ if [ -n "${RL_EVAL_POLICY:-}" ]; then
       dir=$work/export-$label
       rm -rf "$dir" && mkdir -p "$dir"
       case "$what" in
+        *.tar.bp.zst) zstd -dc "$what" | python3 scripts/pack/byte-planes.py join | tar -x -C "$dir" ;;
         *.tar.zst) zstd -dc "$what" | tar -x -C "$dir" ;;
         *) tar -xzf "$what" -C "$dir" ;;
       esac
