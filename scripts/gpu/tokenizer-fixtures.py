@@ -271,6 +271,22 @@ def main():
             json.dump({"about": "the files hf-repo/tokenizer.json was trained on, with their FNV-1a digests",
                        "files": {rel: fnv1a(open(os.path.join(root, rel), "rb").read()) for rel in sources}}, f, indent=1)
             f.write("\n")
+        # The commit of those files, so that tests read a file edited since from git (TokenizerFixtures.h,
+        # recordedSource): SOURCE_COMMIT where the tree came from `git archive` (device-tree.sh src), else git.
+        commit = ""
+        if os.path.exists(os.path.join(root, "SOURCE_COMMIT")):
+            commit = open(os.path.join(root, "SOURCE_COMMIT")).read().strip()
+        else:
+            try:
+                commit = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True,
+                                        text=True, check=True).stdout.strip()
+            except (OSError, subprocess.CalledProcessError):
+                pass
+        if len(commit) == 40:
+            with open(os.path.join(out, "repo-sources.json"), "w") as f:
+                json.dump({"about": "the commit whose tree the repository-source fixtures were made from; tests read "
+                                    "a file edited since from here with git cat-file", "commit": commit}, f, indent=1)
+                f.write("\n")
 
     def train_small():
         names = sorted(os.listdir(os.path.join(fixtures, "texts")))

@@ -148,7 +148,8 @@ TEST(BpeTrainer, SameMergesAsHuggingFaceOnTheFixtureTexts) {
   EXPECT_EQ(ours["added_tokens"], theirs["added_tokens"]);
 }
 
-// The same on the repository's sources (hf-repo), while the files it was trained on are unchanged.
+// The same on the repository's sources (hf-repo): the files as they were trained on, from the working tree or,
+// for a file edited since, from git at the fixtures' commit.
 TEST(BpeTrainer, SameMergesAsHuggingFaceOnTheRepositorySources) {
   const auto manifest = fixtureDir() / "hf-repo" / "training-files.json";
   if (!std::filesystem::exists(manifest))
@@ -156,10 +157,11 @@ TEST(BpeTrainer, SameMergesAsHuggingFaceOnTheRepositorySources) {
   std::vector<std::string> texts;
   const Json files = readJson(manifest)["files"];
   for (const auto &entry : files.items()) {
-    const auto path = std::filesystem::path(CUDAPERF_SOURCE_DIR) / entry.key();
-    if (!std::filesystem::exists(path) || fnv1a(readBytes(path)) != entry.value().get<std::string>())
-      GTEST_SKIP() << entry.key() << " changed since hf-repo was trained";
-    texts.push_back(readBytes(path));
+    auto text = recordedSource(entry.key(), entry.value().get<std::string>());
+    if (!text)
+      GTEST_SKIP() << entry.key() << " changed since hf-repo was trained and its recorded version is not in this "
+                   << "checkout's git history (repo-sources.json)";
+    texts.push_back(std::move(*text));
   }
   const auto theirs = nlohmann::json::parse(readBytes(fixtureDir() / "hf-repo" / "tokenizer.json"));
   const auto ours = nlohmann::json::parse(trainByteLevelBpe(texts, withVocab(theirs["model"]["vocab"].size())).toJson());

@@ -5,8 +5,10 @@
 #include "cudaperf/Learn/Tokenizer.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -38,6 +40,37 @@ inline std::string fnv1a(std::string_view bytes) {
   char out[17];
   std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
   return out;
+}
+
+// A repository file as it was when the fixtures were trained and written: the working tree's copy when its digest
+// is the recorded one, else the blob at the commit the fixtures were made from (repo-sources.json), read with
+// `git cat-file` from the source tree's history, when its digest is the recorded one. nullopt when neither is
+// (no git, no history as in a source tarball, or a path the commit lacks), so the caller skips with a reason.
+inline std::optional<std::string> recordedSource(const std::string &path, const std::string &digest) {
+  const std::filesystem::path root(CUDAPERF_SOURCE_DIR);
+  if (std::filesystem::is_regular_file(root / path)) {
+    std::string text = readBytes(root / path);
+    if (fnv1a(text) == digest)
+      return text;
+  }
+  static const std::string commit = [] {
+    std::ifstream in(fixtureDir() / "repo-sources.json");
+    return in ? nlohmann::json::parse(in, nullptr, false).value("commit", std::string()) : std::string();
+  }();
+  if (commit.find_first_not_of("0123456789abcdef") != std::string::npos || commit.size() != 40 ||
+      path.find_first_of("'\\") != std::string::npos)
+    return std::nullopt;
+  const std::string command = "git -C '" + root.string() + "' cat-file blob '" + commit + ":" + path + "' 2>/dev/null";
+  FILE *pipe = ::popen(command.c_str(), "r");
+  if (!pipe)
+    return std::nullopt;
+  std::string text;
+  char buffer[65536];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+    text.append(buffer, n);
+  if (::pclose(pipe) != 0 || fnv1a(text) != digest)
+    return std::nullopt;
+  return text;
 }
 
 inline std::string idsDigest(const std::vector<int32_t> &ids) {

@@ -1,7 +1,7 @@
 // The ids and decoded texts Hugging Face tokenizers gave (test/learn/fixtures/tokenizer/expected,
 // written by scripts/gpu/tokenizer-fixtures.py or scripts/tokenizer-expected.js), replayed: every
 // tokenizer there, under every variant, on the adversarial cases, the stored texts and the
-// repository's source files that have not changed since.
+// repository's source files as they were then (from git history for those edited since).
 #include "TokenizerFixtures.h"
 
 #include <gtest/gtest.h>
@@ -99,24 +99,20 @@ TEST(TokenizerGolden, TextsGiveHuggingFaceIds) {
   }
 }
 
-// The repository's files as they were when the ids were written: a file edited since is skipped.
+// The repository's files as they were when the ids were written (recordedSource: the working tree, else git at the
+// fixtures' commit); a file found in neither is skipped.
 TEST(TokenizerGolden, RepositorySourcesGiveHuggingFaceIds) {
-  const std::filesystem::path root(CUDAPERF_SOURCE_DIR);
   for (const auto &file : expectedFiles()) {
     const Json expected = readJson(file);
     if (!expected.contains("repo_files"))
       continue;
     const std::string tokenizerName = std::filesystem::path(expected["tokenizer"].get<std::string>()).parent_path();
     std::vector<std::pair<std::string, std::string>> unchanged; // path, text
-    for (const auto &entry : expected["repo_files"].items()) {
-      if (!std::filesystem::is_regular_file(root / entry.key()))
-        continue;
-      std::string text = readBytes(root / entry.key());
-      if (fnv1a(text) == entry.value().get<std::string>())
-        unchanged.emplace_back(entry.key(), std::move(text));
-    }
+    for (const auto &entry : expected["repo_files"].items())
+      if (auto text = recordedSource(entry.key(), entry.value().get<std::string>()))
+        unchanged.emplace_back(entry.key(), std::move(*text));
     SCOPED_TRACE(file.filename().string() + ": " + std::to_string(unchanged.size()) + " of " +
-                 std::to_string(expected["repo_files"].size()) + " files unchanged");
+                 std::to_string(expected["repo_files"].size()) + " files as recorded");
     ASSERT_FALSE(unchanged.empty()) << "every recorded source file changed: regenerate the fixture";
     for (const auto &variant : expected["variants"].items()) {
       if (!variant.value().contains("repo"))
