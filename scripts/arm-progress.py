@@ -17,7 +17,8 @@ import os
 import sys
 
 # The run-local keys of lib/Learn/RlConfig.cpp (rlConfigRunLocalKeys), which `cudaperf-train rl --resume` also
-# lets change between chunks; every other key must be the same in every chunk.
+# lets change between chunks; every other key must be the same in every chunk. A copy, because this script runs
+# where nothing is built; RlConfig.ArmProgressIgnoresExactlyTheRunLocalKeys keeps the two equal.
 IGNORED_CONFIG = {"model", "dataset", "device", "steps", "max_seconds", "save_every", "generation_batch",
                   "submit_as_finished", "reward_config", "evaluator", "queue_url", "eval_path", "analyzer_path",
                   "reward_jobs", "eval_timeout", "eval_split", "eval_tasks", "eval_held_out_family_tasks", "eval_every",

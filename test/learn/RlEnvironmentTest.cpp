@@ -16,6 +16,8 @@
 #include <cmath>
 #include <set>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <unistd.h>
 
@@ -105,6 +107,31 @@ TEST(RlConfig, ResumeComparesTheKeysThatDefineTheRun) {
   for (const auto &k : rlConfigKeys()) names.push_back(k.key);
   for (const auto &k : rlConfigRunLocalKeys())
     EXPECT_NE(std::find(names.begin(), names.end(), k), names.end()) << k;
+}
+
+// scripts/arm-progress.py joins an arm's chunks only when their configs agree outside its IGNORED_CONFIG, a copy
+// of rlConfigRunLocalKeys (the script runs where nothing is built): it must ignore every run-local key and no key
+// that defines the run (other names, not keys of the table, are harmless).
+TEST(RlConfig, ArmProgressIgnoresExactlyTheRunLocalKeys) {
+  std::ifstream in(std::filesystem::path(CUDAPERF_SOURCE_DIR) / "scripts/arm-progress.py");
+  ASSERT_TRUE(in) << "scripts/arm-progress.py";
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t open = text.find("IGNORED_CONFIG = {");
+  ASSERT_NE(open, std::string::npos);
+  const size_t close = text.find('}', open);
+  ASSERT_NE(close, std::string::npos);
+  std::set<std::string> ignored;
+  for (size_t q = text.find('"', open); q < close;) {
+    const size_t end = text.find('"', q + 1);
+    ignored.insert(text.substr(q + 1, end - q - 1));
+    q = text.find('"', end + 1);
+  }
+  for (const auto &k : rlConfigRunLocalKeys())
+    EXPECT_TRUE(ignored.count(k)) << k << " is run-local but arm-progress.py compares it";
+  const auto &local = rlConfigRunLocalKeys();
+  for (const auto &k : rlConfigKeys())
+    if (std::find(local.begin(), local.end(), k.key) == local.end())
+      EXPECT_FALSE(ignored.count(k.key)) << k.key << " defines the run but arm-progress.py ignores it";
 }
 
 TEST(RlConfig, DefaultsFileAndOverrides) {
