@@ -5,8 +5,9 @@ same config apart from the run-local keys (paths, max_seconds, evaluations, work
 share correct (all turns), turn-1 and turn-2 share correct, step seconds (generate, reward wait); where the step lines have them, the evaluator's stage
 seconds per evaluated candidate in the same windows.
 These are training-split figures of the tasks each step drew, not the held-out evaluation.
-With --by-kind PARTS, also per kind from the chunks' candidates (see by_kind).
-Usage: scripts/arm-progress.py ARM_DIR [--window W] [--by-kind PARTS]   exit 1 on a gap, repeat or config difference, 2 on bad input
+With --by-kind PARTS, also per kind from the chunks' candidates (see by_kind); with --wait-fit, where a step's
+reward wait goes (see wait_fit).
+Usage: scripts/arm-progress.py ARM_DIR [--window W] [--by-kind PARTS] [--wait-fit]   exit 1 on a gap, repeat or config difference, 2 on bad input
 """
 import argparse
 import glob
@@ -66,12 +67,63 @@ def by_kind(chunks, last_step, parts):
     print(f"turn 2: {lost} of {ok1} correct turn-1 answers became compile errors, {renamed} of them without the entry point")
 
 
+def solve(rows, ys):
+    """Least squares: the x minimizing |A x - y| for the rows of A, by the normal equations (3 unknowns here;
+    numpy is not on every host this runs on). None when they are singular."""
+    m = len(rows[0])
+    a = [[sum(r[i] * r[j] for r in rows) for j in range(m)] + [sum(r[i] * y for r, y in zip(rows, ys))] for i in range(m)]
+    for i in range(m):
+        p = max(range(i, m), key=lambda k: abs(a[k][i]))
+        if abs(a[p][i]) < 1e-12:
+            return None
+        a[i], a[p] = a[p], a[i]
+        for k in range(m):
+            if k != i:
+                f = a[k][i] / a[i][i]
+                a[k] = [x - f * y for x, y in zip(a[k], a[i])]
+    return [a[i][m] / a[i][i] for i in range(m)]
+
+
+def wait_fit(chunks, steps):
+    """The steps' reward wait against what they sent to the evaluator: per step, the unique candidates not served
+    from the cache that ran on the GPU (every outcome but compile_error and no_code_block) and those that stopped
+    at the build (compile_error); the least-squares fit wait = a + b * ran + c * built_only says how many seconds
+    one more GPU run adds (b: the device slot, one candidate at a time) and what a step waits regardless (a)."""
+    ran, built = {}, {}
+    for c in chunks:
+        seen = set()
+        try:
+            with gzip.open(os.path.join(c, "candidates.jsonl.gz"), "rt") as f:
+                for r in map(json.loads, f):
+                    key = (r.get("step"), r.get("source_sha256"))
+                    if r.get("phase") != "train" or r.get("cached") or key in seen or r["outcome"] == "no_code_block":
+                        continue
+                    seen.add(key)
+                    into = built if r["outcome"] == "compile_error" else ran
+                    into[r["step"]] = into.get(r["step"], 0) + 1
+        except (OSError, ValueError, KeyError) as e:
+            print(f"arm-progress: {c}: {e}", file=sys.stderr)
+            return
+    rows = [(l["step"], ran.get(l["step"], 0), built.get(l["step"], 0), l["seconds"]["reward_wait"]) for _, l in steps]
+    fit = solve([(1.0, r, b) for _, r, b, _ in rows], [w for *_, w in rows]) if len(rows) >= 3 else None
+    n = len(rows)
+    print(f"reward wait over {n} steps: mean {sum(r[3] for r in rows) / max(1, n):.2f} s, "
+          f"{sum(r[1] for r in rows) / max(1, n):.1f} GPU runs and {sum(r[2] for r in rows) / max(1, n):.1f} "
+          "compile errors a step (unique, not cached)")
+    if fit:
+        print(f"fit: wait = {fit[0]:.2f} s {fit[1]:+.3f} s per GPU run {fit[2]:+.3f} s per compile error")
+    else:
+        print("fit: too few steps or no variation")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("arm_dir")
     ap.add_argument("--window", type=int, default=10)
     ap.add_argument("--by-kind", type=int, default=0, metavar="PARTS",
                     help="also the candidates per kind in PARTS equal spans of steps (chunk-N/candidates.jsonl.gz)")
+    ap.add_argument("--wait-fit", action="store_true",
+                    help="also the reward wait fitted on the GPU runs and compile errors a step (chunk-N/candidates.jsonl.gz)")
     a = ap.parse_args()
     chunks = sorted(glob.glob(os.path.join(a.arm_dir, "chunk-*")), key=lambda p: int(p.rsplit("-", 1)[1]))
     if not chunks:
@@ -118,6 +170,8 @@ def main():
                   + "  ".join(f"{mean(k):10.2f}" for k in keys))
     if a.by_kind:
         by_kind(chunks, numbers[-1] if numbers else 0, a.by_kind)
+    if a.wait_fit:
+        wait_fit(chunks, steps)
     for p in problems:
         print("PROBLEM:", p)
     return 1 if problems else 0

@@ -3,7 +3,7 @@
 # problem and prints the first window's means as computed here from the step lines; a missing chunk (a gap),
 # a chunk repeated, and a chunk with another config are each reported with exit 1, a changed run-local key is
 # not; the evaluator's stage seconds in step lines are averaged per window; --by-kind's first span agrees with a
-# count made here; no chunk is exit 2.
+# count made here; --wait-fit recovers a reward wait constructed from its counts; no chunk is exit 2.
 # Usage: arm-progress-test.sh SOURCE_DIR
 set -euo pipefail
 src=$1
@@ -60,6 +60,25 @@ python3 "$tool" "$work/arm" > "$work/stages.txt" 2>&1 || fail "stages: exit $?"
 grep -q "evaluator seconds per evaluated candidate" "$work/stages.txt" || fail "no stage table: $(tail -3 "$work/stages.txt")"
 got=$(awk '/evaluator seconds/ {t=1} t && $1 == "1-10" {print $2, $3, $4}' "$work/stages.txt")
 [ "$got" = "20.0 0.55 0.50" ] || fail "stage means of steps 1-10: got '$got', want '20.0 0.55 0.50'"
+# --wait-fit recovers a reward wait made here as 2 + 0.3 per GPU run + 0.1 per compile error (counted here).
+mk; cp -r "$arm/chunk-1" "$work/arm/chunk-1"
+python3 - "$work/arm/chunk-1" <<'PY'
+import gzip, json, sys
+d = sys.argv[1]
+ran, built, seen = {}, {}, set()
+for r in map(json.loads, gzip.open(d + "/candidates.jsonl.gz", "rt")):
+    if r["phase"] != "train" or r["cached"] or r["outcome"] == "no_code_block" or (r["step"], r["source_sha256"]) in seen:
+        continue
+    seen.add((r["step"], r["source_sha256"]))
+    (built if r["outcome"] == "compile_error" else ran)[r["step"]] = (built if r["outcome"] == "compile_error" else ran).get(r["step"], 0) + 1
+rows = [json.loads(l) for l in open(d + "/rl-log.jsonl")]
+for r in rows:
+    r["seconds"]["reward_wait"] = 2 + 0.3 * ran.get(r["step"], 0) + 0.1 * built.get(r["step"], 0)
+open(d + "/rl-log.jsonl", "w").write("".join(json.dumps(r) + "\n" for r in rows))
+PY
+python3 "$tool" "$work/arm" --wait-fit > "$work/fit.txt" 2>&1 || fail "--wait-fit: exit $?"
+grep -q "^fit: wait = 2.00 s +0.300 s per GPU run +0.100 s per compile error" "$work/fit.txt" ||
+  fail "--wait-fit: $(grep fit: "$work/fit.txt")"
 mk
 set +e; python3 "$tool" "$work/arm" 2> /dev/null; rc=$?; set -e
 [ "$rc" -eq 2 ] || fail "no chunk: exit $rc, not 2"
