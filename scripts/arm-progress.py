@@ -28,11 +28,9 @@ STAGES = ["queued", "build", "wait_for_device", "task_data", "worker", "worker.c
           "worker.baseline", "worker.candidate"]
 
 
-def by_kind(chunks, last_step, parts):
-    """Per kind and span of steps, from the training candidates: turn-1 and turn-2 share correct, turn-1 share of
-    compile errors, geometric-mean speedup of the correct answers with a speedup, share correct and faster than
-    the baseline (fast_1); then how many correct turn-1 answers became compile errors at turn 2, and how many of
-    those no longer define the entry point (the evaluator's shim cannot call it)."""
+def train_candidates(chunks):
+    """The training candidates of every chunk (chunk-N/candidates.jsonl.gz), or None (said on stderr) when one
+    cannot be read."""
     rows = []
     for c in chunks:
         try:
@@ -40,7 +38,15 @@ def by_kind(chunks, last_step, parts):
                 rows += [r for r in map(json.loads, f) if r.get("phase") == "train"]
         except (OSError, ValueError) as e:
             print(f"arm-progress: {c}: {e}", file=sys.stderr)
-            return
+            return None
+    return rows
+
+
+def by_kind(rows, last_step, parts):
+    """Per kind and span of steps, from the training candidates: turn-1 and turn-2 share correct, turn-1 share of
+    compile errors, geometric-mean speedup of the correct answers with a speedup, share correct and faster than
+    the baseline (fast_1); then how many correct turn-1 answers became compile errors at turn 2, and how many of
+    those no longer define the entry point (the evaluator's shim cannot call it)."""
     span = max(1, -(-last_step // parts))
     print(f"per kind, training candidates ({len(rows)}), spans of {span} steps")
     print("kind     steps      turn1 ok  turn2 ok  turn1 CE  geomean  fast_1")
@@ -84,31 +90,24 @@ def solve(rows, ys):
     return [a[i][m] / a[i][i] for i in range(m)]
 
 
-def wait_fit(chunks, steps):
+def wait_fit(rows, steps):
     """The steps' reward wait against what they sent to the evaluator: per step, the unique candidates not served
     from the cache that ran on the GPU (every outcome but compile_error and no_code_block) and those that stopped
     at the build (compile_error); the least-squares fit wait = a + b * ran + c * built_only says how many seconds
     one more GPU run adds (b: the device slot, one candidate at a time) and what a step waits regardless (a)."""
-    ran, built = {}, {}
-    for c in chunks:
-        seen = set()
-        try:
-            with gzip.open(os.path.join(c, "candidates.jsonl.gz"), "rt") as f:
-                for r in map(json.loads, f):
-                    key = (r.get("step"), r.get("source_sha256"))
-                    if r.get("phase") != "train" or r.get("cached") or key in seen or r["outcome"] == "no_code_block":
-                        continue
-                    seen.add(key)
-                    into = built if r["outcome"] == "compile_error" else ran
-                    into[r["step"]] = into.get(r["step"], 0) + 1
-        except (OSError, ValueError, KeyError) as e:
-            print(f"arm-progress: {c}: {e}", file=sys.stderr)
-            return
-    rows = [(l["step"], ran.get(l["step"], 0), built.get(l["step"], 0), l["seconds"]["reward_wait"]) for _, l in steps]
-    fit = solve([(1.0, r, b) for _, r, b, _ in rows], [w for *_, w in rows]) if len(rows) >= 3 else None
-    n = len(rows)
-    print(f"reward wait over {n} steps: mean {sum(r[3] for r in rows) / max(1, n):.2f} s, "
-          f"{sum(r[1] for r in rows) / max(1, n):.1f} GPU runs and {sum(r[2] for r in rows) / max(1, n):.1f} "
+    ran, built, seen = {}, {}, set()
+    for r in rows:
+        key = (r["step"], r["source_sha256"])
+        if r.get("cached") or key in seen or r["outcome"] == "no_code_block":
+            continue
+        seen.add(key)
+        into = built if r["outcome"] == "compile_error" else ran
+        into[r["step"]] = into.get(r["step"], 0) + 1
+    per_step = [(ran.get(l["step"], 0), built.get(l["step"], 0), l["seconds"]["reward_wait"]) for _, l in steps]
+    fit = solve([(1.0, r, b) for r, b, _ in per_step], [w for *_, w in per_step]) if len(per_step) >= 3 else None
+    n = max(1, len(per_step))
+    print(f"reward wait over {len(per_step)} steps: mean {sum(w for *_, w in per_step) / n:.2f} s, "
+          f"{sum(r for r, _, _ in per_step) / n:.1f} GPU runs and {sum(b for _, b, _ in per_step) / n:.1f} "
           "compile errors a step (unique, not cached)")
     if fit:
         print(f"fit: wait = {fit[0]:.2f} s {fit[1]:+.3f} s per GPU run {fit[2]:+.3f} s per compile error")
@@ -168,10 +167,11 @@ def main():
             mean = lambda k: sum(x.get(k, 0) for x in win) / len(win)
             print(f"{staged[i]['step']:>4}-{staged[min(i + w, len(staged)) - 1]['step']:<4}  {mean('candidates'):5.1f}  "
                   + "  ".join(f"{mean(k):10.2f}" for k in keys))
-    if a.by_kind:
-        by_kind(chunks, numbers[-1] if numbers else 0, a.by_kind)
-    if a.wait_fit:
-        wait_fit(chunks, steps)
+    rows = train_candidates(chunks) if a.by_kind or a.wait_fit else None  # read once for both
+    if rows is not None and a.by_kind:
+        by_kind(rows, numbers[-1] if numbers else 0, a.by_kind)
+    if rows is not None and a.wait_fit:
+        wait_fit(rows, steps)
     for p in problems:
         print("PROBLEM:", p)
     return 1 if problems else 0

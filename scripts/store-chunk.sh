@@ -17,8 +17,8 @@ trap 'rm -rf "$tmp"' EXIT
 tar -xzf "$tgz" -C "$tmp" || { echo "store-chunk: $tgz cannot be unpacked" >&2; exit 1; }
 [ -f "$tmp/arm/rl-report.tar.gz" ] || { echo "store-chunk: $tgz has no arm/rl-report.tar.gz (see its arm.out)" >&2; exit 1; }
 mkdir "$tmp/report" && tar -xzf "$tmp/arm/rl-report.tar.gz" -C "$tmp/report"
-steps=$(grep -h '"step"' "$tmp/report/rl-log.jsonl" 2>/dev/null |
-  python3 -c 'import json,sys; s=[json.loads(l)["step"] for l in sys.stdin if l.strip() and "\"step\"" in l]; s=[x for x in s if isinstance(x,int)]; print(f"{min(s)}-{max(s)}" if s else "")')
+steps=$(python3 -c 'import json,sys; s=[d.get("step") for d in map(json.loads, filter(str.strip, open(sys.argv[1])))]
+s=[x for x in s if isinstance(x, int)]; print(f"{min(s)}-{max(s)}" if s else "")' "$tmp/report/rl-log.jsonl" 2>/dev/null || true)
 [ -n "$steps" ] || { echo "store-chunk: no step in the call's rl-log.jsonl (see its arm.out)" >&2; exit 1; }
 mkdir -p "$run"
 n=1

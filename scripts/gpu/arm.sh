@@ -51,12 +51,8 @@ else
   done
 fi
 case "$state" in
-  *.tar.bp.zst)
-    zstd -dc "$state" | python3 scripts/pack/byte-planes.py join | gzip -1 > "$mine/resume.tar.gz" ||
-      { echo "arm: cannot unpack $state"; exit 2; }
-    state=$mine/resume.tar.gz ;;
-  *.tar.zst) zstd -dc "$state" | gzip -1 > "$mine/resume.tar.gz" || { echo "arm: cannot unpack $state"; exit 2; }
-             state=$mine/resume.tar.gz ;;
+  *.zst) bash scripts/pack/state-tar.sh "$state" | gzip -1 > "$mine/resume.tar.gz" || { echo "arm: cannot unpack $state"; exit 2; }
+         state=$mine/resume.tar.gz ;;
 esac
 echo "arm $arm seed $seed: $( [ -n "$state" ] && echo "resuming from $state" || echo "from the SFT checkpoint")"
 [ "${ARM_DRY_RUN:-0}" = 1 ] && exit 0 # tests: the choice of state only

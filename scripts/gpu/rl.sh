@@ -191,11 +191,7 @@ if [ -n "${RL_EVAL_POLICY:-}" ]; then
       kv=$(arm_set "$label") || { note "$item: $label is not an arm (unified-ranker unified outcome single-turn)"; failed=1; continue; }
       dir=$work/export-$label
       rm -rf "$dir" && mkdir -p "$dir"
-      case "$what" in
-        *.tar.bp.zst) zstd -dc "$what" | python3 scripts/pack/byte-planes.py join | tar -x -C "$dir" ;;
-        *.tar.zst) zstd -dc "$what" | tar -x -C "$dir" ;;
-        *) tar -xzf "$what" -C "$dir" ;;
-      esac
+      bash scripts/pack/state-tar.sh "$what" | tar -x -C "$dir"
       at=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["extra"]["rl_step"])' "$dir/state/trainer_state.json" 2>/dev/null)
       [ -n "$at" ] || { note "$item: no trainer state with an rl_step in $what"; failed=1; continue; }
       SECONDS=0

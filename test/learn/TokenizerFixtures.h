@@ -3,9 +3,11 @@
 #pragma once
 
 #include "cudaperf/Learn/Tokenizer.h"
+#include "cudaperf/Support/Subprocess.h"
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -46,31 +48,33 @@ inline std::string fnv1a(std::string_view bytes) {
 // is the recorded one, else the blob at the commit the fixtures were made from (repo-sources.json), read with
 // `git cat-file` from the source tree's history, when its digest is the recorded one. nullopt when neither is
 // (no git, no history as in a source tarball, or a path the commit lacks), so the caller skips with a reason.
+// Kept per path and digest: several tests ask for the same files.
 inline std::optional<std::string> recordedSource(const std::string &path, const std::string &digest) {
+  static std::map<std::string, std::optional<std::string>> known;
+  const std::string key = digest + " " + path;
+  if (auto it = known.find(key); it != known.end())
+    return it->second;
   const std::filesystem::path root(CUDAPERF_SOURCE_DIR);
+  std::optional<std::string> &found = known[key];
   if (std::filesystem::is_regular_file(root / path)) {
     std::string text = readBytes(root / path);
     if (fnv1a(text) == digest)
-      return text;
+      return found = std::move(text);
   }
   static const std::string commit = [] {
     std::ifstream in(fixtureDir() / "repo-sources.json");
     return in ? nlohmann::json::parse(in, nullptr, false).value("commit", std::string()) : std::string();
   }();
-  if (commit.find_first_not_of("0123456789abcdef") != std::string::npos || commit.size() != 40 ||
-      path.find_first_of("'\\") != std::string::npos)
-    return std::nullopt;
-  const std::string command = "git -C '" + root.string() + "' cat-file blob '" + commit + ":" + path + "' 2>/dev/null";
-  FILE *pipe = ::popen(command.c_str(), "r");
-  if (!pipe)
-    return std::nullopt;
-  std::string text;
-  char buffer[65536];
-  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
-    text.append(buffer, n);
-  if (::pclose(pipe) != 0 || fnv1a(text) != digest)
-    return std::nullopt;
-  return text;
+  if (commit.empty())
+    return found;
+  support::ProcessOptions options;
+  options.separateStderr = true;
+  options.maxCapturedBytes = size_t(64) << 20;
+  support::ProcessResult git =
+      support::runProcess({"git", "-C", root.string(), "cat-file", "blob", commit + ":" + path}, options);
+  if (git.succeeded() && !git.outputTruncated && fnv1a(git.output) == digest)
+    found = std::move(git.output);
+  return found;
 }
 
 inline std::string idsDigest(const std::vector<int32_t> &ids) {

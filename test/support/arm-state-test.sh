@@ -15,7 +15,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 repo=$work/repo
 mkdir -p "$repo/scripts/gpu" "$repo/scripts/pack" "$repo/data/models" "$repo/lib" "$work/state/state"
 cp "$src/scripts/gpu/arm.sh" "$repo/scripts/gpu/"
-cp "$src/scripts/pack/byte-planes.py" "$repo/scripts/pack/"
+cp "$src/scripts/pack/byte-planes.py" "$src/scripts/pack/state-tar.sh" "$repo/scripts/pack/"
 echo '{"schema":"cudaperf-trainer-state/1","compact":true}' > "$work/state/state/trainer_state.json"
 tar -C "$work/state" -cf - state | zstd -q > "$repo/data/models/arm-unified-s1.tar.zst"
 run() { (cd "$repo" && ARM_DRY_RUN=1 ARM_KEEP=$work/keep "$@" bash scripts/gpu/arm.sh "$work/out" 2>&1); }
