@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """An experiment arm run in chunks (scripts/gpu/arm.sh, one folder chunk-N per device call): joins the chunks'
-rl-log.jsonl step lines, checks that the steps run 1..n without a gap or a repeat and that every chunk has the
+rl-log.jsonl step lines, checks that the steps run 1..n without a gap or a repeat (a chunk's steps past the state the next chunk
+resumed from, per its train.log, are the next chunk's: see kept_until) and that every chunk has the
 same config apart from the run-local keys (paths, max_seconds, evaluations, workers), and prints the training curve in windows of W steps: mean reward,
 share correct (all turns), turn-1 and turn-2 share correct, step seconds (generate, reward wait); where the step lines have them, the evaluator's stage
 seconds per evaluated candidate in the same windows.
@@ -15,6 +16,7 @@ import gzip
 import json
 import math
 import os
+import re
 import sys
 
 # The run-local keys of lib/Learn/RlConfig.cpp (rlConfigRunLocalKeys), which `cudaperf-train rl --resume` also
@@ -28,14 +30,43 @@ STAGES = ["queued", "build", "wait_for_device", "task_data", "worker", "worker.c
           "worker.baseline", "worker.candidate"]
 
 
-def train_candidates(chunks):
-    """The training candidates of every chunk (chunk-N/candidates.jsonl.gz), or None (said on stderr) when one
-    cannot be read."""
+RESUMED = re.compile(r"resumed .* at RL step (\d+)")
+
+
+def resumed_at(chunk):
+    """The step whose saved state a chunk resumed from (its train.log's "resumed ... at RL step N"), or None."""
+    try:
+        with open(os.path.join(chunk, "train.log"), errors="replace") as f:
+            for line in f:
+                m = RESUMED.search(line)
+                if m:
+                    return int(m.group(1))
+    except OSError:
+        pass
+    return None
+
+
+def kept_until(chunks):
+    """Per chunk, the last step of it that the arm kept: a chunk's steps after the state the next chunk resumed
+    from were logged but never saved (the trainer saves every save_every steps; a call that ends between two
+    saves loses the steps after the last one), and the next chunk ran them again from that state, as
+    `cudaperf-train rl --resume` drops them from its own log. None: no later chunk says where it resumed."""
+    until = {}
+    for c, nxt in zip(chunks, chunks[1:]):
+        until[c] = resumed_at(nxt)
+    return until
+
+
+def train_candidates(chunks, until=None):
+    """The training candidates of every chunk (chunk-N/candidates.jsonl.gz) up to its kept step (kept_until), or
+    None (said on stderr) when one cannot be read."""
     rows = []
     for c in chunks:
+        last = (until or {}).get(c)
         try:
             with gzip.open(os.path.join(c, "candidates.jsonl.gz"), "rt") as f:
-                rows += [r for r in map(json.loads, f) if r.get("phase") == "train"]
+                rows += [r for r in map(json.loads, f)
+                         if r.get("phase") == "train" and (last is None or r.get("step", 0) <= last)]
         except (OSError, ValueError) as e:
             print(f"arm-progress: {c}: {e}", file=sys.stderr)
             return None
@@ -128,7 +159,8 @@ def main():
     if not chunks:
         print(f"arm-progress: no chunk-N folders in {a.arm_dir}", file=sys.stderr)
         return 2
-    steps, configs, problems = [], [], []
+    steps, configs, problems, notes = [], [], [], []
+    until = kept_until(chunks)
     for c in chunks:
         try:
             with open(os.path.join(c, "rl-log.jsonl")) as f:
@@ -139,7 +171,13 @@ def main():
             print(f"arm-progress: {c}: {e}", file=sys.stderr)
             return 2
         configs.append((c, {k: v for k, v in cfg.items() if k not in IGNORED_CONFIG}))
-        steps += [(os.path.basename(c), l) for l in lines if "step" in l]
+        last = until.get(c)
+        dropped = [l["step"] for l in lines if "step" in l and last is not None and l["step"] > last]
+        if dropped:
+            notes.append(f"{os.path.basename(c)}: step{'s' if len(dropped) > 1 else ''} {', '.join(map(str, dropped))} "
+                         f"logged but not saved; the next chunk resumed from step {last}'s state and ran "
+                         f"{'them' if len(dropped) > 1 else 'it'} again (that run is the arm's)")
+        steps += [(os.path.basename(c), l) for l in lines if "step" in l and (last is None or l["step"] <= last)]
     for c, cfg in configs[1:]:
         if cfg != configs[0][1]:
             diff = sorted(k for k in set(cfg) | set(configs[0][1]) if cfg.get(k) != configs[0][1].get(k))
@@ -167,11 +205,13 @@ def main():
             mean = lambda k: sum(x.get(k, 0) for x in win) / len(win)
             print(f"{staged[i]['step']:>4}-{staged[min(i + w, len(staged)) - 1]['step']:<4}  {mean('candidates'):5.1f}  "
                   + "  ".join(f"{mean(k):10.2f}" for k in keys))
-    rows = train_candidates(chunks) if a.by_kind or a.wait_fit else None  # read once for both
+    rows = train_candidates(chunks, until) if a.by_kind or a.wait_fit else None  # read once for both
     if rows is not None and a.by_kind:
         by_kind(rows, numbers[-1] if numbers else 0, a.by_kind)
     if rows is not None and a.wait_fit:
         wait_fit(rows, steps)
+    for n in notes:
+        print("NOTE:", n)
     for p in problems:
         print("PROBLEM:", p)
     return 1 if problems else 0

@@ -151,7 +151,16 @@ eval_args_json() { # cudaperf-eval's arguments for the rewards (serve: its worke
 }
 run_rl() { # DIR SECONDS [--set K=V]...
   local dir=$1 secs=$2; shift 2
-  local eval_args
+  local eval_args fit
+  # The trainer stops itself at max_seconds, finishes its step and saves its state; killed at the call's
+  # deadline instead, it loses the steps since its last save (every save_every steps). So max_seconds ends
+  # 60 s before the deadline's kill (the last step, the state, the report), however long the build took.
+  fit=$(( $(left) - 15 - 60 ))
+  if [ "$secs" -gt 0 ] && [ "$fit" -lt "$secs" ]; then
+    [ "$fit" -lt 1 ] && fit=1
+    echo "rl: $(basename "$dir"): max_seconds $fit instead of $secs (the call's deadline)" | tee -a "$summary" >&2
+    secs=$fit
+  fi
   eval_args=$(eval_args_json)
   # RL_GDB=1 (where gdb exists): under gdb, every thread's stack printed if it stops on a signal.
   local dbg=()

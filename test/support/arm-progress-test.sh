@@ -79,6 +79,23 @@ PY
 python3 "$tool" "$work/arm" --wait-fit > "$work/fit.txt" 2>&1 || fail "--wait-fit: exit $?"
 grep -q "^fit: wait = 2.00 s +0.300 s per GPU run +0.100 s per compile error" "$work/fit.txt" ||
   fail "--wait-fit: $(grep fit: "$work/fit.txt")"
+# A chunk killed between two state saves (run3's chunk-4 logged step 103, saved 102): the next chunk resumed from
+# step 102's state (its train.log says so) and ran 103 again; that run is kept, the first one named in a NOTE and
+# left out of the candidates' counts. Without the resume line the repeat is a PROBLEM.
+run3=$src/data/eval-runs/2026-12-07-h100-arm-unified-ranker-s0-run3
+mk; cp -r "$run3/chunk-4" "$work/arm/chunk-4"; cp -r "$run3/chunk-5" "$work/arm/chunk-5"
+python3 "$tool" "$work/arm" --by-kind 1 > "$work/resumed.txt" 2>&1 && fail "chunks 4-5 alone start at step 73: exit 0"
+grep -q "^NOTE: chunk-4: step 103 logged but not saved; the next chunk resumed from step 102's state" "$work/resumed.txt" ||
+  fail "no NOTE on chunk-4's step 103: $(grep -E 'NOTE|PROBLEM' "$work/resumed.txt")"
+grep -q "PROBLEM: steps are not 1..73 in order: \[73, 74, 75, 76, 77\]...\[141, 142, 143, 144, 145\]" "$work/resumed.txt" ||
+  fail "chunks 4-5: not 73 steps 73..145: $(grep PROBLEM "$work/resumed.txt")"
+want=$(python3 -c '
+import gzip, json, sys
+n = lambda p, f: sum(1 for r in map(json.loads, gzip.open(p, "rt")) if r["phase"] == "train" and f(r))
+print(n(sys.argv[1], lambda r: r["step"] <= 102) + n(sys.argv[2], lambda r: True))' "$run3/chunk-4/candidates.jsonl.gz" "$run3/chunk-5/candidates.jsonl.gz")
+grep -q "^per kind, training candidates ($want)" "$work/resumed.txt" || fail "candidates: want $want, $(grep '^per kind' "$work/resumed.txt")"
+sed -i '/resumed .* at RL step/d' "$work/arm/chunk-5/train.log"
+expect1 "a repeated step without a resume line" "steps are not 1..74"
 mk
 set +e; python3 "$tool" "$work/arm" 2> /dev/null; rc=$?; set -e
 [ "$rc" -eq 2 ] || fail "no chunk: exit $rc, not 2"
