@@ -28,6 +28,10 @@ IGNORED_CONFIG = {"model", "dataset", "device", "steps", "max_seconds", "save_ev
                   "eval_temperature", "eval_samples", "out"}
 STAGES = ["queued", "build", "wait_for_device", "task_data", "worker", "worker.context", "worker.inputs_and_reference",
           "worker.baseline", "worker.candidate"]
+# The same with the stages that only a candidate on the GPU has (the device slot; the worker's start and CUDA
+# context, made in a spare before the candidate needs it).
+GPU_STAGES = ["build", "wait_for_device", "device_slot", "task_data", "worker", "worker.inputs_and_reference",
+              "worker.baseline", "worker.candidate", "worker.start_and_context"]
 
 
 RESUMED = re.compile(r"resumed .* at RL step (\d+)")
@@ -77,7 +81,8 @@ def by_kind(rows, last_step, parts):
     """Per kind and span of steps, from the training candidates: turn-1 and turn-2 share correct, turn-1 share of
     compile errors, geometric-mean speedup of the correct answers with a speedup, share correct and faster than
     the baseline (fast_1); then how many correct turn-1 answers became compile errors at turn 2, and how many of
-    those no longer define the entry point (the evaluator's shim cannot call it)."""
+    those no longer define the entry point (the evaluator's shim cannot call it); then, where the records have
+    them, the evaluator's stage seconds per kind of the answers that reached the GPU."""
     span = max(1, -(-last_step // parts))
     print(f"per kind, training candidates ({len(rows)}), spans of {span} steps")
     print("kind     steps      turn1 ok  turn2 ok  turn1 CE  geomean  fast_1")
@@ -102,6 +107,17 @@ def by_kind(rows, last_step, parts):
             renamed += "shim.cu" in detail and "is undefined" in detail
     ok1 = sum(1 for r in rows if r["turn"] == 1 and r["outcome"] == "ok")
     print(f"turn 2: {lost} of {ok1} correct turn-1 answers became compile errors, {renamed} of them without the entry point")
+    # Where the evaluator's time went for the answers that reached the GPU (evaluated here, not reused; every
+    # outcome but compile_error and no_code_block), per kind: the candidate records' evaluator_stages.
+    gpu = [r for r in rows if r.get("evaluator_stages") and not r.get("cached")
+           and r["outcome"] not in ("compile_error", "no_code_block")]
+    if gpu:
+        keys = [k for k in GPU_STAGES if any(k in r["evaluator_stages"] for r in gpu)]
+        print("evaluator seconds per candidate that reached the GPU")
+        print("kind     cands  " + "  ".join(f"{k.replace('worker.', 'w.'):>10}" for k in keys))
+        for kind in sorted({r["kind"] for r in gpu}):
+            sel = [r["evaluator_stages"] for r in gpu if r["kind"] == kind]
+            print(f"{kind:8} {len(sel):5d}  " + "  ".join(f"{sum(x.get(k, 0) for x in sel) / len(sel):10.2f}" for k in keys))
 
 
 def solve(rows, ys):

@@ -2,8 +2,11 @@
 # scripts/arm-progress.py on the stored arm of 2026-12-07 (three chunks, steps 1-62): joins them without a
 # problem and prints the first window's means as computed here from the step lines; a missing chunk (a gap),
 # a chunk repeated, and a chunk with another config are each reported with exit 1, a changed run-local key is
-# not; the evaluator's stage seconds in step lines are averaged per window; --by-kind's first span agrees with a
-# count made here; --wait-fit recovers a reward wait constructed from its counts; no chunk is exit 2.
+# not; the evaluator's stage seconds in step lines are averaged per window, and per kind over the answers that
+# reached the GPU; --by-kind's first span agrees with a
+# count made here; --wait-fit recovers a reward wait constructed from its counts; a step logged by a chunk killed
+# before saving it gives way to the next chunk's run of it (a NOTE), but only where that chunk says it resumed
+# before it; no chunk is exit 2.
 # Usage: arm-progress-test.sh SOURCE_DIR
 set -euo pipefail
 src=$1
@@ -94,6 +97,17 @@ import gzip, json, sys
 n = lambda p, f: sum(1 for r in map(json.loads, gzip.open(p, "rt")) if r["phase"] == "train" and f(r))
 print(n(sys.argv[1], lambda r: r["step"] <= 102) + n(sys.argv[2], lambda r: True))' "$run3/chunk-4/candidates.jsonl.gz" "$run3/chunk-5/candidates.jsonl.gz")
 grep -q "^per kind, training candidates ($want)" "$work/resumed.txt" || fail "candidates: want $want, $(grep '^per kind' "$work/resumed.txt")"
+# --by-kind's stage table: per kind, the answers that reached the GPU (not reused, not a compile error), kept
+# steps only; the C row's count and mean device slot as computed here.
+want=$(python3 -c '
+import gzip, json, sys
+rows = [r for p, last in ((sys.argv[1], 102), (sys.argv[2], 10**9)) for r in map(json.loads, gzip.open(p, "rt"))
+        if r["phase"] == "train" and r["step"] <= last and r.get("evaluator_stages") and not r["cached"]
+        and r["kind"] == "c" and r["outcome"] not in ("compile_error", "no_code_block")]
+print("%d %.2f" % (len(rows), sum(r["evaluator_stages"].get("device_slot", 0) for r in rows) / len(rows)))' \
+  "$run3/chunk-4/candidates.jsonl.gz" "$run3/chunk-5/candidates.jsonl.gz")
+got=$(awk '/reached the GPU/ {t=1} t && $1 == "c" {print $2, $5}' "$work/resumed.txt")
+[ "$got" = "$want" ] || fail "stage table, C: got '$got' (cands, device_slot), computed '$want'"
 sed -i '/resumed .* at RL step/d' "$work/arm/chunk-5/train.log"
 expect1 "a repeated step without a resume line" "steps are not 1..74"
 mk
