@@ -6,9 +6,9 @@ same config apart from the run-local keys (paths, max_seconds, evaluations, work
 share correct (all turns), turn-1 and turn-2 share correct, step seconds (generate, reward wait); where the step lines have them, the evaluator's stage
 seconds per evaluated candidate in the same windows.
 These are training-split figures of the tasks each step drew, not the held-out evaluation.
-With --by-kind PARTS, also per kind from the chunks' candidates (see by_kind); with --wait-fit, where a step's
-reward wait goes (see wait_fit).
-Usage: scripts/arm-progress.py ARM_DIR [--window W] [--by-kind PARTS] [--wait-fit]   exit 1 on a gap, repeat or config difference, 2 on bad input
+With --by-kind PARTS, also per kind from the chunks' candidates (see by_kind); with --pairs, the trajectories by
+their two turns' outcomes (see pairs); with --wait-fit, where a step's reward wait goes (see wait_fit).
+Usage: scripts/arm-progress.py ARM_DIR [--window W] [--by-kind PARTS] [--pairs] [--wait-fit]   exit 1 on a gap, repeat or config difference, 2 on bad input
 """
 import argparse
 import glob
@@ -120,6 +120,25 @@ def by_kind(rows, last_step, parts):
             print(f"{kind:8} {len(sel):5d}  " + "  ".join(f"{sum(x.get(k, 0) for x in sel) / len(sel):10.2f}" for k in keys))
 
 
+def pairs(rows):
+    """The trajectories by their turn-1 and turn-2 outcomes, most frequent first: how many, and the means of the
+    turn-1 answer's reward, return (its reward plus gamma times the next turn's return) and advantage, and of the
+    turn-2 answer's reward. Says how turn 2 reaches back into what turn 1 learns: a correct turn-1 answer whose
+    turn 2 broke it gets a lower return than one whose turn 2 kept it."""
+    turn = {(r["step"], r["group"], r["trajectory"], r["turn"]): r for r in rows}
+    by = {}
+    for (step, g, t, n), r in turn.items():
+        if n == 1:
+            nxt = turn.get((step, g, t, 2))
+            by.setdefault((r["outcome"], nxt["outcome"] if nxt else "-"), []).append((r, nxt))
+    print("trajectories by turn-1 -> turn-2 outcome: count, mean turn-1 reward, return, advantage; mean turn-2 reward")
+    mean = lambda xs: sum(xs) / len(xs) if xs else float("nan")
+    for (o1, o2), v in sorted(by.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        print(f"{o1 + ' -> ' + o2:34} {len(v):6d}  {mean([r.get('reward') or 0 for r, _ in v]):+7.3f}"
+              f"  {mean([r.get('return') or 0 for r, _ in v]):+7.3f}  {mean([r.get('advantage') or 0 for r, _ in v]):+7.3f}"
+              f"  {mean([n.get('reward') or 0 for _, n in v if n]):+7.3f}")
+
+
 def solve(rows, ys):
     """Least squares: the x minimizing |A x - y| for the rows of A, by the normal equations (3 unknowns here;
     numpy is not on every host this runs on). None when they are singular."""
@@ -168,6 +187,8 @@ def main():
     ap.add_argument("--window", type=int, default=10)
     ap.add_argument("--by-kind", type=int, default=0, metavar="PARTS",
                     help="also the candidates per kind in PARTS equal spans of steps (chunk-N/candidates.jsonl.gz)")
+    ap.add_argument("--pairs", action="store_true",
+                    help="also the trajectories by turn-1 -> turn-2 outcome with their rewards, returns and advantages")
     ap.add_argument("--wait-fit", action="store_true",
                     help="also the reward wait fitted on the GPU runs and compile errors a step (chunk-N/candidates.jsonl.gz)")
     a = ap.parse_args()
@@ -221,9 +242,11 @@ def main():
             mean = lambda k: sum(x.get(k, 0) for x in win) / len(win)
             print(f"{staged[i]['step']:>4}-{staged[min(i + w, len(staged)) - 1]['step']:<4}  {mean('candidates'):5.1f}  "
                   + "  ".join(f"{mean(k):10.2f}" for k in keys))
-    rows = train_candidates(chunks, until) if a.by_kind or a.wait_fit else None  # read once for both
+    rows = train_candidates(chunks, until) if a.by_kind or a.wait_fit or a.pairs else None  # read once for all
     if rows is not None and a.by_kind:
         by_kind(rows, numbers[-1] if numbers else 0, a.by_kind)
+    if rows is not None and a.pairs:
+        pairs(rows)
     if rows is not None and a.wait_fit:
         wait_fit(rows, steps)
     for n in notes:

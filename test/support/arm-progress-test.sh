@@ -4,7 +4,7 @@
 # a chunk repeated, and a chunk with another config are each reported with exit 1, a changed run-local key is
 # not; the evaluator's stage seconds in step lines are averaged per window, and per kind over the answers that
 # reached the GPU; --by-kind's first span agrees with a
-# count made here; --wait-fit recovers a reward wait constructed from its counts; a step logged by a chunk killed
+# count made here, and so do --pairs' count and mean advantage of one outcome pair; --wait-fit recovers a reward wait constructed from its counts; a step logged by a chunk killed
 # before saving it gives way to the next chunk's run of it (a NOTE), but only where that chunk says it resumed
 # before it; no chunk is exit 2.
 # Usage: arm-progress-test.sh SOURCE_DIR
@@ -108,6 +108,18 @@ print("%d %.2f" % (len(rows), sum(r["evaluator_stages"].get("device_slot", 0) fo
   "$run3/chunk-4/candidates.jsonl.gz" "$run3/chunk-5/candidates.jsonl.gz")
 got=$(awk '/reached the GPU/ {t=1} t && $1 == "c" {print $2, $5}' "$work/resumed.txt")
 [ "$got" = "$want" ] || fail "stage table, C: got '$got' (cands, device_slot), computed '$want'"
+# --pairs: the trajectories whose turn 1 was correct and whose turn 2 did not compile, counted here, and their
+# turn-1 answers' mean advantage.
+python3 "$tool" "$work/arm" --pairs > "$work/pairs.txt" 2>&1 && fail "--pairs on chunks 4-5: exit 0"
+want=$(python3 -c '
+import gzip, json, sys
+rows = [r for p, last in ((sys.argv[1], 102), (sys.argv[2], 10**9)) for r in map(json.loads, gzip.open(p, "rt"))
+        if r["phase"] == "train" and r["step"] <= last]
+t = {(r["step"], r["group"], r["trajectory"], r["turn"]): r for r in rows}
+v = [r for (s, g, j, n), r in t.items() if n == 1 and r["outcome"] == "ok" and t.get((s, g, j, 2), {}).get("outcome") == "compile_error"]
+print("%d %+.3f" % (len(v), sum(r["advantage"] for r in v) / len(v)))' "$run3/chunk-4/candidates.jsonl.gz" "$run3/chunk-5/candidates.jsonl.gz")
+got=$(awk '$1 == "ok" && $2 == "->" && $3 == "compile_error" {print $4, $7}' "$work/pairs.txt")
+[ "$got" = "$want" ] || fail "--pairs ok -> compile_error: got '$got' (count, advantage), computed '$want'"
 sed -i '/resumed .* at RL step/d' "$work/arm/chunk-5/train.log"
 expect1 "a repeated step without a resume line" "steps are not 1..74"
 mk
