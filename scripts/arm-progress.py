@@ -77,6 +77,11 @@ def train_candidates(chunks, until=None):
     return rows
 
 
+def by_turn(rows):
+    """Every answer by (step, group, trajectory, turn), so that a turn-1 answer finds its turn 2."""
+    return {(r["step"], r["group"], r["trajectory"], r["turn"]): r for r in rows}
+
+
 def by_kind(rows, last_step, parts):
     """Per kind and span of steps, from the training candidates: turn-1 and turn-2 share correct, turn-1 share of
     compile errors, geometric-mean speedup of the correct answers with a speedup, share correct and faster than
@@ -97,7 +102,7 @@ def by_kind(rows, last_step, parts):
             print(f"{kind:8} {lo:>4}-{hi:<4}  {share(t1, lambda r: r['outcome'] == 'ok'):8.1%}  "
                   f"{share(t2, lambda r: r['outcome'] == 'ok'):8.1%}  {share(t1, lambda r: r['outcome'] == 'compile_error'):8.1%}"
                   f"  x{geo:5.2f}  {share(sel, lambda r: r['outcome'] == 'ok' and (r.get('speedup') or 0) > 1):6.1%}")
-    turn = {(r["step"], r["group"], r["trajectory"], r["turn"]): r for r in rows}
+    turn = by_turn(rows)
     lost = renamed = 0
     for (step, g, t, n), r in turn.items():
         nxt = turn.get((step, g, t, n + 1))
@@ -125,7 +130,7 @@ def pairs(rows):
     turn-1 answer's reward, return (its reward plus gamma times the next turn's return) and advantage, and of the
     turn-2 answer's reward. Says how turn 2 reaches back into what turn 1 learns: a correct turn-1 answer whose
     turn 2 broke it gets a lower return than one whose turn 2 kept it."""
-    turn = {(r["step"], r["group"], r["trajectory"], r["turn"]): r for r in rows}
+    turn = by_turn(rows)
     by = {}
     for (step, g, t, n), r in turn.items():
         if n == 1:
