@@ -77,12 +77,12 @@ def train_candidates(chunks, until=None):
     return rows
 
 
-def by_turn(rows):
+def answers_by_turn(rows):
     """Every answer by (step, group, trajectory, turn), so that a turn-1 answer finds its turn 2."""
     return {(r["step"], r["group"], r["trajectory"], r["turn"]): r for r in rows}
 
 
-def by_kind(rows, last_step, parts):
+def by_kind(rows, turn, last_step, parts):
     """Per kind and span of steps, from the training candidates: turn-1 and turn-2 share correct, turn-1 share of
     compile errors, geometric-mean speedup of the correct answers with a speedup, share correct and faster than
     the baseline (fast_1); then how many correct turn-1 answers became compile errors at turn 2, and how many of
@@ -102,7 +102,6 @@ def by_kind(rows, last_step, parts):
             print(f"{kind:8} {lo:>4}-{hi:<4}  {share(t1, lambda r: r['outcome'] == 'ok'):8.1%}  "
                   f"{share(t2, lambda r: r['outcome'] == 'ok'):8.1%}  {share(t1, lambda r: r['outcome'] == 'compile_error'):8.1%}"
                   f"  x{geo:5.2f}  {share(sel, lambda r: r['outcome'] == 'ok' and (r.get('speedup') or 0) > 1):6.1%}")
-    turn = by_turn(rows)
     lost = renamed = 0
     for (step, g, t, n), r in turn.items():
         nxt = turn.get((step, g, t, n + 1))
@@ -125,12 +124,11 @@ def by_kind(rows, last_step, parts):
             print(f"{kind:8} {len(sel):5d}  " + "  ".join(f"{sum(x.get(k, 0) for x in sel) / len(sel):10.2f}" for k in keys))
 
 
-def pairs(rows):
+def pairs(turn):
     """The trajectories by their turn-1 and turn-2 outcomes, most frequent first: how many, and the means of the
     turn-1 answer's reward, return (its reward plus gamma times the next turn's return) and advantage, and of the
     turn-2 answer's reward. Says how turn 2 reaches back into what turn 1 learns: a correct turn-1 answer whose
     turn 2 broke it gets a lower return than one whose turn 2 kept it."""
-    turn = by_turn(rows)
     by = {}
     for (step, g, t, n), r in turn.items():
         if n == 1:
@@ -248,10 +246,11 @@ def main():
             print(f"{staged[i]['step']:>4}-{staged[min(i + w, len(staged)) - 1]['step']:<4}  {mean('candidates'):5.1f}  "
                   + "  ".join(f"{mean(k):10.2f}" for k in keys))
     rows = train_candidates(chunks, until) if a.by_kind or a.wait_fit or a.pairs else None  # read once for all
+    turns = answers_by_turn(rows) if rows is not None and (a.by_kind or a.pairs) else None
     if rows is not None and a.by_kind:
-        by_kind(rows, numbers[-1] if numbers else 0, a.by_kind)
+        by_kind(rows, turns, numbers[-1] if numbers else 0, a.by_kind)
     if rows is not None and a.pairs:
-        pairs(rows)
+        pairs(turns)
     if rows is not None and a.wait_fit:
         wait_fit(rows, steps)
     for n in notes:

@@ -158,7 +158,7 @@ run_rl() { # DIR SECONDS [--set K=V]...
   fit=$(( $(left) - 15 - 60 ))
   if [ "$secs" -gt 0 ] && [ "$fit" -lt "$secs" ]; then
     [ "$fit" -lt 1 ] && fit=1
-    echo "rl: $(basename "$dir"): max_seconds $fit instead of $secs (the call's deadline)" | tee -a "$summary" >&2
+    note "rl: $(basename "$dir"): max_seconds $fit instead of $secs (the call's deadline)"
     secs=$fit
   fi
   eval_args=$(eval_args_json)
